@@ -1,0 +1,47 @@
+# widecolumn_fdw: a Bigtable-model wide-column store in LevelDB, as foreign tables.
+#
+#   make demo   set everything up and show an example in psql
+#   make test   set everything up and run every test suite
+#
+# The version is defined here once; test/scripts/check-version.sh checks that
+# the control file, META.json and the install script agree with it.
+
+EXTENSION = widecolumn_fdw
+EXTVERSION = 0.1.0
+
+MODULE_big = widecolumn_fdw
+OBJS = src/widecolumn_fdw.o src/option.o src/valuecodec.o src/keycodec.o \
+       src/client.o src/txn.o src/scan.o src/modify.o \
+       src/worker.o src/cells.o src/storage.o
+DATA = widecolumn_fdw--$(EXTVERSION).sql
+PG_CPPFLAGS = -I$(srcdir)/src
+SHLIB_LINK = -lleveldb
+
+REGRESS = types options ddl dml transactions errors
+ISOLATION = visibility writers
+ISOLATION_OPTS = --inputdir=test/isolation
+EXTRA_CLEAN = test/keycodec_test results regression.diffs regression.out output_iso tmp_check
+
+PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(PGXS),)
+include $(PGXS)
+endif
+
+.PHONY: deps demo test unit
+
+deps:
+	sh test/scripts/deps.sh
+
+# A small C program, no PostgreSQL: the key codec's round trips and order.
+test/keycodec_test: test/keycodec_test.c src/keycodec.c src/keycodec.h
+	$(CC) -O1 -g -Wall -Wextra -Isrc -o $@ test/keycodec_test.c src/keycodec.c
+
+unit: test/keycodec_test
+	./test/keycodec_test
+
+demo: deps
+	sh test/scripts/demo.sh
+
+test: deps
+	sh test/scripts/test.sh

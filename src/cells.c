@@ -1,0 +1,629 @@
+/*-------------------------------------------------------------------------
+ *
+ * cells.c
+ *	  The Bigtable model on top of LevelDB, as the storage worker runs it.
+ *
+ * Reading: a row is the run of entries that share the table and row-key
+ * prefix.  Within it, the newest version of each cell counts; a cell whose
+ * newest version is a tombstone is absent; a row tombstone (the empty family
+ * and qualifier, which sorts first) hides every cell written before it.  A
+ * row exists while it has one live cell.  Scans send only the cells that were
+ * asked for, plus a flag saying whether the row has others.
+ *
+ * Writing: a commit's mutations are applied as one WriteBatch, every entry
+ * stamped with the same commit timestamp, taken from a clock that never runs
+ * backwards (it is stored with each commit, so a restart or a clock step
+ * cannot make a new write older than an old one).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/timestamp.h"
+
+#include "keycodec.h"
+#include "widecolumn_fdw.h"
+#include "worker.h"
+
+/* The key holding the last commit timestamp: sorts before every table. */
+static const uint8 clock_key[] = {0x00, 0x00, 'c', 'l', 'o', 'c', 'k'};
+
+/* The family and qualifier of a row tombstone: both empty. */
+static const uint8 row_tombstone_fq[] = {0x00, 0x01, 0x00, 0x01};
+
+typedef struct WcSlice
+{
+	const uint8 *p;
+	size_t		len;
+	uint16		idx;
+} WcSlice;
+
+/* An entry copied out of the iterator, for reverse scans. */
+typedef struct WcEntry
+{
+	size_t		koff,
+				klen,
+				voff,
+				vlen;
+} WcEntry;
+
+/* The row being assembled into the batch. */
+typedef struct WcRowState
+{
+	int			start;			/* offset of the row in the batch */
+	int			header;			/* offset of "other" and ncells */
+	uint16		ncells;
+	bool		other;
+	bool		live;
+	uint64		tomb_ts;
+	StringInfoData lastcell;
+	bool		have_last;
+} WcRowState;
+
+struct WcCellScan
+{
+	WcIter	   *it;
+	bool		reverse;
+	uint64		limit;
+	uint64		emitted;
+	uint64		entries;
+	int			ncols;
+	WcSlice    *cols;			/* sorted bytewise for bsearch */
+	int			nranges;
+	WcSlice    *starts;
+	WcSlice    *ends;
+	int			range;			/* position in iteration order */
+	bool		positioned;
+	bool		done;
+	StringInfoData rowkey;		/* table+row prefix of the current row */
+	StringInfoData arena;		/* reverse scans: the row's entries */
+	WcEntry    *entries_buf;
+	int			entries_cap;
+	WcRowState	row;
+};
+
+static void
+corrupt_key(const uint8 *k, size_t n)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("malformed key in LevelDB database"),
+			 errdetail("The key is %zu bytes long and does not have the widecolumn_fdw layout.", n)));
+}
+
+/*
+ * parse_key
+ *		Find where the row prefix and the family+qualifier end in key k.
+ */
+static void
+parse_key(const uint8 *k, size_t n, size_t *rowend, size_t *cellend)
+{
+	size_t		c;
+	size_t		pos = 0;
+
+	for (int part = 0; part < 4; part++)
+	{
+		if (wc_component_end(k + pos, n - pos, &c) != 0)
+			corrupt_key(k, n);
+		pos += c;
+		if (part == 1)
+			*rowend = pos;
+	}
+	if (n - pos != WC_TS_LEN)
+		corrupt_key(k, n);
+	*cellend = pos;
+}
+
+static void
+append_u32(StringInfo out, uint32 v)
+{
+	appendBinaryStringInfo(out, (const char *) &v, 4);
+}
+
+static int
+slice_cmp(const void *a, const void *b)
+{
+	const WcSlice *x = a;
+	const WcSlice *y = b;
+
+	return wc_compare_bytes(x->p, x->len, y->p, y->len);
+}
+
+static bool
+before_end(WcCellScan *s, const uint8 *k, size_t n)
+{
+	WcSlice    *e = &s->ends[s->range];
+
+	return e->len == 0 || wc_compare_bytes(k, n, e->p, e->len) < 0;
+}
+
+/*
+ * cells_scan_open
+ *		Start a scan from the rest of a SCAN request.
+ */
+WcCellScan *
+cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
+				uint64 limit)
+{
+	WcCellScan *s = palloc0(sizeof(WcCellScan));
+	int			ncols = wc_get_u16(r);
+
+	if (ncols > WC_MAX_SCAN_COLUMNS)
+		r->bad = 1;
+	s->ncols = r->bad ? 0 : ncols;
+	s->cols = palloc(sizeof(WcSlice) * (s->ncols + 1));
+	for (int i = 0; i < s->ncols; i++)
+	{
+		s->cols[i].p = wc_get_str(r, &s->cols[i].len);
+		s->cols[i].idx = i;
+	}
+	s->nranges = wc_get_u32(r);
+	if (r->bad || (size_t) s->nranges > wc_reader_left(r) / 8)
+	{
+		r->bad = 1;
+		return s;
+	}
+	s->starts = palloc(sizeof(WcSlice) * (s->nranges + 1));
+	s->ends = palloc(sizeof(WcSlice) * (s->nranges + 1));
+	for (int i = 0; i < s->nranges; i++)
+	{
+		s->starts[i].p = wc_get_str(r, &s->starts[i].len);
+		s->ends[i].p = wc_get_str(r, &s->ends[i].len);
+	}
+	if (r->bad)
+		return s;
+
+	/* The request is freed after this call; keep our own copies. */
+	for (int i = 0; i < s->ncols; i++)
+		s->cols[i].p = memcpy(palloc(s->cols[i].len + 1), s->cols[i].p, s->cols[i].len);
+	for (int i = 0; i < s->nranges; i++)
+	{
+		s->starts[i].p = memcpy(palloc(s->starts[i].len + 1), s->starts[i].p, s->starts[i].len);
+		s->ends[i].p = memcpy(palloc(s->ends[i].len + 1), s->ends[i].p, s->ends[i].len);
+	}
+	qsort(s->cols, s->ncols, sizeof(WcSlice), slice_cmp);
+
+	s->reverse = reverse;
+	s->limit = limit;
+	/* A large scan must not push the point reads' blocks out of the cache. */
+	s->it = storage_iter(odb->db, snap, limit != 0 && limit < 1000);
+	initStringInfo(&s->rowkey);
+	initStringInfo(&s->arena);
+	initStringInfo(&s->row.lastcell);
+	return s;
+}
+
+void
+cells_scan_close(WcCellScan *s)
+{
+	if (s->it)
+		storage_iter_free(s->it);
+	s->it = NULL;
+}
+
+static void
+row_begin(WcCellScan *s, StringInfo out, const uint8 *k, size_t rowend)
+{
+	WcRowState *row = &s->row;
+	uint8	   *buf = palloc(rowend);
+	size_t		tlen,
+				consumed,
+				rlen;
+
+	resetStringInfo(&s->rowkey);
+	appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
+
+	/* The batch carries the row key itself, not its escaped form. */
+	if (wc_component_end(k, rowend, &tlen) != 0 ||
+		wc_unescape(k + tlen, rowend - tlen, buf, &consumed, &rlen) != 0)
+		corrupt_key(k, rowend);
+
+	row->start = out->len;
+	append_u32(out, rlen);
+	appendBinaryStringInfo(out, (const char *) buf, rlen);
+	row->header = out->len;
+	appendBinaryStringInfo(out, "\0\0\0", 3);	/* other, ncells */
+	row->ncells = 0;
+	row->other = false;
+	row->live = false;
+	row->tomb_ts = 0;
+	row->have_last = false;
+	pfree(buf);
+}
+
+/*
+ * row_entry
+ *		Take one entry of the current row, entries in key order.
+ */
+static void
+row_entry(WcCellScan *s, StringInfo out, const uint8 *k, size_t n,
+		  size_t rowend, size_t cellend, const uint8 *v, size_t vlen)
+{
+	WcRowState *row = &s->row;
+	const uint8 *fq = k + rowend;
+	size_t		fqlen = cellend - rowend;
+	uint64		ts = wc_decode_ts(k + cellend);
+	WcSlice		key;
+	WcSlice    *col;
+
+	s->entries++;
+
+	/* Only the newest version of a cell counts; older ones follow it. */
+	if (row->have_last &&
+		wc_compare_bytes(fq, fqlen, (uint8 *) row->lastcell.data, row->lastcell.len) == 0)
+		return;
+	resetStringInfo(&row->lastcell);
+	appendBinaryStringInfo(&row->lastcell, (const char *) fq, fqlen);
+	row->have_last = true;
+
+	if (fqlen == sizeof(row_tombstone_fq) &&
+		memcmp(fq, row_tombstone_fq, fqlen) == 0)
+	{
+		row->tomb_ts = ts;
+		return;
+	}
+	if (ts < row->tomb_ts)
+		return;
+	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed value in LevelDB database"),
+				 errdetail("A stored value does not begin with a valid tag byte.")));
+	if (v[0] == WC_VALUE_TOMBSTONE)
+		return;
+
+	row->live = true;
+	key.p = fq;
+	key.len = fqlen;
+	col = s->ncols > 0 ?
+		bsearch(&key, s->cols, s->ncols, sizeof(WcSlice), slice_cmp) : NULL;
+	if (col == NULL)
+	{
+		row->other = true;
+		return;
+	}
+	appendBinaryStringInfo(out, (const char *) &col->idx, 2);
+	append_u32(out, vlen - 1);
+	appendBinaryStringInfo(out, (const char *) v + 1, vlen - 1);
+	row->ncells++;
+	(void) n;
+}
+
+/* Finish the row: keep it if it exists, otherwise take it back out. */
+static void
+row_end(WcCellScan *s, StringInfo out, uint32 *nrows)
+{
+	WcRowState *row = &s->row;
+
+	if (!row->live)
+	{
+		out->len = row->start;
+		out->data[out->len] = '\0';
+		return;
+	}
+	out->data[row->header] = row->other ? 1 : 0;
+	memcpy(out->data + row->header + 1, &row->ncells, 2);
+	(*nrows)++;
+	s->emitted++;
+	if (s->limit != 0 && s->emitted >= s->limit)
+		s->done = true;
+}
+
+static void
+scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
+{
+	while (!s->done && out->len < WC_BATCH_BYTES)
+	{
+		const uint8 *k;
+		size_t		n,
+					rowend,
+					cellend;
+
+		if (!s->positioned)
+		{
+			if (s->range >= s->nranges)
+			{
+				s->done = true;
+				break;
+			}
+			storage_iter_seek(s->it, s->starts[s->range].p, s->starts[s->range].len);
+			s->positioned = true;
+		}
+		if (!storage_iter_valid(s->it))
+		{
+			storage_iter_check(s->it);
+			s->done = true;
+			break;
+		}
+		k = storage_iter_key(s->it, &n);
+		if (!before_end(s, k, n))
+		{
+			s->range++;
+			s->positioned = false;
+			continue;
+		}
+
+		parse_key(k, n, &rowend, &cellend);
+		row_begin(s, out, k, rowend);
+		for (;;)
+		{
+			const uint8 *v;
+			size_t		vlen;
+
+			v = storage_iter_value(s->it, &vlen);
+			row_entry(s, out, k, n, rowend, cellend, v, vlen);
+			storage_iter_next(s->it);
+			if (!storage_iter_valid(s->it))
+				break;
+			k = storage_iter_key(s->it, &n);
+			if (n < s->rowkey.len ||
+				memcmp(k, s->rowkey.data, s->rowkey.len) != 0 ||
+				!before_end(s, k, n))
+				break;
+			parse_key(k, n, &rowend, &cellend);
+		}
+		row_end(s, out, nrows);
+	}
+}
+
+/*
+ * scan_reverse
+ *		Rows in descending key order.
+ *
+ * Entries of a row arrive backwards (oldest version first, row tombstone
+ * last), so each row is copied out and then read forwards.
+ */
+static void
+scan_reverse(WcCellScan *s, StringInfo out, uint32 *nrows)
+{
+	while (!s->done && out->len < WC_BATCH_BYTES)
+	{
+		const uint8 *k;
+		size_t		n,
+					rowend,
+					cellend;
+		int			count = 0;
+
+		if (!s->positioned)
+		{
+			WcSlice    *e;
+
+			if (s->range >= s->nranges)
+			{
+				s->done = true;
+				break;
+			}
+			e = &s->ends[s->nranges - 1 - s->range];
+			if (e->len == 0)
+				storage_iter_seek_last(s->it);
+			else
+			{
+				storage_iter_seek(s->it, e->p, e->len);
+				if (storage_iter_valid(s->it))
+					storage_iter_prev(s->it);
+				else
+					storage_iter_seek_last(s->it);
+			}
+			s->positioned = true;
+		}
+		if (!storage_iter_valid(s->it))
+		{
+			storage_iter_check(s->it);
+			s->range++;
+			s->positioned = false;
+			continue;
+		}
+		k = storage_iter_key(s->it, &n);
+		{
+			WcSlice    *b = &s->starts[s->nranges - 1 - s->range];
+			WcSlice    *e = &s->ends[s->nranges - 1 - s->range];
+
+			if (wc_compare_bytes(k, n, b->p, b->len) < 0 ||
+				(e->len > 0 && wc_compare_bytes(k, n, e->p, e->len) >= 0))
+			{
+				s->range++;
+				s->positioned = false;
+				continue;
+			}
+		}
+
+		parse_key(k, n, &rowend, &cellend);
+		resetStringInfo(&s->arena);
+		resetStringInfo(&s->rowkey);
+		appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
+		for (;;)
+		{
+			const uint8 *v;
+			size_t		vlen;
+			WcSlice    *b = &s->starts[s->nranges - 1 - s->range];
+
+			if (count == s->entries_cap)
+			{
+				s->entries_cap = Max(16, s->entries_cap * 2);
+				s->entries_buf = s->entries_buf ?
+					repalloc(s->entries_buf, sizeof(WcEntry) * s->entries_cap) :
+					palloc(sizeof(WcEntry) * s->entries_cap);
+			}
+			v = storage_iter_value(s->it, &vlen);
+			s->entries_buf[count].koff = s->arena.len;
+			s->entries_buf[count].klen = n;
+			appendBinaryStringInfo(&s->arena, (const char *) k, n);
+			s->entries_buf[count].voff = s->arena.len;
+			s->entries_buf[count].vlen = vlen;
+			appendBinaryStringInfo(&s->arena, (const char *) v, vlen);
+			count++;
+
+			storage_iter_prev(s->it);
+			if (!storage_iter_valid(s->it))
+				break;
+			k = storage_iter_key(s->it, &n);
+			if (n < s->rowkey.len ||
+				memcmp(k, s->rowkey.data, s->rowkey.len) != 0 ||
+				wc_compare_bytes(k, n, b->p, b->len) < 0)
+				break;
+		}
+
+		for (int i = count - 1; i >= 0; i--)
+		{
+			const uint8 *ek = (uint8 *) s->arena.data + s->entries_buf[i].koff;
+			const uint8 *ev = (uint8 *) s->arena.data + s->entries_buf[i].voff;
+
+			parse_key(ek, s->entries_buf[i].klen, &rowend, &cellend);
+			if (i == count - 1)
+				row_begin(s, out, ek, rowend);
+			row_entry(s, out, ek, s->entries_buf[i].klen, rowend, cellend,
+					  ev, s->entries_buf[i].vlen);
+		}
+		row_end(s, out, nrows);
+	}
+}
+
+/*
+ * cells_scan_fill
+ *		Append one BATCH answer of about WC_BATCH_BYTES to out; true if it
+ *		is the last.
+ */
+bool
+cells_scan_fill(WcCellScan *s, StringInfo out)
+{
+	int			header = out->len;
+	uint32		nrows = 0;
+	uint64		before = s->entries;
+	uint64		read;
+
+	appendStringInfoChar(out, WC_RESP_BATCH);
+	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
+
+	if (s->reverse)
+		scan_reverse(s, out, &nrows);
+	else
+		scan_forward(s, out, &nrows);
+
+	read = s->entries - before;
+	out->data[header + 1] = s->done ? 1 : 0;
+	memcpy(out->data + header + 2, &nrows, 4);
+	memcpy(out->data + header + 6, &read, 8);
+	return s->done;
+}
+
+/* Read the stored commit clock, so that new commits sort after old ones. */
+void
+cells_load_clock(WcOpenDb *odb)
+{
+	size_t		len;
+	uint8	   *v = storage_get(odb->db, clock_key, sizeof(clock_key), &len);
+
+	odb->last_commit_ts = 0;
+	if (v != NULL && len == 8)
+		memcpy(&odb->last_commit_ts, v, 8);
+}
+
+/* Microseconds since the Unix epoch. */
+static uint64
+unix_micros(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	return (uint64) (now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+}
+
+/*
+ * cells_commit
+ *		Apply the WRITE payloads of one transaction as one atomic batch.
+ */
+void
+cells_commit(WcOpenDb *odb, List *writes, bool sync)
+{
+	uint64		ts = Max(unix_micros(), odb->last_commit_ts + 1);
+	uint8		tsbuf[WC_TS_LEN];
+	WcBatch    *batch = storage_batch_new();
+	StringInfoData key;
+	StringInfoData val;
+	ListCell   *lc;
+
+	wc_encode_ts(ts, tsbuf);
+	initStringInfo(&key);
+	initStringInfo(&val);
+
+	PG_TRY();
+	{
+		foreach(lc, writes)
+		{
+			StringInfo	msg = lfirst(lc);
+			WcReader	r;
+
+			wc_reader_init(&r, msg->data, msg->len);
+			while (!r.bad && wc_reader_left(&r) > 0)
+			{
+				size_t		plen;
+				const uint8 *prefix = wc_get_str(&r, &plen);
+				bool		deleted = wc_get_u8(&r) != 0;
+				uint32		ncells = wc_get_u32(&r);
+
+				if (r.bad)
+					break;
+				if (deleted)
+				{
+					resetStringInfo(&key);
+					appendBinaryStringInfo(&key, (const char *) prefix, plen);
+					appendBinaryStringInfo(&key, (const char *) row_tombstone_fq,
+										   sizeof(row_tombstone_fq));
+					appendBinaryStringInfo(&key, (const char *) tsbuf, WC_TS_LEN);
+					storage_batch_put(batch, (uint8 *) key.data, key.len, NULL, 0);
+				}
+				for (uint32 i = 0; i < ncells && !r.bad; i++)
+				{
+					size_t		fqlen,
+								vlen;
+					const uint8 *fq = wc_get_str(&r, &fqlen);
+					uint8		tag = wc_get_u8(&r);
+					const uint8 *v = wc_get_str(&r, &vlen);
+
+					if (r.bad)
+						break;
+					resetStringInfo(&key);
+					appendBinaryStringInfo(&key, (const char *) prefix, plen);
+					appendBinaryStringInfo(&key, (const char *) fq, fqlen);
+					appendBinaryStringInfo(&key, (const char *) tsbuf, WC_TS_LEN);
+					resetStringInfo(&val);
+					appendStringInfoChar(&val, (char) tag);
+					appendBinaryStringInfo(&val, (const char *) v, vlen);
+					storage_batch_put(batch, (uint8 *) key.data, key.len,
+									  (uint8 *) val.data, val.len);
+				}
+			}
+			if (r.bad)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROTOCOL_VIOLATION),
+						 errmsg("malformed write request from a backend")));
+		}
+		storage_batch_put(batch, clock_key, sizeof(clock_key), (uint8 *) &ts, 8);
+		storage_write(odb->db, batch, sync);
+	}
+	PG_FINALLY();
+	{
+		storage_batch_free(batch);
+	}
+	PG_END_TRY();
+	odb->last_commit_ts = ts;
+}
+
+/* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */
+uint64
+cells_estimate(WcOpenDb *odb, WcReader *r)
+{
+	uint32		n = wc_get_u32(r);
+	uint64		total = 0;
+
+	for (uint32 i = 0; i < n && !r->bad; i++)
+	{
+		size_t		slen,
+					elen;
+		const uint8 *s = wc_get_str(r, &slen);
+		const uint8 *e = wc_get_str(r, &elen);
+
+		if (!r->bad)
+			total += storage_approximate_size(odb->db, s, slen, e, elen);
+	}
+	return total;
+}

@@ -1,0 +1,825 @@
+/*-------------------------------------------------------------------------
+ *
+ * client.c
+ *	  A backend's link to the storage worker.
+ *
+ * Each backend that uses widecolumn_fdw creates one DSM segment with a
+ * request queue and an answer queue, and posts it in its shared-memory slot
+ * for the worker to attach.  Requests are answered in order, so the backend
+ * keeps a FIFO of the answers it expects.  A scan asks for its next batch
+ * as soon as it receives one (before the executor reads it), so the worker
+ * fills batch n+1 while this backend decodes batch n; when two scans are
+ * open at once, an answer that belongs to the other scan is kept for it.
+ *
+ * Nothing here waits without a timeout: every wait is on our latch, checks
+ * for interrupts, and checks that the worker we talk to is still the one
+ * that is running, so a dead worker gives an error, never a hang.
+ *
+ * Scans are named by id, not pointer, and their state lives here, in
+ * memory of our own, so that executor memory freed at abort never leaves a
+ * dangling pointer behind.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "storage/spin.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "widecolumn_fdw.h"
+
+/* How long to wait for a worker that is not running before giving up. */
+#define WC_WORKER_START_TIMEOUT_MS	10000
+
+/* A scan's state on our side. */
+typedef struct WcRemoteScan
+{
+	uint32		id;
+	SubTransactionId subid;
+	bool		finished;		/* the last batch has been handed out */
+	bool		inflight;		/* an answer for this scan is on its way */
+	bool		have_next;		/* next_answer holds an answer */
+	StringInfoData current;		/* the batch being read */
+	StringInfoData next_answer;
+	uint64		entries;
+} WcRemoteScan;
+
+/* An answer we wait for: for a scan, or (scan 0) for a synchronous call. */
+typedef struct WcExpect
+{
+	uint32		scan;
+} WcExpect;
+
+typedef struct WcKnownDb
+{
+	char	   *path;
+	uint32		id;
+} WcKnownDb;
+
+typedef struct WcSnapUse
+{
+	uint32		db;
+	uint32		id;
+	TimestampTz statement;		/* 0: for the whole transaction */
+} WcSnapUse;
+
+typedef struct WcConn
+{
+	dsm_segment *seg;
+	shm_mq_handle *out;
+	shm_mq_handle *in;
+	uint64		generation;
+	bool		sending;		/* a message is half in the queue */
+	List	   *expect;			/* WcExpect, oldest first */
+	List	   *scans;			/* WcRemoteScan */
+	List	   *dbs;			/* WcKnownDb */
+	List	   *snaps;			/* WcSnapUse of this transaction */
+	StringInfoData sync_answer;
+	bool		have_sync_answer;
+} WcConn;
+
+static WcConn *conn = NULL;
+static MemoryContext conn_cxt = NULL;
+static uint32 next_id = 1;
+static bool exit_hook_set = false;
+
+static void conn_drop(void);
+
+static void
+clear_slot(int code, Datum arg)
+{
+	int			slot = MyBackendId - 1;
+
+	if (wc_shared == NULL || slot < 0 || slot >= wc_shared->nslots)
+		return;
+	SpinLockAcquire(&wc_shared->mutex);
+	wc_shared->slots[slot].handle = 0;
+	SpinLockRelease(&wc_shared->mutex);
+}
+
+static void
+worker_state(pid_t *pid, uint64 *generation, Latch **latch)
+{
+	SpinLockAcquire(&wc_shared->mutex);
+	*pid = wc_shared->worker_pid;
+	*generation = wc_shared->generation;
+	if (latch)
+		*latch = wc_shared->worker_latch;
+	SpinLockRelease(&wc_shared->mutex);
+}
+
+static void
+check_preloaded(void)
+{
+	if (wc_shared == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("widecolumn_fdw must be loaded via shared_preload_libraries"),
+				 errhint("Add widecolumn_fdw to shared_preload_libraries in postgresql.conf and restart the server.")));
+}
+
+/*
+ * conn_lost
+ *		The worker went away: forget the link and raise an error.
+ */
+static void
+conn_lost(void)
+{
+	conn_drop();
+	ereport(ERROR,
+			(errcode(ERRCODE_CONNECTION_FAILURE),
+			 errmsg("lost connection to the widecolumn_fdw storage worker"),
+			 errdetail("The storage worker exited or was restarted while this session was waiting for it."),
+			 errhint("Retry the transaction. A COMMIT that was interrupted this way may or may not have been applied.")));
+}
+
+/*
+ * wait_for_worker
+ *		Sleep on our latch until something happens, then check the worker.
+ */
+static void
+wait_for_worker(void)
+{
+	pid_t		pid;
+	uint64		generation;
+	int			rc;
+
+	rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+				   1000L, PG_WAIT_EXTENSION);
+	if (rc & WL_LATCH_SET)
+		ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+
+	worker_state(&pid, &generation, NULL);
+	if (pid == 0 || generation != conn->generation)
+		conn_lost();
+}
+
+/*
+ * conn_get
+ *		The link to the worker, made if there is none or the worker changed.
+ */
+static WcConn *
+conn_get(void)
+{
+	pid_t		pid;
+	uint64		generation;
+	Latch	   *latch;
+	shm_toc_estimator e;
+	Size		size;
+	shm_toc    *toc;
+	shm_mq	   *req;
+	shm_mq	   *resp;
+	int			slot = MyBackendId - 1;
+	TimestampTz start = GetCurrentTimestamp();
+
+	check_preloaded();
+	worker_state(&pid, &generation, &latch);
+	if (conn != NULL && pid != 0 && conn->generation == generation)
+		return conn;
+	if (conn != NULL)
+		conn_drop();
+
+	/* The postmaster restarts a worker that died; give it a moment. */
+	while (pid == 0)
+	{
+		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(),
+									   WC_WORKER_START_TIMEOUT_MS))
+			ereport(ERROR,
+					(errcode(ERRCODE_CONNECTION_FAILURE),
+					 errmsg("the widecolumn_fdw storage worker is not running"),
+					 errhint("Check the server log for why it exited.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 100L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		worker_state(&pid, &generation, &latch);
+	}
+
+	if (slot < 0 || slot >= wc_shared->nslots)
+		elog(ERROR, "backend id %d out of range", MyBackendId);
+
+	if (conn_cxt == NULL)
+		conn_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw connection",
+										 ALLOCSET_DEFAULT_SIZES);
+	if (!exit_hook_set)
+	{
+		on_shmem_exit(clear_slot, 0);
+		exit_hook_set = true;
+	}
+
+	shm_toc_initialize_estimator(&e);
+	shm_toc_estimate_chunk(&e, WC_REQUEST_QUEUE_SIZE);
+	shm_toc_estimate_chunk(&e, WC_RESPONSE_QUEUE_SIZE);
+	shm_toc_estimate_keys(&e, 2);
+	size = shm_toc_estimate(&e);
+
+	conn = MemoryContextAllocZero(conn_cxt, sizeof(WcConn));
+	conn->seg = dsm_create(size, 0);
+	dsm_pin_mapping(conn->seg);
+	toc = shm_toc_create(WC_SHM_MAGIC, dsm_segment_address(conn->seg), size);
+	req = shm_mq_create(shm_toc_allocate(toc, WC_REQUEST_QUEUE_SIZE), WC_REQUEST_QUEUE_SIZE);
+	shm_toc_insert(toc, 0, req);
+	resp = shm_mq_create(shm_toc_allocate(toc, WC_RESPONSE_QUEUE_SIZE), WC_RESPONSE_QUEUE_SIZE);
+	shm_toc_insert(toc, 1, resp);
+	shm_mq_set_sender(req, MyProc);
+	shm_mq_set_receiver(resp, MyProc);
+	{
+		/* The handles must outlive the transaction. */
+		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
+
+		conn->out = shm_mq_attach(req, conn->seg, NULL);
+		conn->in = shm_mq_attach(resp, conn->seg, NULL);
+		initStringInfo(&conn->sync_answer);
+		MemoryContextSwitchTo(old);
+	}
+	conn->generation = generation;
+
+	SpinLockAcquire(&wc_shared->mutex);
+	wc_shared->slots[slot].handle = dsm_segment_handle(conn->seg);
+	wc_shared->slots[slot].generation = generation;
+	latch = wc_shared->worker_latch;
+	SpinLockRelease(&wc_shared->mutex);
+	if (latch)
+		SetLatch(latch);
+	return conn;
+}
+
+static WcRemoteScan *
+find_scan(uint32 id)
+{
+	ListCell   *lc;
+
+	if (conn == NULL)
+		return NULL;
+	foreach(lc, conn->scans)
+	{
+		WcRemoteScan *s = lfirst(lc);
+
+		if (s->id == id)
+			return s;
+	}
+	return NULL;
+}
+
+/* Forget the link; the worker sees us detach and frees what we held. */
+static void
+conn_drop(void)
+{
+	WcConn	   *old = conn;
+
+	if (old == NULL)
+		return;
+	conn = NULL;
+	clear_slot(0, 0);
+	dsm_detach(old->seg);
+	MemoryContextReset(conn_cxt);
+}
+
+/*
+ * receive_one
+ *		Take one answer off the queue and hand it to whoever expects it.
+ *
+ * Returns false when no answer was there.
+ */
+static bool
+receive_one(void)
+{
+	shm_mq_result res;
+	Size		len;
+	void	   *data;
+	WcExpect   *ex;
+
+	res = shm_mq_receive(conn->in, &len, &data, true);
+	if (res == SHM_MQ_WOULD_BLOCK)
+		return false;
+	if (res == SHM_MQ_DETACHED)
+		conn_lost();
+	if (conn->expect == NIL)
+		elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
+
+	ex = linitial(conn->expect);
+	conn->expect = list_delete_first(conn->expect);
+	if (ex->scan == 0)
+	{
+		resetStringInfo(&conn->sync_answer);
+		appendBinaryStringInfo(&conn->sync_answer, data, len);
+		conn->have_sync_answer = true;
+	}
+	else
+	{
+		WcRemoteScan *s = find_scan(ex->scan);
+
+		if (s != NULL)
+		{
+			resetStringInfo(&s->next_answer);
+			appendBinaryStringInfo(&s->next_answer, data, len);
+			s->have_next = true;
+			s->inflight = false;
+		}
+	}
+	pfree(ex);
+	return true;
+}
+
+/*
+ * send_msg
+ *		Put a request in the queue, reading answers while it is full.
+ */
+static void
+send_msg(StringInfo msg, uint32 expect_scan, bool answered)
+{
+	conn->sending = true;
+	for (;;)
+	{
+		shm_mq_result res = shm_mq_send(conn->out, msg->len, msg->data, true, true);
+
+		if (res == SHM_MQ_SUCCESS)
+			break;
+		if (res == SHM_MQ_DETACHED)
+			conn_lost();
+		/* The worker may be waiting for us to read before it reads more. */
+		while (receive_one())
+			;
+		wait_for_worker();
+	}
+	conn->sending = false;
+
+	if (answered)
+	{
+		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
+		WcExpect   *ex = palloc(sizeof(WcExpect));
+
+		ex->scan = expect_scan;
+		conn->expect = lappend(conn->expect, ex);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Raise the ERROR answer in buf as our own error. */
+static void
+raise_answer_error(StringInfo buf)
+{
+	WcReader	r;
+	int			code;
+	size_t		mlen,
+				dlen,
+				hlen;
+	const uint8 *m,
+			   *d,
+			   *h;
+
+	wc_reader_init(&r, buf->data, buf->len);
+	(void) wc_get_u8(&r);
+	code = (int) wc_get_u32(&r);
+	m = wc_get_str(&r, &mlen);
+	d = wc_get_str(&r, &dlen);
+	h = wc_get_str(&r, &hlen);
+	if (r.bad)
+		elog(ERROR, "malformed error answer from the widecolumn_fdw storage worker");
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg_internal("%.*s", (int) mlen, (const char *) m),
+			 dlen ? errdetail_internal("%.*s", (int) dlen, (const char *) d) : 0,
+			 hlen ? errhint("%.*s", (int) hlen, (const char *) h) : 0));
+}
+
+/*
+ * call
+ *		Send a request that has an answer and wait for it; OK answers only.
+ */
+static void
+call(StringInfo msg, WcReader *answer)
+{
+	send_msg(msg, 0, true);
+	conn->have_sync_answer = false;
+	while (!conn->have_sync_answer)
+	{
+		if (!receive_one())
+			wait_for_worker();
+	}
+	if (conn->sync_answer.len > 0 && conn->sync_answer.data[0] == WC_RESP_ERROR)
+		raise_answer_error(&conn->sync_answer);
+	if (conn->sync_answer.len == 0 || conn->sync_answer.data[0] != WC_RESP_OK)
+		elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
+	wc_reader_init(answer, conn->sync_answer.data + 1, conn->sync_answer.len - 1);
+}
+
+static void
+msg_begin(StringInfo msg, uint8 type)
+{
+	initStringInfo(msg);
+	appendStringInfoChar(msg, (char) type);
+}
+
+static void
+msg_u32(StringInfo msg, uint32 v)
+{
+	appendBinaryStringInfo(msg, (const char *) &v, 4);
+}
+
+static void
+msg_str(StringInfo msg, const void *p, size_t len)
+{
+	msg_u32(msg, (uint32) len);
+	appendBinaryStringInfo(msg, p, len);
+}
+
+/*
+ * wc_client_open_db
+ *		The worker's id for the table's database, opening it if needed.
+ */
+uint32
+wc_client_open_db(WcTable *t)
+{
+	WcConn	   *c = conn_get();
+	ListCell   *lc;
+	StringInfoData msg;
+	WcReader	r;
+	uint32		id;
+	WcKnownDb  *kd;
+
+	foreach(lc, c->dbs)
+	{
+		kd = lfirst(lc);
+		if (strcmp(kd->path, t->path) == 0)
+			return kd->id;
+	}
+
+	msg_begin(&msg, WC_REQ_OPEN);
+	msg_str(&msg, t->path, strlen(t->path));
+	msg_u32(&msg, t->sync);
+	msg_u32(&msg, t->cache_mb);
+	msg_u32(&msg, t->write_buffer_mb);
+	msg_u32(&msg, t->bloom_bits);
+	appendStringInfoChar(&msg, t->compression ? 1 : 0);
+	call(&msg, &r);
+	pfree(msg.data);
+	id = wc_get_u32(&r);
+
+	{
+		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
+
+		kd = palloc(sizeof(WcKnownDb));
+		kd->path = pstrdup(t->path);
+		kd->id = id;
+		conn->dbs = lappend(conn->dbs, kd);
+		MemoryContextSwitchTo(old);
+	}
+	return id;
+}
+
+/*
+ * wc_client_snapshot
+ *		The snapshot this statement reads db at.
+ *
+ * In READ COMMITTED each statement gets a snapshot of its own; in
+ * REPEATABLE READ and SERIALIZABLE the first one lasts the transaction.
+ */
+uint32
+wc_client_snapshot(uint32 db)
+{
+	TimestampTz stmt = IsolationUsesXactSnapshot() ? 0 : GetCurrentStatementStartTimestamp();
+	ListCell   *lc;
+	WcSnapUse  *su = NULL;
+	StringInfoData msg;
+
+	(void) conn_get();
+	foreach(lc, conn->snaps)
+	{
+		WcSnapUse  *u = lfirst(lc);
+
+		if (u->db == db)
+			su = u;
+	}
+	if (su != NULL && su->statement == stmt)
+		return su->id;
+
+	if (su != NULL)
+	{
+		msg_begin(&msg, WC_REQ_RELEASE);
+		msg_u32(&msg, su->id);
+		send_msg(&msg, 0, false);
+		pfree(msg.data);
+	}
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
+
+		su = palloc(sizeof(WcSnapUse));
+		su->db = db;
+		conn->snaps = lappend(conn->snaps, su);
+		MemoryContextSwitchTo(old);
+	}
+	su->id = next_id++;
+	su->statement = stmt;
+	msg_begin(&msg, WC_REQ_SNAPSHOT);
+	msg_u32(&msg, db);
+	msg_u32(&msg, su->id);
+	send_msg(&msg, 0, false);
+	pfree(msg.data);
+	return su->id;
+}
+
+static void
+msg_range(StringInfo msg, WcKeyRange *kr)
+{
+	msg_str(msg, kr->start, kr->start_len);
+	msg_str(msg, kr->end, kr->end_len);
+}
+
+/*
+ * wc_client_scan_begin
+ *		Start a scan of ranges (WcKeyRange, ascending and disjoint).
+ *
+ * cols are the escaped family+qualifier of the cells wanted; a batch names
+ * a cell by its position in this array.
+ */
+uint32
+wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
+					 bool reverse, uint64 limit,
+					 uint8 **cols, size_t *col_lens, int ncols)
+{
+	StringInfoData msg;
+	WcRemoteScan *s;
+	ListCell   *lc;
+	MemoryContext old;
+
+	(void) conn_get();
+	old = MemoryContextSwitchTo(conn_cxt);
+	s = palloc0(sizeof(WcRemoteScan));
+	s->id = next_id++;
+	s->subid = GetCurrentSubTransactionId();
+	initStringInfo(&s->current);
+	initStringInfo(&s->next_answer);
+	conn->scans = lappend(conn->scans, s);
+	MemoryContextSwitchTo(old);
+
+	msg_begin(&msg, WC_REQ_SCAN);
+	msg_u32(&msg, db);
+	msg_u32(&msg, snapshot);
+	msg_u32(&msg, s->id);
+	appendStringInfoChar(&msg, reverse ? 1 : 0);
+	appendBinaryStringInfo(&msg, (const char *) &limit, 8);
+	appendBinaryStringInfo(&msg, (const char *) &(uint16) {ncols}, 2);
+	for (int i = 0; i < ncols; i++)
+		msg_str(&msg, cols[i], col_lens[i]);
+	msg_u32(&msg, list_length(ranges));
+	foreach(lc, ranges)
+		msg_range(&msg, lfirst(lc));
+	s->inflight = true;
+	send_msg(&msg, s->id, true);
+	pfree(msg.data);
+	return s->id;
+}
+
+/*
+ * wc_client_scan_next_batch
+ *		Hand out the scan's next batch; false when there is none.
+ *
+ * The batch stays valid until the next call for the same scan.
+ */
+bool
+wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
+{
+	WcRemoteScan *s = find_scan(id);
+	StringInfoData tmp;
+	WcReader	r;
+	uint64		entries;
+
+	if (s == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("widecolumn_fdw scan is no longer open"),
+				 errdetail("The link to the storage worker was lost or the transaction ended.")));
+	if (s->finished)
+		return false;
+
+	while (!s->have_next)
+	{
+		if (!receive_one())
+			wait_for_worker();
+		if (find_scan(id) != s)
+			return false;		/* cannot happen: conn_lost raises */
+	}
+
+	/* The answer just taken becomes current; its buffer is reused next. */
+	tmp = s->current;
+	s->current = s->next_answer;
+	s->next_answer = tmp;
+	s->have_next = false;
+
+	if (s->current.len > 0 && s->current.data[0] == WC_RESP_ERROR)
+	{
+		s->finished = true;
+		raise_answer_error(&s->current);
+	}
+	wc_reader_init(&r, s->current.data, s->current.len);
+	if (wc_get_u8(&r) != WC_RESP_BATCH)
+		elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
+	out->done = wc_get_u8(&r) != 0;
+	out->rows_left = wc_get_u32(&r);
+	entries = wc_get_u64(&r);
+	if (r.bad)
+		elog(ERROR, "malformed batch from the widecolumn_fdw storage worker");
+	s->entries += entries;
+	out->r = r;
+
+	if (out->done)
+		s->finished = true;
+	else
+	{
+		/* Ask for the next batch now, so the worker works while we read. */
+		StringInfoData msg;
+
+		msg_begin(&msg, WC_REQ_NEXT);
+		msg_u32(&msg, s->id);
+		s->inflight = true;
+		send_msg(&msg, s->id, true);
+		pfree(msg.data);
+	}
+	return true;
+}
+
+uint64
+wc_client_scan_entries(uint32 id)
+{
+	WcRemoteScan *s = find_scan(id);
+
+	return s ? s->entries : 0;
+}
+
+static void
+scan_forget(WcRemoteScan *s)
+{
+	if (!s->finished && conn != NULL && !conn->sending)
+	{
+		StringInfoData msg;
+
+		msg_begin(&msg, WC_REQ_CLOSE);
+		msg_u32(&msg, s->id);
+		send_msg(&msg, 0, false);
+		pfree(msg.data);
+	}
+	/* An answer still on its way finds no scan and is dropped. */
+	conn->scans = list_delete_ptr(conn->scans, s);
+	pfree(s->current.data);
+	pfree(s->next_answer.data);
+	pfree(s);
+}
+
+void
+wc_client_scan_end(uint32 id)
+{
+	WcRemoteScan *s = find_scan(id);
+
+	if (s != NULL)
+		scan_forget(s);
+}
+
+/* Send one WRITE message: payload holds whole rows. */
+void
+wc_client_write(uint32 db, StringInfo payload)
+{
+	StringInfoData msg;
+
+	(void) conn_get();
+	msg_begin(&msg, WC_REQ_WRITE);
+	msg_u32(&msg, db);
+	appendBinaryStringInfo(&msg, payload->data, payload->len);
+	send_msg(&msg, 0, false);
+	pfree(msg.data);
+}
+
+/* Forget the WRITE messages sent for db. */
+void
+wc_client_abort(uint32 db)
+{
+	StringInfoData msg;
+
+	if (conn == NULL || conn->sending)
+		return;
+	msg_begin(&msg, WC_REQ_ABORT);
+	msg_u32(&msg, db);
+	send_msg(&msg, 0, false);
+	pfree(msg.data);
+}
+
+/* Apply the WRITE messages sent for db, atomically. */
+void
+wc_client_commit(uint32 db, bool sync)
+{
+	StringInfoData msg;
+	WcReader	r;
+
+	(void) conn_get();
+	msg_begin(&msg, WC_REQ_COMMIT);
+	msg_u32(&msg, db);
+	appendStringInfoChar(&msg, sync ? 1 : 0);
+	call(&msg, &r);
+	pfree(msg.data);
+}
+
+/* LevelDB's estimate of the bytes stored in ranges. */
+uint64
+wc_client_estimate(uint32 db, List *ranges)
+{
+	StringInfoData msg;
+	WcReader	r;
+	ListCell   *lc;
+	uint64		bytes;
+
+	(void) conn_get();
+	msg_begin(&msg, WC_REQ_ESTIMATE);
+	msg_u32(&msg, db);
+	msg_u32(&msg, list_length(ranges));
+	foreach(lc, ranges)
+		msg_range(&msg, lfirst(lc));
+	call(&msg, &r);
+	pfree(msg.data);
+	bytes = wc_get_u64(&r);
+	return bytes;
+}
+
+/*
+ * wc_client_xact_end
+ *		Release the transaction's snapshots and any scan left open.
+ *
+ * After an abort that interrupted a half-sent message the queue cannot be
+ * trusted, so the link is dropped; the worker then frees everything we
+ * held, and the next use makes a new link.
+ */
+void
+wc_client_xact_end(bool abort)
+{
+	ListCell   *lc;
+
+	if (conn == NULL)
+		return;
+	if (abort && conn->sending)
+	{
+		conn_drop();
+		return;
+	}
+	PG_TRY();
+	{
+		while (conn != NULL && conn->scans != NIL)
+			scan_forget(linitial(conn->scans));
+		if (conn != NULL)
+		{
+			foreach(lc, conn->snaps)
+			{
+				StringInfoData msg;
+
+				msg_begin(&msg, WC_REQ_RELEASE);
+				msg_u32(&msg, ((WcSnapUse *) lfirst(lc))->id);
+				send_msg(&msg, 0, false);
+				pfree(msg.data);
+			}
+			list_free_deep(conn->snaps);
+			conn->snaps = NIL;
+		}
+	}
+	PG_CATCH();
+	{
+		/* At transaction end an error cannot be raised; start afresh. */
+		FlushErrorState();
+		conn_drop();
+	}
+	PG_END_TRY();
+}
+
+/* Close the scans a rolled-back subtransaction opened. */
+void
+wc_client_subxact_abort(SubTransactionId subid)
+{
+	ListCell   *lc;
+
+	if (conn == NULL)
+		return;
+	if (conn->sending)
+	{
+		conn_drop();
+		return;
+	}
+	foreach(lc, conn->scans)
+	{
+		WcRemoteScan *s = lfirst(lc);
+
+		if (s->subid >= subid)
+		{
+			scan_forget(s);
+			/* the list changed under us: start over */
+			wc_client_subxact_abort(subid);
+			return;
+		}
+	}
+}

@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * keycodec.h
+ *	  The byte layout of a cell's LevelDB key.
+ *
+ * Plain C with no PostgreSQL dependency, so that the storage worker, the
+ * backend, the unit test, the fuzzers and the raw-LevelDB benchmark all
+ * share one definition.  docs/format.md describes the layout.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_KEYCODEC_H
+#define WC_KEYCODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes a component of n bytes can take once escaped, terminator included. */
+#define WC_ESCAPED_MAX(n)	(2 * (size_t) (n) + 2)
+
+/* Bytes of the timestamp that ends every key. */
+#define WC_TS_LEN			8
+
+/* Largest row key and qualifier we accept (before escaping). */
+#define WC_MAX_ROWKEY		4096
+#define WC_MAX_QUALIFIER	(16 * 1024)
+#define WC_MAX_VALUE		(100 * 1024 * 1024)
+
+/* First byte of every stored value. */
+#define WC_VALUE_TOMBSTONE	0x00	/* the cell was deleted at this version */
+#define WC_VALUE_PRESENT	0x01	/* the rest of the value is the data */
+
+extern size_t wc_escape(const uint8_t *src, size_t n, uint8_t *dst);
+extern size_t wc_escape_body(const uint8_t *src, size_t n, uint8_t *dst);
+extern int	wc_component_end(const uint8_t *src, size_t n, size_t *consumed);
+extern int	wc_unescape(const uint8_t *src, size_t n, uint8_t *dst,
+						size_t *consumed, size_t *outlen);
+extern void wc_encode_ts(uint64_t ts, uint8_t *dst);
+extern uint64_t wc_decode_ts(const uint8_t *src);
+extern int	wc_successor(uint8_t *key, size_t *len);
+extern int	wc_compare_bytes(const uint8_t *a, size_t alen,
+							 const uint8_t *b, size_t blen);
+
+#endif							/* WC_KEYCODEC_H */

@@ -1,0 +1,377 @@
+/*-------------------------------------------------------------------------
+ *
+ * modify.c
+ *	  INSERT, UPDATE, DELETE and COPY FROM on widecolumn_fdw tables.
+ *
+ * Writes go to this transaction's log (txn.c) and reach LevelDB at COMMIT.
+ * As in Bigtable, a write is a mutation of a row by its key:
+ *	- INSERT sets the cells of its non-NULL columns, creating the row or
+ *	  changing it if the key exists (an upsert); NULL columns write nothing.
+ *	- UPDATE sets the cells whose value changes, and deletes the cell of a
+ *	  column set to NULL.  The row key cannot change.
+ *	- DELETE deletes the whole row: every cell, mapped or not.
+ * UPDATE and DELETE find their row by the row key, carried from the scan
+ * as a row-identity column; UPDATE also carries the old row, so it can
+ * tell which cells change.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/appendinfo.h"
+#include "optimizer/inherit.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "widecolumn_fdw.h"
+
+#define WC_ROWKEY_JUNK	"wc_rowkey"
+
+/* Executor state of one result relation. */
+typedef struct WcModifyState
+{
+	WcTable    *table;
+	AttrNumber	rowkey_junk;	/* in the subplan's output */
+	AttrNumber	wholerow_junk;
+	Bitmapset  *updated;		/* UPDATE: attnums it may change */
+	WcTxnCell  *cells;
+	StringInfoData *bufs;
+	MemoryContext row_cxt;
+} WcModifyState;
+
+static void
+wcAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
+						  RangeTblEntry *target_rte, Relation target_relation)
+{
+	WcTable    *t = wc_get_table(RelationGetRelid(target_relation));
+	WcColumn   *kc = &t->cols[t->rowkey_attnum - 1];
+	Var		   *var;
+
+	var = makeVar(rtindex, t->rowkey_attnum, kc->type, kc->typmod,
+				  get_typcollation(kc->type), 0);
+	add_row_identity_var(root, var, rtindex, WC_ROWKEY_JUNK);
+
+	/* UPDATE compares with the old row; DELETE RETURNING returns it. */
+	if (root->parse->commandType == CMD_UPDATE || root->parse->returningList != NIL)
+	{
+		var = makeWholeRowVar(target_rte, rtindex, 0, false);
+		add_row_identity_var(root, var, rtindex, "wholerow");
+	}
+}
+
+static List *
+wcPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+					int subplan_index)
+{
+	List	   *updated = NIL;
+
+	if (plan->operation == CMD_UPDATE)
+	{
+		RelOptInfo *rel = find_base_rel(root, resultRelation);
+		Bitmapset  *cols = get_rel_all_updated_cols(root, rel);
+		int			i = -1;
+
+		while ((i = bms_next_member(cols, i)) >= 0)
+		{
+			AttrNumber	attno = i + FirstLowInvalidHeapAttributeNumber;
+
+			if (attno > 0)
+				updated = lappend_int(updated, attno);
+		}
+	}
+	return list_make1(updated);
+}
+
+static WcModifyState *
+modify_state(Relation rel, EState *estate)
+{
+	WcModifyState *ms = palloc0(sizeof(WcModifyState));
+
+	ms->table = wc_get_table(RelationGetRelid(rel));
+	ms->cells = palloc(sizeof(WcTxnCell) * Max(1, ms->table->natts));
+	ms->bufs = palloc(sizeof(StringInfoData) * Max(1, ms->table->natts));
+	for (int i = 0; i < ms->table->natts; i++)
+		initStringInfo(&ms->bufs[i]);
+	ms->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "widecolumn_fdw modify",
+										ALLOCSET_SMALL_SIZES);
+	return ms;
+}
+
+static void
+wcBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+					 List *fdw_private, int subplan_index, int eflags)
+{
+	WcModifyState *ms;
+	CmdType		op = mtstate->operation;
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	ms = modify_state(rinfo->ri_RelationDesc, mtstate->ps.state);
+	rinfo->ri_FdwState = ms;
+
+	if (op == CMD_UPDATE || op == CMD_DELETE)
+	{
+		Plan	   *sub = outerPlanState(mtstate)->plan;
+
+		ms->rowkey_junk = ExecFindJunkAttributeInTlist(sub->targetlist, WC_ROWKEY_JUNK);
+		if (!AttributeNumberIsValid(ms->rowkey_junk))
+			elog(ERROR, "could not find junk row-key column");
+		ms->wholerow_junk = ExecFindJunkAttributeInTlist(sub->targetlist, "wholerow");
+	}
+	if (op == CMD_UPDATE)
+	{
+		ListCell   *lc;
+
+		foreach(lc, (List *) linitial(fdw_private))
+			ms->updated = bms_add_member(ms->updated, lfirst_int(lc));
+	}
+}
+
+/* The row key of slot, checked. */
+static void
+slot_rowkey(WcModifyState *ms, TupleTableSlot *slot, const uint8 **key, size_t *len)
+{
+	WcTable    *t = ms->table;
+	bool		isnull;
+	Datum		d = slot_getattr(slot, t->rowkey_attnum, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NOT_NULL_VIOLATION),
+				 errmsg("row key of foreign table \"%s\" cannot be null", t->relname),
+				 errdetail("Column \"%s\" is the row key.", t->cols[t->rowkey_attnum - 1].name)));
+	wc_rowkey_bytes(d, t->cols[t->rowkey_attnum - 1].type, key, len);
+}
+
+/* Encode a cell value into the column's buffer, checking its size. */
+static WcTxnCell *
+encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
+{
+	WcColumn   *col = &ms->table->cols[attnum - 1];
+	WcTxnCell  *cell = &ms->cells[n];
+	StringInfo	buf = &ms->bufs[attnum - 1];
+
+	cell->famqual = col->famqual;
+	cell->famqual_len = col->famqual_len;
+	if (isnull)
+	{
+		cell->value = NULL;
+		cell->value_len = 0;
+		return cell;
+	}
+	resetStringInfo(buf);
+	wc_encode_value(buf, value, col->type);
+	if (buf->len > WC_MAX_VALUE)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("value of column \"%s\" is too large for a cell", col->name),
+				 errdetail("The value is %d bytes; the limit is %d.", buf->len, WC_MAX_VALUE)));
+	cell->value = (const uint8 *) buf->data;
+	cell->value_len = buf->len;
+	return cell;
+}
+
+static TupleTableSlot *
+wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
+					TupleTableSlot *slot, TupleTableSlot *planSlot)
+{
+	WcModifyState *ms = rinfo->ri_FdwState;
+	WcTable    *t = ms->table;
+	const uint8 *key;
+	size_t		keylen;
+	int			n = 0;
+
+	slot_getallattrs(slot);
+	slot_rowkey(ms, slot, &key, &keylen);
+	for (int a = 1; a <= t->natts; a++)
+	{
+		if (t->cols[a - 1].kind != WC_COL_CELL || slot->tts_isnull[a - 1])
+			continue;
+		encode_cell(ms, a, slot->tts_values[a - 1], false, n++);
+	}
+	wc_txn_put_row(t, key, keylen, false, n, ms->cells);
+	return slot;
+}
+
+static TupleTableSlot **
+wcExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
+						 TupleTableSlot **slots, TupleTableSlot **planSlots,
+						 int *numSlots)
+{
+	for (int i = 0; i < *numSlots; i++)
+		wcExecForeignInsert(estate, rinfo, slots[i], planSlots ? planSlots[i] : NULL);
+	return slots;
+}
+
+static int
+wcGetForeignModifyBatchSize(ResultRelInfo *rinfo)
+{
+	/* RETURNING and row triggers need each row as it is inserted. */
+	if (rinfo->ri_projectReturning != NULL ||
+		(rinfo->ri_TrigDesc && rinfo->ri_TrigDesc->trig_insert_after_row))
+		return 1;
+	return 1000;
+}
+
+static TupleTableSlot *
+wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
+					TupleTableSlot *slot, TupleTableSlot *planSlot)
+{
+	WcModifyState *ms = rinfo->ri_FdwState;
+	WcTable    *t = ms->table;
+	WcColumn   *kc = &t->cols[t->rowkey_attnum - 1];
+	bool		isnull;
+	Datum		oldkey = ExecGetJunkAttribute(planSlot, ms->rowkey_junk, &isnull);
+	HeapTupleHeader oldrow = NULL;
+	HeapTupleData oldtup;
+	TupleDesc	desc = RelationGetDescr(rinfo->ri_RelationDesc);
+	const uint8 *key;
+	size_t		keylen;
+	int			n = 0;
+	int			a = -1;
+
+	if (isnull)
+		elog(ERROR, "row key of the row to update is null");
+	wc_rowkey_bytes(oldkey, kc->type, &key, &keylen);
+	if (ms->wholerow_junk)
+	{
+		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow_junk, &isnull);
+
+		if (!isnull)
+		{
+			oldrow = DatumGetHeapTupleHeader(d);
+			oldtup.t_len = HeapTupleHeaderGetDatumLength(oldrow);
+			ItemPointerSetInvalid(&oldtup.t_self);
+			oldtup.t_tableOid = InvalidOid;
+			oldtup.t_data = oldrow;
+		}
+	}
+
+	slot_getallattrs(slot);
+	while ((a = bms_next_member(ms->updated, a)) >= 0)
+	{
+		WcColumn   *col = &t->cols[a - 1];
+		bool		newnull = slot->tts_isnull[a - 1];
+		Datum		newval = slot->tts_values[a - 1];
+
+		if (col->kind == WC_COL_ROWKEY)
+		{
+			const uint8 *nk;
+			size_t		nklen;
+
+			if (newnull)
+				slot_rowkey(ms, slot, &nk, &nklen);		/* raises the error */
+			wc_rowkey_bytes(newval, kc->type, &nk, &nklen);
+			if (nklen != keylen || memcmp(nk, key, keylen) != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot change the row key of a row in foreign table \"%s\"",
+								t->relname),
+						 errhint("Delete the row and insert it with the new key.")));
+			continue;
+		}
+		if (col->kind != WC_COL_CELL)
+			continue;
+
+		/* Only cells whose value changes are written. */
+		if (oldrow != NULL)
+		{
+			bool		oldnull;
+			Datum		oldval = heap_getattr(&oldtup, a, desc, &oldnull);
+
+			if (oldnull && newnull)
+				continue;
+			if (!oldnull && !newnull &&
+				datumIsEqual(oldval, newval, TupleDescAttr(desc, a - 1)->attbyval,
+							 TupleDescAttr(desc, a - 1)->attlen))
+				continue;
+		}
+		encode_cell(ms, a, newval, newnull, n++);
+	}
+	if (n > 0)
+		wc_txn_put_row(t, key, keylen, false, n, ms->cells);
+	return slot;
+}
+
+static TupleTableSlot *
+wcExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
+					TupleTableSlot *slot, TupleTableSlot *planSlot)
+{
+	WcModifyState *ms = rinfo->ri_FdwState;
+	WcTable    *t = ms->table;
+	bool		isnull;
+	Datum		oldkey = ExecGetJunkAttribute(planSlot, ms->rowkey_junk, &isnull);
+	const uint8 *key;
+	size_t		keylen;
+
+	if (isnull)
+		elog(ERROR, "row key of the row to delete is null");
+	wc_rowkey_bytes(oldkey, t->cols[t->rowkey_attnum - 1].type, &key, &keylen);
+	wc_txn_put_row(t, key, keylen, true, 0, NULL);
+
+	/* RETURNING shows the row as it was. */
+	if (ms->wholerow_junk)
+	{
+		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow_junk, &isnull);
+
+		if (!isnull)
+		{
+			HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+			HeapTupleData tup;
+
+			tup.t_len = HeapTupleHeaderGetDatumLength(th);
+			ItemPointerSetInvalid(&tup.t_self);
+			tup.t_tableOid = InvalidOid;
+			tup.t_data = th;
+			ExecForceStoreHeapTuple(heap_copytuple(&tup), slot, true);
+		}
+	}
+	return slot;
+}
+
+static void
+wcEndForeignModify(EState *estate, ResultRelInfo *rinfo)
+{
+}
+
+static void
+wcBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
+{
+	rinfo->ri_FdwState = modify_state(rinfo->ri_RelationDesc, mtstate->ps.state);
+}
+
+static void
+wcEndForeignInsert(EState *estate, ResultRelInfo *rinfo)
+{
+}
+
+static int
+wcIsForeignRelUpdatable(Relation rel)
+{
+	return (1 << CMD_INSERT) | (1 << CMD_UPDATE) | (1 << CMD_DELETE);
+}
+
+void
+wc_modify_register(FdwRoutine *routine)
+{
+	routine->AddForeignUpdateTargets = wcAddForeignUpdateTargets;
+	routine->PlanForeignModify = wcPlanForeignModify;
+	routine->BeginForeignModify = wcBeginForeignModify;
+	routine->ExecForeignInsert = wcExecForeignInsert;
+	routine->ExecForeignBatchInsert = wcExecForeignBatchInsert;
+	routine->GetForeignModifyBatchSize = wcGetForeignModifyBatchSize;
+	routine->ExecForeignUpdate = wcExecForeignUpdate;
+	routine->ExecForeignDelete = wcExecForeignDelete;
+	routine->EndForeignModify = wcEndForeignModify;
+	routine->BeginForeignInsert = wcBeginForeignInsert;
+	routine->EndForeignInsert = wcEndForeignInsert;
+	routine->IsForeignRelUpdatable = wcIsForeignRelUpdatable;
+}

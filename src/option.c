@@ -1,0 +1,433 @@
+/*-------------------------------------------------------------------------
+ *
+ * option.c
+ *	  The options of widecolumn_fdw objects: validation and meaning.
+ *
+ * The validator checks each option where it is given (CREATE or ALTER of a
+ * server, foreign table or column); wc_get_table() then reads a foreign
+ * table's options into a WcTable, checking what only the whole table can
+ * show (exactly one row-key column).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "access/reloptions.h"
+#include "access/table.h"
+#include "catalog/pg_authid.h"
+#include "catalog/pg_foreign_data_wrapper.h"
+#include "catalog/pg_foreign_server.h"
+#include "catalog/pg_foreign_table.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_type.h"
+#include "catalog/pg_user_mapping.h"
+#include "commands/defrem.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/varlena.h"
+
+#include "widecolumn_fdw.h"
+
+typedef struct WcOption
+{
+	const char *name;
+	Oid			context;
+} WcOption;
+
+static const WcOption valid_options[] = {
+	{"path", ForeignServerRelationId},
+	{"sync", ForeignServerRelationId},
+	{"block_cache_size", ForeignServerRelationId},
+	{"write_buffer_size", ForeignServerRelationId},
+	{"bloom_bits", ForeignServerRelationId},
+	{"compression", ForeignServerRelationId},
+	{"table", ForeignTableRelationId},
+	{"family", ForeignTableRelationId},
+	{"rowkey", AttributeRelationId},
+	{"column", AttributeRelationId},
+	{NULL, InvalidOid}
+};
+
+/* Defaults of the server's LevelDB settings. */
+#define WC_DEFAULT_CACHE_MB			64
+#define WC_DEFAULT_WRITE_BUFFER_MB	16
+#define WC_DEFAULT_BLOOM_BITS		10
+#define WC_DEFAULT_FAMILY			"cf"
+
+static const char *
+closest_option(const char *name, Oid context)
+{
+	const char *best = NULL;
+	int			best_dist = 4;	/* further than this is no suggestion */
+
+	for (const WcOption *o = valid_options; o->name; o++)
+	{
+		int			d;
+
+		if (o->context != context)
+			continue;
+		d = varstr_levenshtein_less_equal(name, strlen(name), o->name, strlen(o->name),
+										  1, 1, 1, best_dist, true);
+		if (d < best_dist)
+		{
+			best_dist = d;
+			best = o->name;
+		}
+	}
+	return best;
+}
+
+static const char *
+context_name(Oid context)
+{
+	switch (context)
+	{
+		case ForeignServerRelationId:
+			return "foreign servers";
+		case ForeignTableRelationId:
+			return "foreign tables";
+		case AttributeRelationId:
+			return "foreign table columns";
+		default:
+			return "this object";
+	}
+}
+
+/*
+ * Family names follow Bigtable's rule, so that a schema can move between
+ * the two: letters, digits, '_', '-' and '.'.
+ */
+static bool
+valid_family(const char *f, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char) f[i]) && f[i] != '_' && f[i] != '-' && f[i] != '.')
+			return false;
+	return true;
+}
+
+static void
+check_column_spec(const char *spec)
+{
+	const char *colon = strchr(spec, ':');
+
+	if (colon == NULL || colon == spec || colon[1] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"column\": \"%s\"", spec),
+				 errdetail("The value must have the form family:qualifier, with both parts non-empty."),
+				 errhint("For example: OPTIONS (column 'measurements:pressure').")));
+	if (!valid_family(spec, colon - spec))
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid column family name \"%.*s\"", (int) (colon - spec), spec),
+				 errdetail("A family name may contain only letters, digits, \"_\", \"-\" and \".\".")));
+	if (strlen(colon + 1) > WC_MAX_QUALIFIER)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("column qualifier is too long"),
+				 errdetail("The qualifier is %zu bytes; the limit is %d.",
+						   strlen(colon + 1), WC_MAX_QUALIFIER)));
+}
+
+static int
+parse_size_option(DefElem *def, int min, int max)
+{
+	char	   *v = defGetString(def);
+	int			n;
+
+	if (!parse_int(v, &n, 0, NULL) || n < min || n > max)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"%s\": \"%s\"", def->defname, v),
+				 errdetail("The value must be an integer from %d to %d.", min, max)));
+	return n;
+}
+
+static bool
+parse_compression(DefElem *def)
+{
+	char	   *v = defGetString(def);
+
+	if (strcmp(v, "snappy") == 0)
+		return true;
+	if (strcmp(v, "none") == 0)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+			 errmsg("invalid value for option \"compression\": \"%s\"", v),
+			 errdetail("Valid values are \"snappy\" and \"none\".")));
+	return false;
+}
+
+PG_FUNCTION_INFO_V1(widecolumn_fdw_validator);
+
+/*
+ * widecolumn_fdw_validator
+ *		Check the options given to a widecolumn_fdw object.
+ */
+Datum
+widecolumn_fdw_validator(PG_FUNCTION_ARGS)
+{
+	List	   *options = untransformRelOptions(PG_GETARG_DATUM(0));
+	Oid			catalog = PG_GETARG_OID(1);
+	ListCell   *lc;
+	List	   *seen = NIL;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = lfirst(lc);
+		const WcOption *o;
+		ListCell   *lc2;
+
+		for (o = valid_options; o->name; o++)
+			if (o->context == catalog && strcmp(o->name, def->defname) == 0)
+				break;
+		if (o->name == NULL)
+		{
+			const char *hint = closest_option(def->defname, catalog);
+
+			if (catalog == ForeignDataWrapperRelationId || catalog == UserMappingRelationId)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("invalid option \"%s\"", def->defname),
+						 errdetail("widecolumn_fdw takes no options for %s.",
+								   catalog == UserMappingRelationId ? "user mappings" : "the foreign-data wrapper")));
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid option \"%s\"", def->defname),
+					 hint ? errhint("Perhaps you meant the option \"%s\".", hint)
+					 : errhint("See the widecolumn_fdw documentation for the options of %s.",
+							   context_name(catalog))));
+		}
+
+		foreach(lc2, seen)
+			if (strcmp(lfirst(lc2), def->defname) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_SYNTAX_ERROR),
+						 errmsg("conflicting or redundant options"),
+						 errdetail("Option \"%s\" is given more than once.", def->defname)));
+		seen = lappend(seen, def->defname);
+
+		if (strcmp(def->defname, "path") == 0)
+		{
+			char	   *path = defGetString(def);
+
+			/* The worker writes there as the server's OS user. */
+			if (!has_privs_of_role(GetUserId(), ROLE_PG_WRITE_SERVER_FILES))
+				ereport(ERROR,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("permission denied to set option \"path\""),
+						 errdetail("Only superusers and members of pg_write_server_files may choose where a server's data is stored."),
+						 errhint("Omit \"path\" to keep the data inside the cluster's data directory.")));
+			if (!is_absolute_path(path))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"path\": \"%s\"", path),
+						 errdetail("The path must be absolute.")));
+		}
+		else if (strcmp(def->defname, "sync") == 0 ||
+				 strcmp(def->defname, "rowkey") == 0)
+			(void) defGetBoolean(def);
+		else if (strcmp(def->defname, "block_cache_size") == 0)
+			(void) parse_size_option(def, 0, 65536);
+		else if (strcmp(def->defname, "write_buffer_size") == 0)
+			(void) parse_size_option(def, 1, 4096);
+		else if (strcmp(def->defname, "bloom_bits") == 0)
+			(void) parse_size_option(def, 0, 64);
+		else if (strcmp(def->defname, "compression") == 0)
+			(void) parse_compression(def);
+		else if (strcmp(def->defname, "table") == 0)
+		{
+			if (defGetString(def)[0] == '\0')
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"table\": the name is empty")));
+		}
+		else if (strcmp(def->defname, "family") == 0)
+		{
+			char	   *f = defGetString(def);
+
+			if (!valid_family(f, strlen(f)))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid column family name \"%s\"", f),
+						 errdetail("A family name may contain only letters, digits, \"_\", \"-\" and \".\", and may not be empty.")));
+		}
+		else if (strcmp(def->defname, "column") == 0)
+			check_column_spec(defGetString(def));
+	}
+	PG_RETURN_VOID();
+}
+
+static uint8 *
+escape_str(const char *s, size_t len, size_t *outlen)
+{
+	uint8	   *buf = palloc(WC_ESCAPED_MAX(len));
+
+	*outlen = wc_escape((const uint8 *) s, len, buf);
+	return buf;
+}
+
+/*
+ * wc_get_table
+ *		Read a foreign table's mapping from the catalogs.
+ */
+WcTable *
+wc_get_table(Oid relid)
+{
+	ForeignTable *ft = GetForeignTable(relid);
+	ForeignServer *server = GetForeignServer(ft->serverid);
+	WcTable    *t = palloc0(sizeof(WcTable));
+	Relation	rel;
+	TupleDesc	tupdesc;
+	const char *family = WC_DEFAULT_FAMILY;
+	int			named_rowkey = 0;
+	ListCell   *lc;
+
+	t->relid = relid;
+	t->relname = get_rel_name(relid);
+	t->serverid = server->serverid;
+	t->sync = true;
+	t->cache_mb = WC_DEFAULT_CACHE_MB;
+	t->write_buffer_mb = WC_DEFAULT_WRITE_BUFFER_MB;
+	t->bloom_bits = WC_DEFAULT_BLOOM_BITS;
+	t->compression = true;
+	t->path = psprintf("widecolumn_fdw/%u", server->serverid);
+
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+
+		if (strcmp(def->defname, "path") == 0)
+			t->path = defGetString(def);
+		else if (strcmp(def->defname, "sync") == 0)
+			t->sync = defGetBoolean(def);
+		else if (strcmp(def->defname, "block_cache_size") == 0)
+			t->cache_mb = parse_size_option(def, 0, 65536);
+		else if (strcmp(def->defname, "write_buffer_size") == 0)
+			t->write_buffer_mb = parse_size_option(def, 1, 4096);
+		else if (strcmp(def->defname, "bloom_bits") == 0)
+			t->bloom_bits = parse_size_option(def, 0, 64);
+		else if (strcmp(def->defname, "compression") == 0)
+			t->compression = parse_compression(def);
+	}
+
+	t->table = t->relname;
+	foreach(lc, ft->options)
+	{
+		DefElem    *def = lfirst(lc);
+
+		if (strcmp(def->defname, "table") == 0)
+			t->table = defGetString(def);
+		else if (strcmp(def->defname, "family") == 0)
+			family = defGetString(def);
+	}
+	t->table_key = escape_str(t->table, strlen(t->table), &t->table_key_len);
+
+	rel = table_open(relid, NoLock);
+	tupdesc = RelationGetDescr(rel);
+	t->natts = tupdesc->natts;
+	t->cols = palloc0(sizeof(WcColumn) * Max(1, t->natts));
+	for (int i = 0; i < t->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		WcColumn   *col = &t->cols[i];
+		bool		rowkey = false;
+		char	   *spec = NULL;
+
+		if (att->attisdropped)
+		{
+			col->kind = WC_COL_DROPPED;
+			continue;
+		}
+		col->name = pstrdup(NameStr(att->attname));
+		col->type = att->atttypid;
+		col->typmod = att->atttypmod;
+		foreach(lc, GetForeignColumnOptions(relid, att->attnum))
+		{
+			DefElem    *def = lfirst(lc);
+
+			if (strcmp(def->defname, "rowkey") == 0)
+				rowkey = defGetBoolean(def);
+			else if (strcmp(def->defname, "column") == 0)
+				spec = defGetString(def);
+		}
+		if (rowkey)
+		{
+			if (t->rowkey_attnum != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("foreign table \"%s\" has more than one row-key column", t->relname),
+						 errdetail("Columns \"%s\" and \"%s\" both have OPTIONS (rowkey 'true').",
+								   t->cols[t->rowkey_attnum - 1].name, col->name),
+						 errhint("A row key made of several parts is one text column; mark only one column.")));
+			if (spec != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("row-key column \"%s\" of foreign table \"%s\" cannot also have option \"column\"",
+								col->name, t->relname)));
+			col->kind = WC_COL_ROWKEY;
+			t->rowkey_attnum = i + 1;
+			continue;
+		}
+		if (strcmp(col->name, "rowkey") == 0 && spec == NULL)
+			named_rowkey = i + 1;
+
+		col->kind = WC_COL_CELL;
+		if (spec != NULL)
+		{
+			char	   *colon = strchr(spec, ':');
+
+			col->family = pnstrdup(spec, colon - spec);
+			col->qualifier = pstrdup(colon + 1);
+		}
+		else
+		{
+			col->family = pstrdup(family);
+			col->qualifier = col->name;
+		}
+		{
+			size_t		flen = strlen(col->family);
+			size_t		qlen = strlen(col->qualifier);
+
+			col->famqual = palloc(WC_ESCAPED_MAX(flen) + WC_ESCAPED_MAX(qlen));
+			col->famqual_len = wc_escape((const uint8 *) col->family, flen, col->famqual);
+			col->famqual_len += wc_escape((const uint8 *) col->qualifier, qlen,
+										  col->famqual + col->famqual_len);
+		}
+	}
+	table_close(rel, NoLock);
+
+	/* Without a marked column, a column named "rowkey" is the row key. */
+	if (t->rowkey_attnum == 0 && named_rowkey != 0)
+	{
+		t->rowkey_attnum = named_rowkey;
+		t->cols[named_rowkey - 1].kind = WC_COL_ROWKEY;
+	}
+	if (t->rowkey_attnum == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("foreign table \"%s\" has no row-key column", t->relname),
+				 errhint("Mark the row-key column with OPTIONS (rowkey 'true'), or name it \"rowkey\".")));
+	{
+		Oid			kt = t->cols[t->rowkey_attnum - 1].type;
+
+		if (kt != TEXTOID && kt != VARCHAROID && kt != BYTEAOID)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+					 errmsg("row-key column \"%s\" of foreign table \"%s\" has type %s",
+							t->cols[t->rowkey_attnum - 1].name, t->relname, format_type_be(kt)),
+					 errdetail("A row key must be of type text, varchar or bytea.")));
+	}
+	return t;
+}

@@ -1,0 +1,50 @@
+/*-------------------------------------------------------------------------
+ *
+ * storage.h
+ *	  The storage worker's view of LevelDB (implemented in storage.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_STORAGE_H
+#define WC_STORAGE_H
+
+#include <stdint.h>
+
+typedef struct WcDb WcDb;
+typedef struct WcIter WcIter;
+typedef struct WcSnap WcSnap;
+typedef struct WcBatch WcBatch;
+
+typedef struct WcDbOptions
+{
+	uint32_t	cache_mb;
+	uint32_t	write_buffer_mb;
+	uint32_t	bloom_bits;
+	bool		compression;
+} WcDbOptions;
+
+extern void storage_start_background_thread(void);
+extern WcDb *storage_open(const char *path, const WcDbOptions *opts);
+extern void storage_close(WcDb *db);
+extern WcSnap *storage_snapshot(WcDb *db);
+extern void storage_release(WcDb *db, WcSnap *snap);
+extern WcIter *storage_iter(WcDb *db, WcSnap *snap, bool fill_cache);
+extern void storage_iter_free(WcIter *it);
+extern void storage_iter_seek(WcIter *it, const uint8_t *key, size_t len);
+extern void storage_iter_seek_last(WcIter *it);
+extern bool storage_iter_valid(WcIter *it);
+extern void storage_iter_next(WcIter *it);
+extern void storage_iter_prev(WcIter *it);
+extern const uint8_t *storage_iter_key(WcIter *it, size_t *len);
+extern const uint8_t *storage_iter_value(WcIter *it, size_t *len);
+extern void storage_iter_check(WcIter *it);
+extern WcBatch *storage_batch_new(void);
+extern void storage_batch_put(WcBatch *b, const uint8_t *key, size_t klen,
+							  const uint8_t *val, size_t vlen);
+extern void storage_batch_free(WcBatch *b);
+extern void storage_write(WcDb *db, WcBatch *b, bool sync);
+extern uint8_t *storage_get(WcDb *db, const uint8_t *key, size_t klen, size_t *vlen);
+extern uint64_t storage_approximate_size(WcDb *db, const uint8_t *start, size_t slen,
+										 const uint8_t *end, size_t elen);
+
+#endif							/* WC_STORAGE_H */

@@ -1,0 +1,639 @@
+/*-------------------------------------------------------------------------
+ *
+ * txn.c
+ *	  A transaction's writes, held in this backend until COMMIT.
+ *
+ * Every INSERT, UPDATE and DELETE appends operations to one log for the
+ * whole transaction; an index by stored table and row key lets reads find
+ * a row's operations.  Keeping a log rather than only the latest state
+ * gives three things cheaply:
+ *	- a scan sees the operations that existed when it started (its
+ *	  "horizon"), so a statement never reads its own writes;
+ *	- ROLLBACK TO SAVEPOINT truncates the log to where the savepoint began;
+ *	- COMMIT replays each row once and sends the result to the worker, which
+ *	  applies every row of the transaction in one LevelDB WriteBatch.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "widecolumn_fdw.h"
+
+typedef enum WcOpKind
+{
+	WC_OP_DELETE_ROW,
+	WC_OP_PUT,
+	WC_OP_DELETE_CELL
+} WcOpKind;
+
+typedef struct WcOp
+{
+	uint8		kind;
+	uint32		col;			/* index into the table's columns */
+	const uint8 *value;
+	size_t		value_len;
+} WcOp;
+
+/* Hash key of a row: the row key's bytes, by pointer. */
+typedef struct WcRowKey
+{
+	const uint8 *data;
+	size_t		len;
+} WcRowKey;
+
+typedef struct WcRowEntry
+{
+	WcRowKey	key;
+	uint32	   *ops;			/* positions in the log, ascending */
+	int			nops;
+	int			cap;
+} WcRowEntry;
+
+struct WcTxnTable
+{
+	Oid			serverid;
+	char	   *table;
+	char	   *path;
+	bool		sync;
+	WcTable    *desc;			/* options used to open the database */
+	uint8	   *table_key;
+	size_t		table_key_len;
+	HTAB	   *rows;
+	WcRowEntry **sorted;		/* rows by key, when sorted_valid */
+	int			nsorted;
+	bool		sorted_valid;
+	/* the columns written, escaped family+qualifier */
+	uint8	  **cols;
+	size_t	   *col_lens;
+	int			ncols;
+	int			colcap;
+};
+
+typedef struct WcLogEntry
+{
+	WcTxnTable *table;
+	WcRowEntry *row;
+	WcOp		op;
+} WcLogEntry;
+
+typedef struct WcSavepoint
+{
+	SubTransactionId subid;
+	uint32		log_len;
+} WcSavepoint;
+
+static MemoryContext txn_cxt = NULL;
+static List *txn_tables = NIL;
+static WcLogEntry *txn_log = NULL;
+static uint32 txn_log_len = 0;
+static uint32 txn_log_cap = 0;
+static List *savepoints = NIL;	/* in TopTransactionContext */
+
+static uint32
+rowkey_hash(const void *key, Size keysize)
+{
+	const WcRowKey *k = key;
+
+	return hash_bytes(k->data, (int) k->len);
+}
+
+static int
+rowkey_match(const void *a, const void *b, Size keysize)
+{
+	const WcRowKey *x = a;
+	const WcRowKey *y = b;
+
+	return wc_compare_bytes(x->data, x->len, y->data, y->len);
+}
+
+/*
+ * wc_txn_table
+ *		This transaction's write state for t's stored table.
+ */
+WcTxnTable *
+wc_txn_table(WcTable *t, bool create)
+{
+	ListCell   *lc;
+	WcTxnTable *tt;
+	HASHCTL		ctl;
+	MemoryContext old;
+
+	foreach(lc, txn_tables)
+	{
+		tt = lfirst(lc);
+		if (tt->serverid == t->serverid && strcmp(tt->table, t->table) == 0)
+			return tt;
+	}
+	if (!create)
+		return NULL;
+
+	if (txn_cxt == NULL)
+		txn_cxt = AllocSetContextCreate(TopTransactionContext,
+										"widecolumn_fdw transaction writes",
+										ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(txn_cxt);
+	tt = palloc0(sizeof(WcTxnTable));
+	tt->serverid = t->serverid;
+	tt->table = pstrdup(t->table);
+	tt->path = pstrdup(t->path);
+	tt->sync = t->sync;
+	tt->desc = palloc(sizeof(WcTable));
+	memcpy(tt->desc, t, sizeof(WcTable));
+	tt->desc->path = tt->path;
+	tt->table_key = palloc(t->table_key_len);
+	memcpy(tt->table_key, t->table_key, t->table_key_len);
+	tt->table_key_len = t->table_key_len;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(WcRowKey);
+	ctl.entrysize = sizeof(WcRowEntry);
+	ctl.hash = rowkey_hash;
+	ctl.match = rowkey_match;
+	ctl.hcxt = txn_cxt;
+	tt->rows = hash_create("widecolumn_fdw rows", 256, &ctl,
+						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	txn_tables = lappend(txn_tables, tt);
+	MemoryContextSwitchTo(old);
+	return tt;
+}
+
+static uint32
+column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
+{
+	for (int i = 0; i < tt->ncols; i++)
+		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
+			return i;
+	if (tt->ncols == tt->colcap)
+	{
+		tt->colcap = Max(8, tt->colcap * 2);
+		tt->cols = tt->cols ? repalloc(tt->cols, sizeof(uint8 *) * tt->colcap)
+			: palloc(sizeof(uint8 *) * tt->colcap);
+		tt->col_lens = tt->col_lens ? repalloc(tt->col_lens, sizeof(size_t) * tt->colcap)
+			: palloc(sizeof(size_t) * tt->colcap);
+	}
+	tt->cols[tt->ncols] = memcpy(palloc(len), fq, len);
+	tt->col_lens[tt->ncols] = len;
+	return tt->ncols++;
+}
+
+static void
+log_append(WcTxnTable *tt, WcRowEntry *row, WcOpKind kind, uint32 col,
+		   const uint8 *value, size_t value_len)
+{
+	WcLogEntry *e;
+
+	if (txn_log_len == txn_log_cap)
+	{
+		txn_log_cap = Max(1024, txn_log_cap * 2);
+		txn_log = txn_log ? repalloc_huge(txn_log, sizeof(WcLogEntry) * txn_log_cap)
+			: MemoryContextAllocHuge(txn_cxt, sizeof(WcLogEntry) * txn_log_cap);
+	}
+	e = &txn_log[txn_log_len];
+	e->table = tt;
+	e->row = row;
+	e->op.kind = kind;
+	e->op.col = col;
+	e->op.value = value;
+	e->op.value_len = value_len;
+
+	if (row->nops == row->cap)
+	{
+		row->cap = Max(4, row->cap * 2);
+		row->ops = row->ops ? repalloc(row->ops, sizeof(uint32) * row->cap)
+			: palloc(sizeof(uint32) * row->cap);
+	}
+	row->ops[row->nops++] = txn_log_len++;
+}
+
+/*
+ * wc_txn_put_row
+ *		Record a write of one row: optionally delete it first, then set cells
+ *		(a cell with a NULL value is deleted).
+ */
+void
+wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
+			   bool delete_first, int ncells, WcTxnCell *cells)
+{
+	WcTxnTable *tt = wc_txn_table(t, true);
+	MemoryContext old = MemoryContextSwitchTo(txn_cxt);
+	WcRowKey	key;
+	WcRowEntry *row;
+	bool		found;
+
+	key.data = rowkey;
+	key.len = rowkey_len;
+	row = hash_search(tt->rows, &key, HASH_ENTER, &found);
+	if (!found)
+	{
+		row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
+		row->ops = NULL;
+		row->nops = 0;
+		row->cap = 0;
+		tt->sorted_valid = false;
+	}
+
+	if (delete_first)
+		log_append(tt, row, WC_OP_DELETE_ROW, 0, NULL, 0);
+	for (int i = 0; i < ncells; i++)
+	{
+		uint32		col = column_index(tt, cells[i].famqual, cells[i].famqual_len);
+
+		if (cells[i].value == NULL)
+			log_append(tt, row, WC_OP_DELETE_CELL, col, NULL, 0);
+		else
+		{
+			uint8	   *v = palloc(cells[i].value_len + 1);
+
+			memcpy(v, cells[i].value, cells[i].value_len);
+			log_append(tt, row, WC_OP_PUT, col, v, cells[i].value_len);
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* The log position a scan starting now may see up to. */
+uint32
+wc_txn_horizon(void)
+{
+	return txn_log_len;
+}
+
+/*
+ * replay
+ *		The state of a row after its operations before horizon.
+ *
+ * Returns false if it has none.  The cells array is palloc'd in the current
+ * memory context; values point into the log.
+ */
+static bool
+replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
+{
+	int		   *slot_of = NULL;
+	bool		any = false;
+
+	out->rowkey = row->key.data;
+	out->rowkey_len = row->key.len;
+	out->deleted = false;
+	out->ncells = 0;
+	out->cells = NULL;
+
+	for (int i = 0; i < row->nops; i++)
+	{
+		WcOp	   *op;
+
+		if (row->ops[i] >= horizon)
+			break;
+		op = &txn_log[row->ops[i]].op;
+		if (!any)
+		{
+			out->cells = palloc(sizeof(WcTxnCell) * tt->ncols);
+			slot_of = palloc(sizeof(int) * tt->ncols);
+			for (int c = 0; c < tt->ncols; c++)
+				slot_of[c] = -1;
+			any = true;
+		}
+		if (op->kind == WC_OP_DELETE_ROW)
+		{
+			out->deleted = true;
+			for (int c = 0; c < out->ncells; c++)
+				slot_of[c] = -1;
+			for (int c = 0; c < tt->ncols; c++)
+				slot_of[c] = -1;
+			out->ncells = 0;
+			continue;
+		}
+		if (slot_of[op->col] < 0)
+		{
+			slot_of[op->col] = out->ncells++;
+			out->cells[slot_of[op->col]].famqual = tt->cols[op->col];
+			out->cells[slot_of[op->col]].famqual_len = tt->col_lens[op->col];
+		}
+		out->cells[slot_of[op->col]].value =
+			op->kind == WC_OP_PUT ? op->value : NULL;
+		out->cells[slot_of[op->col]].value_len = op->value_len;
+	}
+	if (slot_of)
+		pfree(slot_of);
+	return any;
+}
+
+/*
+ * wc_txn_row
+ *		This transaction's state of one row, as of horizon.
+ */
+bool
+wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
+		   size_t rowkey_len, WcTxnRow *row)
+{
+	WcRowKey	key;
+	WcRowEntry *e;
+
+	key.data = rowkey;
+	key.len = rowkey_len;
+	e = hash_search(tt->rows, &key, HASH_FIND, NULL);
+	return e != NULL && replay(tt, e, horizon, row);
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const WcRowEntry *x = *(WcRowEntry *const *) a;
+	const WcRowEntry *y = *(WcRowEntry *const *) b;
+
+	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
+}
+
+/* Compare a row's stored key prefix (table, row key) with a range bound. */
+static int
+row_vs_bound(WcTxnTable *tt, WcRowEntry *e, const uint8 *bound, size_t blen)
+{
+	size_t		len;
+	uint8	   *k = wc_row_key(tt->desc, e->key.data, e->key.len, &len);
+	int			c = wc_compare_bytes(k, len, bound, blen);
+
+	pfree(k);
+	return c;
+}
+
+/*
+ * wc_txn_rows_in_range
+ *		The rows this transaction wrote in range, in key order, as of horizon.
+ */
+int
+wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
+					 bool reverse, WcTxnRow **rows)
+{
+	int			lo,
+				hi,
+				n = 0;
+
+	if (!tt->sorted_valid)
+	{
+		HASH_SEQ_STATUS seq;
+		WcRowEntry *e;
+		MemoryContext old = MemoryContextSwitchTo(txn_cxt);
+
+		if (tt->sorted)
+			pfree(tt->sorted);
+		tt->sorted = palloc(sizeof(WcRowEntry *) * Max(1, hash_get_num_entries(tt->rows)));
+		tt->nsorted = 0;
+		hash_seq_init(&seq, tt->rows);
+		while ((e = hash_seq_search(&seq)) != NULL)
+			tt->sorted[tt->nsorted++] = e;
+		qsort(tt->sorted, tt->nsorted, sizeof(WcRowEntry *), entry_cmp);
+		tt->sorted_valid = true;
+		MemoryContextSwitchTo(old);
+	}
+
+	/* first row at or after the start */
+	lo = 0;
+	hi = tt->nsorted;
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (row_vs_bound(tt, tt->sorted[mid], range->start, range->start_len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+
+	*rows = palloc(sizeof(WcTxnRow) * Max(1, tt->nsorted - lo));
+	for (int i = lo; i < tt->nsorted; i++)
+	{
+		if (range->end_len > 0 &&
+			row_vs_bound(tt, tt->sorted[i], range->end, range->end_len) >= 0)
+			break;
+		if (replay(tt, tt->sorted[i], horizon, &(*rows)[n]))
+			n++;
+	}
+	if (reverse)
+	{
+		for (int i = 0; i < n / 2; i++)
+		{
+			WcTxnRow	tmp = (*rows)[i];
+
+			(*rows)[i] = (*rows)[n - 1 - i];
+			(*rows)[n - 1 - i] = tmp;
+		}
+	}
+	return n;
+}
+
+/*
+ * flush_db
+ *		Send every row written to tables of one database, then commit it.
+ */
+static void
+flush_db(const char *path, uint32 horizon)
+{
+	ListCell   *lc;
+	StringInfoData payload;
+	uint32		db = 0;
+	bool		sync = false;
+	bool		opened = false;
+
+	initStringInfo(&payload);
+	foreach(lc, txn_tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+		HASH_SEQ_STATUS seq;
+		WcRowEntry *e;
+
+		if (strcmp(tt->path, path) != 0)
+			continue;
+		if (!opened)
+		{
+			db = wc_client_open_db(tt->desc);
+			/* Anything a failed earlier attempt left there is not ours. */
+			wc_client_abort(db);
+			opened = true;
+		}
+		sync |= tt->sync;
+
+		hash_seq_init(&seq, tt->rows);
+		while ((e = hash_seq_search(&seq)) != NULL)
+		{
+			WcTxnRow	row;
+			size_t		klen;
+			uint8	   *k;
+			uint32		n;
+
+			if (!replay(tt, e, horizon, &row))
+				continue;
+			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
+			n = (uint32) klen;
+			appendBinaryStringInfo(&payload, (const char *) &n, 4);
+			appendBinaryStringInfo(&payload, (const char *) k, klen);
+			appendStringInfoChar(&payload, row.deleted ? 1 : 0);
+			n = (uint32) row.ncells;
+			appendBinaryStringInfo(&payload, (const char *) &n, 4);
+			for (int i = 0; i < row.ncells; i++)
+			{
+				WcTxnCell  *c = &row.cells[i];
+
+				n = (uint32) c->famqual_len;
+				appendBinaryStringInfo(&payload, (const char *) &n, 4);
+				appendBinaryStringInfo(&payload, (const char *) c->famqual, c->famqual_len);
+				appendStringInfoChar(&payload, c->value ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE);
+				n = c->value ? (uint32) c->value_len : 0;
+				appendBinaryStringInfo(&payload, (const char *) &n, 4);
+				if (c->value)
+					appendBinaryStringInfo(&payload, (const char *) c->value, c->value_len);
+			}
+			pfree(k);
+			if (row.cells)
+				pfree(row.cells);
+			if (payload.len >= WC_WRITE_CHUNK_BYTES)
+			{
+				wc_client_write(db, &payload);
+				resetStringInfo(&payload);
+			}
+		}
+	}
+	if (payload.len > 0)
+		wc_client_write(db, &payload);
+	pfree(payload.data);
+	if (opened)
+		wc_client_commit(db, sync);
+}
+
+/*
+ * pre_commit
+ *		Apply the transaction's writes, one atomic batch per database.
+ *
+ * An error here aborts the transaction.  With several databases (several
+ * foreign servers) in one transaction the batches are applied one after
+ * another, and a failure in a later one does not undo an earlier one.
+ */
+static void
+pre_commit(void)
+{
+	List	   *paths = NIL;
+	ListCell   *lc;
+	uint32		horizon = txn_log_len;
+
+	foreach(lc, txn_tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+		ListCell   *lc2;
+		bool		seen = false;
+
+		foreach(lc2, paths)
+			if (strcmp(lfirst(lc2), tt->path) == 0)
+				seen = true;
+		if (!seen)
+			paths = lappend(paths, tt->path);
+	}
+	foreach(lc, paths)
+		flush_db(lfirst(lc), horizon);
+	list_free(paths);
+}
+
+static void
+txn_reset(void)
+{
+	/* the memory goes with TopTransactionContext */
+	txn_cxt = NULL;
+	txn_tables = NIL;
+	txn_log = NULL;
+	txn_log_len = 0;
+	txn_log_cap = 0;
+	savepoints = NIL;
+}
+
+static void
+wc_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+			if (txn_log_len > 0)
+				pre_commit();
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (txn_log_len > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has written to widecolumn_fdw tables")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			txn_reset();
+			wc_client_xact_end(false);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			txn_reset();
+			wc_client_xact_end(true);
+			break;
+	}
+}
+
+/*
+ * truncate_log
+ *		Forget every operation from position len on.
+ */
+static void
+truncate_log(uint32 len)
+{
+	for (uint32 i = len; i < txn_log_len; i++)
+	{
+		WcRowEntry *row = txn_log[i].row;
+
+		while (row->nops > 0 && row->ops[row->nops - 1] >= len)
+			row->nops--;
+	}
+	txn_log_len = len;
+}
+
+static void
+wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					SubTransactionId parentSubid, void *arg)
+{
+	MemoryContext old;
+	WcSavepoint *sp;
+
+	switch (event)
+	{
+		case SUBXACT_EVENT_START_SUB:
+			old = MemoryContextSwitchTo(TopTransactionContext);
+			sp = palloc(sizeof(WcSavepoint));
+			sp->subid = mySubid;
+			sp->log_len = txn_log_len;
+			savepoints = lappend(savepoints, sp);
+			MemoryContextSwitchTo(old);
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+		case SUBXACT_EVENT_ABORT_SUB:
+			if (savepoints == NIL)
+				break;
+			sp = llast(savepoints);
+			if (sp->subid != mySubid)
+				break;
+			if (event == SUBXACT_EVENT_ABORT_SUB)
+			{
+				truncate_log(sp->log_len);
+				wc_client_subxact_abort(mySubid);
+			}
+			savepoints = list_delete_last(savepoints);
+			pfree(sp);
+			break;
+		case SUBXACT_EVENT_PRE_COMMIT_SUB:
+			break;
+	}
+}
+
+void
+wc_txn_init(void)
+{
+	RegisterXactCallback(wc_xact_callback, NULL);
+	RegisterSubXactCallback(wc_subxact_callback, NULL);
+}

@@ -1,0 +1,429 @@
+/*-------------------------------------------------------------------------
+ *
+ * valuecodec.c
+ *	  SQL values as the bytes of a cell, and row keys as key prefixes.
+ *
+ * A cell holds bytes, as in Bigtable, so each SQL type has one documented
+ * encoding (docs/format.md): integers and floats big-endian (Bigtable's own
+ * counters are 64-bit big-endian), dates and timestamps as integers since
+ * the Unix epoch, text as its bytes, numeric and jsonb in their text form
+ * so that any client can read them.  Other types use their text form too.
+ * Decoding checks every length and encoding, and a value that does not fit
+ * its column's type is an error that names the column and the row key.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "widecolumn_fdw.h"
+
+/* Days and microseconds between the Unix epoch and PostgreSQL's. */
+#define UNIX_TO_PG_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)
+#define UNIX_TO_PG_USECS	((int64) UNIX_TO_PG_DAYS * USECS_PER_DAY)
+
+static void
+put_be(StringInfo buf, uint64 v, int n)
+{
+	char		b[8];
+
+	for (int i = n - 1; i >= 0; i--)
+	{
+		b[i] = (char) (v & 0xFF);
+		v >>= 8;
+	}
+	appendBinaryStringInfo(buf, b, n);
+}
+
+static uint64
+get_be(const uint8 *p, int n)
+{
+	uint64		v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/*
+ * wc_printable_key
+ *		A row key as it may appear in a message: printable ASCII as is,
+ *		other bytes as \xNN, long keys cut short.
+ */
+char *
+wc_printable_key(const uint8 *data, size_t len)
+{
+	StringInfoData s;
+	size_t		shown = Min(len, 64);
+
+	initStringInfo(&s);
+	for (size_t i = 0; i < shown; i++)
+	{
+		if (data[i] >= 0x20 && data[i] < 0x7F && data[i] != '\\')
+			appendStringInfoChar(&s, (char) data[i]);
+		else
+			appendStringInfo(&s, "\\x%02X", data[i]);
+	}
+	if (shown < len)
+		appendStringInfo(&s, "... (%zu bytes)", len);
+	return s.data;
+}
+
+/*
+ * wc_encode_value
+ *		Append the cell bytes of a non-NULL value of type to buf.
+ */
+void
+wc_encode_value(StringInfo buf, Datum value, Oid type)
+{
+	switch (type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case BYTEAOID:
+		case JSONOID:
+			{
+				struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
+
+				appendBinaryStringInfo(buf, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+				break;
+			}
+		case BOOLOID:
+			appendStringInfoChar(buf, DatumGetBool(value) ? 1 : 0);
+			break;
+		case INT2OID:
+			put_be(buf, (uint16) DatumGetInt16(value), 2);
+			break;
+		case INT4OID:
+			put_be(buf, (uint32) DatumGetInt32(value), 4);
+			break;
+		case INT8OID:
+			put_be(buf, (uint64) DatumGetInt64(value), 8);
+			break;
+		case FLOAT4OID:
+			{
+				float4		f = DatumGetFloat4(value);
+				uint32		bits;
+
+				memcpy(&bits, &f, 4);
+				put_be(buf, bits, 4);
+				break;
+			}
+		case FLOAT8OID:
+			{
+				float8		f = DatumGetFloat8(value);
+				uint64		bits;
+
+				memcpy(&bits, &f, 8);
+				put_be(buf, bits, 8);
+				break;
+			}
+		case DATEOID:
+			{
+				DateADT		d = DatumGetDateADT(value);
+
+				if (!DATE_NOT_FINITE(d))
+					d += UNIX_TO_PG_DAYS;
+				put_be(buf, (uint32) d, 4);
+				break;
+			}
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			{
+				int64		ts = DatumGetInt64(value);
+
+				if (!TIMESTAMP_NOT_FINITE(ts))
+					ts += UNIX_TO_PG_USECS;
+				put_be(buf, (uint64) ts, 8);
+				break;
+			}
+		case UUIDOID:
+			appendBinaryStringInfo(buf, (char *) DatumGetUUIDP(value)->data, UUID_LEN);
+			break;
+		case JSONBOID:
+			{
+				Jsonb	   *jb = DatumGetJsonbP(value);
+				char	   *s = JsonbToCString(NULL, &jb->root, VARSIZE(jb));
+
+				appendStringInfoString(buf, s);
+				pfree(s);
+				break;
+			}
+		default:
+			{
+				Oid			out;
+				bool		varlena;
+				char	   *s;
+
+				getTypeOutputInfo(type, &out, &varlena);
+				s = OidOutputFunctionCall(out, value);
+				appendStringInfoString(buf, s);
+				pfree(s);
+				break;
+			}
+	}
+}
+
+static void
+bad_value(WcTable *t, int attnum, const uint8 *rowkey, size_t rowkey_len,
+		  const char *why)
+{
+	WcColumn   *col = &t->cols[attnum - 1];
+
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+			 errmsg("stored value of column \"%s\" cannot be decoded as type %s",
+					col->name, format_type_be(col->type)),
+			 errdetail("Row key \"%s\", cell %s:%s: %s",
+					   wc_printable_key(rowkey, rowkey_len),
+					   col->family, col->qualifier, why),
+			 errhint("The cell was probably written with another type; map it with a column of that type, or as bytea.")));
+}
+
+static text *
+checked_text(const uint8 *data, size_t len, const char **why)
+{
+	if (memchr(data, 0, len) != NULL)
+	{
+		*why = "the value contains a zero byte";
+		return NULL;
+	}
+	if (!pg_verifymbstr((const char *) data, (int) len, true))
+	{
+		*why = "the value is not valid in the server encoding";
+		return NULL;
+	}
+	return cstring_to_text_with_len((const char *) data, (int) len);
+}
+
+static Datum
+text_input(const char *data, size_t len, Oid type, int32 typmod)
+{
+	Oid			in;
+	Oid			ioparam;
+	char	   *s = pnstrdup(data, len);
+
+	getTypeInputInfo(type, &in, &ioparam);
+	return OidInputFunctionCall(in, s, ioparam, typmod);
+}
+
+/*
+ * wc_decode_value
+ *		The value of column attnum from its cell bytes.
+ */
+Datum
+wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
+				const uint8 *rowkey, size_t rowkey_len)
+{
+	WcColumn   *col = &t->cols[attnum - 1];
+	int			want = 0;
+	const char *why = NULL;
+	char		detail[128];
+
+	switch (col->type)
+	{
+		case BOOLOID:
+			want = 1;
+			break;
+		case INT2OID:
+			want = 2;
+			break;
+		case INT4OID:
+		case FLOAT4OID:
+		case DATEOID:
+			want = 4;
+			break;
+		case INT8OID:
+		case FLOAT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			want = 8;
+			break;
+		case UUIDOID:
+			want = UUID_LEN;
+			break;
+	}
+	if (want != 0 && len != (size_t) want)
+	{
+		snprintf(detail, sizeof(detail), "the value is %zu bytes long; %s values are %d bytes",
+				 len, format_type_be(col->type), want);
+		bad_value(t, attnum, rowkey, rowkey_len, detail);
+	}
+
+	switch (col->type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+		case JSONOID:
+			{
+				text	   *v = checked_text(data, len, &why);
+
+				if (v == NULL)
+					bad_value(t, attnum, rowkey, rowkey_len, why);
+				if (col->type == JSONOID)
+					return text_input(VARDATA(v), len, JSONOID, -1);
+				return PointerGetDatum(v);
+			}
+		case BYTEAOID:
+			{
+				bytea	   *v = palloc(VARHDRSZ + len);
+
+				SET_VARSIZE(v, VARHDRSZ + len);
+				memcpy(VARDATA(v), data, len);
+				return PointerGetDatum(v);
+			}
+		case BOOLOID:
+			if (data[0] > 1)
+				bad_value(t, attnum, rowkey, rowkey_len, "a boolean is the byte 0 or 1");
+			return BoolGetDatum(data[0] == 1);
+		case INT2OID:
+			return Int16GetDatum((int16) get_be(data, 2));
+		case INT4OID:
+			return Int32GetDatum((int32) get_be(data, 4));
+		case INT8OID:
+			return Int64GetDatum((int64) get_be(data, 8));
+		case FLOAT4OID:
+			{
+				uint32		bits = (uint32) get_be(data, 4);
+				float4		f;
+
+				memcpy(&f, &bits, 4);
+				return Float4GetDatum(f);
+			}
+		case FLOAT8OID:
+			{
+				uint64		bits = get_be(data, 8);
+				float8		f;
+
+				memcpy(&f, &bits, 8);
+				return Float8GetDatum(f);
+			}
+		case DATEOID:
+			{
+				int32		d = (int32) get_be(data, 4);
+
+				if (!DATE_NOT_FINITE(d))
+				{
+					if (d < INT32_MIN + UNIX_TO_PG_DAYS ||
+						!IS_VALID_DATE(d - UNIX_TO_PG_DAYS))
+						bad_value(t, attnum, rowkey, rowkey_len, "the date is out of range");
+					d -= UNIX_TO_PG_DAYS;
+				}
+				return DateADTGetDatum(d);
+			}
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			{
+				int64		ts = (int64) get_be(data, 8);
+
+				if (!TIMESTAMP_NOT_FINITE(ts))
+				{
+					if (ts < PG_INT64_MIN + UNIX_TO_PG_USECS ||
+						!IS_VALID_TIMESTAMP(ts - UNIX_TO_PG_USECS))
+						bad_value(t, attnum, rowkey, rowkey_len, "the timestamp is out of range");
+					ts -= UNIX_TO_PG_USECS;
+				}
+				return Int64GetDatum(ts);
+			}
+		case UUIDOID:
+			{
+				pg_uuid_t  *u = palloc(sizeof(pg_uuid_t));
+
+				memcpy(u->data, data, UUID_LEN);
+				return UUIDPGetDatum(u);
+			}
+		default:
+			{
+				/* numeric, jsonb and every other type: the text form */
+				volatile Datum result = (Datum) 0;
+				text	   *v = checked_text(data, len, &why);
+				MemoryContext cxt = CurrentMemoryContext;
+
+				if (v == NULL)
+					bad_value(t, attnum, rowkey, rowkey_len, why);
+				PG_TRY();
+				{
+					result = text_input(VARDATA(v), len, col->type, col->typmod);
+				}
+				PG_CATCH();
+				{
+					ErrorData  *edata;
+
+					MemoryContextSwitchTo(cxt);
+					edata = CopyErrorData();
+					FlushErrorState();
+					bad_value(t, attnum, rowkey, rowkey_len, edata->message);
+				}
+				PG_END_TRY();
+				return result;
+			}
+	}
+}
+
+/*
+ * wc_rowkey_bytes
+ *		The bytes of a row-key value (text or bytea).
+ */
+void
+wc_rowkey_bytes(Datum value, Oid type, const uint8 **data, size_t *len)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
+
+	*data = (const uint8 *) VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+	if (*len > WC_MAX_ROWKEY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row key is too long"),
+				 errdetail("The row key is %zu bytes; the limit is %d.", *len, WC_MAX_ROWKEY),
+				 errhint("Bigtable-style row keys should be short; move long values into cells.")));
+}
+
+/*
+ * wc_decode_rowkey
+ *		A stored row key as a value of the row-key column's type.
+ */
+Datum
+wc_decode_rowkey(const uint8 *data, size_t len, Oid type)
+{
+	if (type == BYTEAOID)
+	{
+		bytea	   *v = palloc(VARHDRSZ + len);
+
+		SET_VARSIZE(v, VARHDRSZ + len);
+		memcpy(VARDATA(v), data, len);
+		return PointerGetDatum(v);
+	}
+	if (memchr(data, 0, len) != NULL ||
+		!pg_verifymbstr((const char *) data, (int) len, true))
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("stored row key \"%s\" is not valid text", wc_printable_key(data, len)),
+				 errdetail("The key contains a zero byte or is not valid in the server encoding."),
+				 errhint("Declare the row-key column as bytea to read such keys.")));
+	return PointerGetDatum(cstring_to_text_with_len((const char *) data, (int) len));
+}
+
+/*
+ * wc_row_key
+ *		The key prefix of a row: escaped table name, escaped row key.
+ */
+uint8 *
+wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen)
+{
+	uint8	   *k = palloc(t->table_key_len + WC_ESCAPED_MAX(len));
+
+	memcpy(k, t->table_key, t->table_key_len);
+	*outlen = t->table_key_len + wc_escape(rowkey, len, k + t->table_key_len);
+	return k;
+}

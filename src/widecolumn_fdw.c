@@ -1,0 +1,48 @@
+/*-------------------------------------------------------------------------
+ *
+ * widecolumn_fdw.c
+ *	  Entry points: library load and the FDW handler.
+ *
+ * _PG_init only delegates: shared memory and the storage worker (worker.c),
+ * transaction callbacks (txn.c).  The library must be preloaded, because
+ * the worker and its shared memory can only be set up at server start.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "foreign/fdwapi.h"
+#include "miscadmin.h"
+#include "utils/guc.h"
+
+#include "widecolumn_fdw.h"
+
+PG_MODULE_MAGIC;
+
+void
+_PG_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("widecolumn_fdw must be loaded via shared_preload_libraries"),
+				 errhint("Add widecolumn_fdw to shared_preload_libraries in postgresql.conf and restart the server.")));
+
+	MarkGUCPrefixReserved("widecolumn_fdw");
+	wc_shmem_init();
+	wc_worker_register();
+	wc_txn_init();
+}
+
+PG_FUNCTION_INFO_V1(widecolumn_fdw_handler);
+
+Datum
+widecolumn_fdw_handler(PG_FUNCTION_ARGS)
+{
+	FdwRoutine *routine = makeNode(FdwRoutine);
+
+	wc_scan_register(routine);
+	wc_modify_register(routine);
+	PG_RETURN_POINTER(routine);
+}

@@ -1,0 +1,191 @@
+/*-------------------------------------------------------------------------
+ *
+ * widecolumn_fdw.h
+ *	  Declarations shared by the backend-side files of widecolumn_fdw.
+ *
+ * Functions are grouped by the file that defines them.  The storage worker's
+ * private declarations are in worker.h, LevelDB's in storage.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WIDECOLUMN_FDW_H
+#define WIDECOLUMN_FDW_H
+
+#include "access/tupdesc.h"
+#include "foreign/fdwapi.h"
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+#include "storage/dsm.h"
+#include "storage/latch.h"
+#include "storage/s_lock.h"
+#include "utils/relcache.h"
+
+#include "keycodec.h"
+#include "wire.h"
+
+/* Identifies our DSM segments. */
+#define WC_SHM_MAGIC			0x57434644
+
+/* Sizes of the two queues in each backend's segment. */
+#define WC_REQUEST_QUEUE_SIZE	(256 * 1024)
+#define WC_RESPONSE_QUEUE_SIZE	(1024 * 1024)
+
+/* Target size of one scan batch and of one write message. */
+#define WC_BATCH_BYTES			(128 * 1024)
+#define WC_WRITE_CHUNK_BYTES	(64 * 1024)
+
+/*
+ * Shared memory: where backends post their queue segments for the worker.
+ *
+ * The generation changes each time the worker starts, so a backend can tell
+ * that the worker it was talking to is gone even if a new one has the same
+ * slot open.
+ */
+typedef struct WcSlot
+{
+	dsm_handle	handle;			/* the backend's segment, or 0 */
+	uint64		generation;		/* worker generation it was posted for */
+} WcSlot;
+
+typedef struct WcShared
+{
+	slock_t		mutex;
+	pid_t		worker_pid;		/* 0 while no worker runs */
+	Latch	   *worker_latch;
+	uint64		generation;
+	int			nslots;
+	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
+} WcShared;
+
+/* How a foreign table column is stored. */
+typedef enum WcColumnKind
+{
+	WC_COL_DROPPED,
+	WC_COL_ROWKEY,
+	WC_COL_CELL
+} WcColumnKind;
+
+typedef struct WcColumn
+{
+	WcColumnKind kind;
+	char	   *name;
+	Oid			type;
+	int32		typmod;
+	char	   *family;
+	char	   *qualifier;
+	/* family and qualifier escaped as in a key, for the wire */
+	uint8	   *famqual;
+	size_t		famqual_len;
+} WcColumn;
+
+/* Everything known about a foreign table's mapping, from its options. */
+typedef struct WcTable
+{
+	Oid			relid;
+	char	   *relname;
+	Oid			serverid;
+	char	   *path;			/* database directory as the worker sees it */
+	bool		sync;
+	uint32		cache_mb;
+	uint32		write_buffer_mb;
+	uint32		bloom_bits;
+	bool		compression;
+	char	   *table;			/* stored table name */
+	uint8	   *table_key;		/* escaped table name: every key's prefix */
+	size_t		table_key_len;
+	int			rowkey_attnum;	/* 1-based */
+	int			natts;
+	WcColumn   *cols;			/* indexed by attnum - 1 */
+} WcTable;
+
+/* A range of LevelDB keys, [start, end). */
+typedef struct WcKeyRange
+{
+	uint8	   *start;
+	size_t		start_len;
+	uint8	   *end;
+	size_t		end_len;
+} WcKeyRange;
+
+/* in widecolumn_fdw.c */
+extern void _PG_init(void);
+
+/* in worker.c */
+extern WcShared *wc_shared;
+extern void wc_worker_register(void);
+extern void wc_shmem_init(void);
+
+/* in option.c */
+extern WcTable *wc_get_table(Oid relid);
+extern void wc_server_path(Oid serverid, List *options, char **path);
+
+/* in valuecodec.c */
+extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
+extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
+							 int attnum, const uint8 *rowkey, size_t rowkey_len);
+extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);
+extern void wc_rowkey_bytes(Datum value, Oid type, const uint8 **data, size_t *len);
+extern bool wc_type_supported(Oid type);
+extern char *wc_printable_key(const uint8 *data, size_t len);
+
+/* in client.c */
+typedef struct WcBatchReader
+{
+	WcReader	r;
+	uint32		rows_left;
+	bool		done;
+} WcBatchReader;
+
+extern uint32 wc_client_open_db(WcTable *t);
+extern uint32 wc_client_snapshot(uint32 db);
+extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
+								   List *ranges, bool reverse, uint64 limit,
+								   uint8 **cols, size_t *col_lens, int ncols);
+extern bool wc_client_scan_next_batch(uint32 scan, WcBatchReader *out);
+extern void wc_client_scan_end(uint32 scan);
+extern uint64 wc_client_scan_entries(uint32 scan);
+extern void wc_client_write(uint32 db, StringInfo payload);
+extern void wc_client_commit(uint32 db, bool sync);
+extern void wc_client_abort(uint32 db);
+extern uint64 wc_client_estimate(uint32 db, List *ranges);
+extern void wc_client_xact_end(bool abort);
+extern void wc_client_subxact_abort(SubTransactionId subid);
+
+/* in txn.c */
+typedef struct WcTxnTable WcTxnTable;
+typedef struct WcTxnRow
+{
+	const uint8 *rowkey;
+	size_t		rowkey_len;
+	bool		deleted;		/* the stored row is deleted first */
+	int			ncells;
+	struct WcTxnCell *cells;
+} WcTxnRow;
+
+typedef struct WcTxnCell
+{
+	const uint8 *famqual;
+	size_t		famqual_len;
+	const uint8 *value;			/* NULL: the cell is deleted */
+	size_t		value_len;
+} WcTxnCell;
+
+extern void wc_txn_init(void);
+extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
+extern void wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
+						   bool delete_first, int ncells, WcTxnCell *cells);
+extern uint32 wc_txn_horizon(void);
+extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
+								 const WcKeyRange *range, bool reverse,
+								 WcTxnRow **rows);
+extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
+					   size_t rowkey_len, WcTxnRow *row);
+extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
+
+/* in scan.c */
+extern void wc_scan_register(FdwRoutine *routine);
+
+/* in modify.c */
+extern void wc_modify_register(FdwRoutine *routine);
+
+#endif							/* WIDECOLUMN_FDW_H */

@@ -1,0 +1,750 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *	  The storage worker: the one process that opens LevelDB.
+ *
+ * LevelDB allows one process per database, and PostgreSQL runs a process
+ * per session, so every backend sends its requests here.  A backend creates
+ * a DSM segment holding a request queue and an answer queue, posts the
+ * segment's handle in its slot of our shared memory and sets our latch.
+ *
+ * The loop below serves every attached backend in turn and never waits on
+ * any one of them: queues are read and written without blocking, an answer
+ * that does not fit is kept and retried on the next round, and a scan
+ * answers one bounded batch per request.  So a long scan in one session
+ * cannot stall a point read in another.
+ *
+ * Errors while serving a request are caught and sent back as ERROR answers;
+ * the worker itself exits only on SIGTERM or postmaster death, and the
+ * postmaster restarts it after a crash.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "tcop/tcopprot.h"
+#include "utils/memutils.h"
+
+#include "widecolumn_fdw.h"
+#include "worker.h"
+
+PGDLLEXPORT void wc_worker_main(Datum arg);
+
+WcShared   *wc_shared = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* A snapshot or a scan a backend holds, by the id the backend chose. */
+typedef struct WcClientSnap
+{
+	uint32		id;
+	WcOpenDb   *odb;
+	WcSnap	   *snap;
+} WcClientSnap;
+
+typedef struct WcClientScan
+{
+	uint32		id;
+	WcCellScan *scan;
+} WcClientScan;
+
+/* The writes a backend has sent for a database and not yet committed. */
+typedef struct WcClientWrites
+{
+	uint32		db;
+	List	   *msgs;
+} WcClientWrites;
+
+typedef struct WcClient
+{
+	int			slot;
+	dsm_handle	handle;
+	dsm_segment *seg;
+	shm_mq_handle *in;
+	shm_mq_handle *out;
+	MemoryContext cxt;
+	List	   *snaps;
+	List	   *scans;
+	List	   *writes;
+	StringInfoData answer;		/* built or waiting to be sent */
+	bool		answer_pending;
+	ErrorData  *deferred;		/* error of an unanswered request */
+} WcClient;
+
+static WcClient **clients;		/* by slot */
+static List *open_dbs = NIL;	/* WcOpenDb, index is the db id */
+static MemoryContext worker_cxt;
+static MemoryContext request_cxt;
+static volatile sig_atomic_t got_sigterm = false;
+
+static size_t
+wc_shmem_size(void)
+{
+	return add_size(offsetof(WcShared, slots),
+					mul_size(sizeof(WcSlot), MaxBackends));
+}
+
+static void
+wc_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(wc_shmem_size());
+}
+
+static void
+wc_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	wc_shared = ShmemInitStruct("widecolumn_fdw", wc_shmem_size(), &found);
+	if (!found)
+	{
+		memset(wc_shared, 0, wc_shmem_size());
+		SpinLockInit(&wc_shared->mutex);
+		wc_shared->nslots = MaxBackends;
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/*
+ * wc_shmem_init
+ *		Install the hooks that set up our shared memory.
+ */
+void
+wc_shmem_init(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = wc_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = wc_shmem_startup;
+}
+
+/*
+ * wc_worker_register
+ *		Register the storage worker with the postmaster.
+ */
+void
+wc_worker_register(void)
+{
+	BackgroundWorker worker;
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "widecolumn_fdw");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "wc_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "widecolumn_fdw storage worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "widecolumn_fdw storage worker");
+	RegisterBackgroundWorker(&worker);
+}
+
+static void
+wc_worker_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	got_sigterm = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* On exit: say we are gone, and close the databases cleanly. */
+static void
+wc_worker_exit(int code, Datum arg)
+{
+	ListCell   *lc;
+
+	SpinLockAcquire(&wc_shared->mutex);
+	wc_shared->worker_pid = 0;
+	wc_shared->worker_latch = NULL;
+	SpinLockRelease(&wc_shared->mutex);
+
+	foreach(lc, open_dbs)
+	{
+		WcOpenDb   *odb = lfirst(lc);
+
+		if (odb->db)
+			storage_close(odb->db);
+		odb->db = NULL;
+	}
+}
+
+/* Send an ERROR answer built from edata. */
+static void
+answer_error(StringInfo out, ErrorData *edata)
+{
+	uint32		len;
+
+	resetStringInfo(out);
+	appendStringInfoChar(out, WC_RESP_ERROR);
+	appendBinaryStringInfo(out, (const char *) &edata->sqlerrcode, 4);
+	len = edata->message ? strlen(edata->message) : 0;
+	appendBinaryStringInfo(out, (const char *) &len, 4);
+	appendBinaryStringInfo(out, edata->message ? edata->message : "", len);
+	len = edata->detail ? strlen(edata->detail) : 0;
+	appendBinaryStringInfo(out, (const char *) &len, 4);
+	appendBinaryStringInfo(out, edata->detail ? edata->detail : "", len);
+	len = edata->hint ? strlen(edata->hint) : 0;
+	appendBinaryStringInfo(out, (const char *) &len, 4);
+	appendBinaryStringInfo(out, edata->hint ? edata->hint : "", len);
+}
+
+static void
+protocol_error(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("malformed %s request from a backend", what)));
+}
+
+static WcOpenDb *
+lookup_db(uint32 id)
+{
+	if (id >= (uint32) list_length(open_dbs))
+		protocol_error("database");
+	return list_nth(open_dbs, id);
+}
+
+static WcClientScan *
+lookup_scan(WcClient *c, uint32 id)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->scans)
+	{
+		WcClientScan *cs = lfirst(lc);
+
+		if (cs->id == id)
+			return cs;
+	}
+	return NULL;
+}
+
+static void
+drop_scan(WcClient *c, WcClientScan *cs)
+{
+	c->scans = list_delete_ptr(c->scans, cs);
+	cells_scan_close(cs->scan);
+}
+
+static WcClientWrites *
+client_writes(WcClient *c, uint32 db, bool create)
+{
+	ListCell   *lc;
+	WcClientWrites *w;
+
+	foreach(lc, c->writes)
+	{
+		w = lfirst(lc);
+		if (w->db == db)
+			return w;
+	}
+	if (!create)
+		return NULL;
+	w = palloc0(sizeof(WcClientWrites));
+	w->db = db;
+	c->writes = lappend(c->writes, w);
+	return w;
+}
+
+static void
+discard_writes(WcClient *c, uint32 db)
+{
+	WcClientWrites *w = client_writes(c, db, false);
+
+	if (w == NULL)
+		return;
+	list_free_deep(w->msgs);
+	c->writes = list_delete_ptr(c->writes, w);
+	pfree(w);
+}
+
+/* Append a scan's next batch to out; a scan that ends or fails is dropped. */
+static void
+fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
+{
+	PG_TRY();
+	{
+		MemoryContextSwitchTo(c->cxt);
+		if (cells_scan_fill(cs->scan, out))
+			drop_scan(c, cs);
+		MemoryContextSwitchTo(request_cxt);
+	}
+	PG_CATCH();
+	{
+		drop_scan(c, cs);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+}
+
+/* Apply the writes a client sent for db; they are gone either way. */
+static void
+commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
+{
+	WcClientWrites *w = client_writes(c, db, false);
+
+	PG_TRY();
+	{
+		if (w != NULL)
+			cells_commit(odb, w->msgs, sync);
+	}
+	PG_FINALLY();
+	{
+		discard_writes(c, db);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * open_db
+ *		Answer an OPEN request: find or open the database at a path.
+ */
+static void
+open_db(WcReader *r, StringInfo out)
+{
+	size_t		plen;
+	const uint8 *p = wc_get_str(r, &plen);
+	char	   *path;
+	WcDbOptions opts;
+	ListCell   *lc;
+	WcOpenDb   *odb;
+	uint32		id = 0;
+
+	opts.cache_mb = wc_get_u32(r);
+	opts.write_buffer_mb = wc_get_u32(r);
+	opts.bloom_bits = wc_get_u32(r);
+	opts.compression = wc_get_u8(r) != 0;
+	if (r->bad || plen == 0 || memchr(p, 0, plen) != NULL)
+		protocol_error("open");
+	path = pnstrdup((const char *) p, plen);
+
+	foreach(lc, open_dbs)
+	{
+		odb = lfirst(lc);
+		if (strcmp(odb->path, path) == 0 && odb->db != NULL)
+			goto found;
+		id++;
+	}
+
+	MemoryContextSwitchTo(worker_cxt);
+	odb = palloc0(sizeof(WcOpenDb));
+	odb->path = pstrdup(path);
+	odb->db = storage_open(path, &opts);
+	cells_load_clock(odb);
+	open_dbs = lappend(open_dbs, odb);
+	id = list_length(open_dbs) - 1;
+	MemoryContextSwitchTo(request_cxt);
+
+found:
+	appendStringInfoChar(out, WC_RESP_OK);
+	appendBinaryStringInfo(out, (const char *) &id, 4);
+}
+
+/*
+ * serve_request
+ *		Carry out one request; fills out with the answer if it has one.
+ */
+static void
+serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
+{
+	WcReader	r;
+	uint8		type;
+
+	wc_reader_init(&r, data, len);
+	type = wc_get_u8(&r);
+
+	switch (type)
+	{
+		case WC_REQ_OPEN:
+			open_db(&r, out);
+			break;
+
+		case WC_REQ_SNAPSHOT:
+			{
+				WcOpenDb   *odb = lookup_db(wc_get_u32(&r));
+				WcClientSnap *cs;
+
+				MemoryContextSwitchTo(c->cxt);
+				cs = palloc(sizeof(WcClientSnap));
+				cs->id = wc_get_u32(&r);
+				cs->odb = odb;
+				cs->snap = storage_snapshot(odb->db);
+				c->snaps = lappend(c->snaps, cs);
+				MemoryContextSwitchTo(request_cxt);
+				break;
+			}
+
+		case WC_REQ_RELEASE:
+			{
+				uint32		id = wc_get_u32(&r);
+				ListCell   *lc;
+
+				foreach(lc, c->snaps)
+				{
+					WcClientSnap *cs = lfirst(lc);
+
+					if (cs->id == id)
+					{
+						storage_release(cs->odb->db, cs->snap);
+						c->snaps = foreach_delete_current(c->snaps, lc);
+						pfree(cs);
+						break;
+					}
+				}
+				break;
+			}
+
+		case WC_REQ_SCAN:
+			{
+				WcOpenDb   *odb = lookup_db(wc_get_u32(&r));
+				uint32		snapid = wc_get_u32(&r);
+				uint32		scanid = wc_get_u32(&r);
+				bool		reverse = wc_get_u8(&r) != 0;
+				uint64		limit = wc_get_u64(&r);
+				WcSnap	   *snap = NULL;
+				WcClientScan *cs;
+				ListCell   *lc;
+
+				if (snapid != 0)
+				{
+					foreach(lc, c->snaps)
+					{
+						WcClientSnap *s = lfirst(lc);
+
+						if (s->id == snapid && s->odb == odb)
+							snap = s->snap;
+					}
+					if (snap == NULL)
+						protocol_error("scan");
+				}
+				MemoryContextSwitchTo(c->cxt);
+				cs = palloc(sizeof(WcClientScan));
+				cs->id = scanid;
+				cs->scan = cells_scan_open(odb, snap, &r, reverse, limit);
+				c->scans = lappend(c->scans, cs);
+				MemoryContextSwitchTo(request_cxt);
+				if (r.bad)
+				{
+					drop_scan(c, cs);
+					protocol_error("scan");
+				}
+				fill_batch(c, cs, out);
+				break;
+			}
+
+		case WC_REQ_NEXT:
+			{
+				WcClientScan *cs = lookup_scan(c, wc_get_u32(&r));
+
+				if (cs == NULL)
+					protocol_error("next");
+				fill_batch(c, cs, out);
+				break;
+			}
+
+		case WC_REQ_CLOSE:
+			{
+				WcClientScan *cs = lookup_scan(c, wc_get_u32(&r));
+
+				if (cs != NULL)
+					drop_scan(c, cs);
+				break;
+			}
+
+		case WC_REQ_WRITE:
+			{
+				uint32		db = wc_get_u32(&r);
+				WcClientWrites *w;
+				StringInfo	msg;
+
+				(void) lookup_db(db);
+				MemoryContextSwitchTo(c->cxt);
+				w = client_writes(c, db, true);
+				msg = makeStringInfo();
+				appendBinaryStringInfo(msg, (const char *) r.p, wc_reader_left(&r));
+				w->msgs = lappend(w->msgs, msg);
+				MemoryContextSwitchTo(request_cxt);
+				break;
+			}
+
+		case WC_REQ_COMMIT:
+			{
+				uint32		db = wc_get_u32(&r);
+				bool		sync = wc_get_u8(&r) != 0;
+				WcOpenDb   *odb = lookup_db(db);
+				commit_writes(c, odb, db, sync);
+				appendStringInfoChar(out, WC_RESP_OK);
+				break;
+			}
+
+		case WC_REQ_ABORT:
+			discard_writes(c, wc_get_u32(&r));
+			break;
+
+		case WC_REQ_ESTIMATE:
+			{
+				WcOpenDb   *odb = lookup_db(wc_get_u32(&r));
+				uint64		bytes = cells_estimate(odb, &r);
+
+				appendStringInfoChar(out, WC_RESP_OK);
+				appendBinaryStringInfo(out, (const char *) &bytes, 8);
+				break;
+			}
+
+		default:
+			protocol_error("unknown");
+	}
+	if (r.bad)
+		protocol_error("truncated");
+}
+
+static bool
+answered(uint8 type)
+{
+	return type == WC_REQ_OPEN || type == WC_REQ_SCAN || type == WC_REQ_NEXT ||
+		type == WC_REQ_COMMIT || type == WC_REQ_ESTIMATE;
+}
+
+/*
+ * handle_request
+ *		Serve one request, turning an error into an answer.
+ *
+ * An error in a request that gets no answer is kept and given as the answer
+ * to the next request that does, so the backend still hears of it.
+ */
+static void
+handle_request(WcClient *c, const uint8 *data, size_t len)
+{
+	uint8		type = len > 0 ? data[0] : 0;
+
+	resetStringInfo(&c->answer);
+	if (c->deferred != NULL && answered(type))
+	{
+		/* A commit must not go ahead without the writes that failed. */
+		if (type == WC_REQ_COMMIT && len >= 5)
+		{
+			uint32		db;
+
+			memcpy(&db, data + 1, 4);
+			discard_writes(c, db);
+		}
+		answer_error(&c->answer, c->deferred);
+		c->deferred = NULL;
+		c->answer_pending = true;
+		return;
+	}
+
+	MemoryContextSwitchTo(request_cxt);
+	PG_TRY();
+	{
+		serve_request(c, data, len, &c->answer);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(c->cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		if (answered(type))
+			answer_error(&c->answer, edata);
+		else if (c->deferred == NULL)
+			c->deferred = edata;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(worker_cxt);
+	MemoryContextReset(request_cxt);
+
+	if (answered(type))
+		c->answer_pending = true;
+}
+
+static void
+client_free(WcClient *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->scans)
+		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
+	foreach(lc, c->snaps)
+	{
+		WcClientSnap *cs = lfirst(lc);
+
+		if (cs->odb->db)
+			storage_release(cs->odb->db, cs->snap);
+	}
+	dsm_detach(c->seg);
+	clients[c->slot] = NULL;
+	MemoryContextDelete(c->cxt);
+}
+
+/*
+ * attach_clients
+ *		Attach to the segments backends have posted since the last look.
+ */
+static void
+attach_clients(uint64 generation)
+{
+	for (int i = 0; i < wc_shared->nslots; i++)
+	{
+		dsm_handle	h;
+		uint64		gen;
+		dsm_segment *seg;
+		shm_toc    *toc;
+		WcClient   *c;
+		MemoryContext cxt;
+
+		SpinLockAcquire(&wc_shared->mutex);
+		h = wc_shared->slots[i].handle;
+		gen = wc_shared->slots[i].generation;
+		SpinLockRelease(&wc_shared->mutex);
+
+		if (clients[i] != NULL && clients[i]->handle != h)
+			client_free(clients[i]);
+		if (h == 0 || gen != generation || clients[i] != NULL)
+			continue;
+
+		seg = dsm_attach(h);
+		if (seg == NULL)
+			continue;			/* the backend has already gone */
+		toc = shm_toc_attach(WC_SHM_MAGIC, dsm_segment_address(seg));
+		if (toc == NULL)
+		{
+			dsm_detach(seg);
+			continue;
+		}
+
+		cxt = AllocSetContextCreate(worker_cxt, "widecolumn_fdw client",
+									ALLOCSET_DEFAULT_SIZES);
+		c = MemoryContextAllocZero(cxt, sizeof(WcClient));
+		c->cxt = cxt;
+		c->slot = i;
+		c->handle = h;
+		c->seg = seg;
+		{
+			shm_mq	   *req = shm_toc_lookup(toc, 0, false);
+			shm_mq	   *resp = shm_toc_lookup(toc, 1, false);
+
+			shm_mq_set_receiver(req, MyProc);
+			shm_mq_set_sender(resp, MyProc);
+			MemoryContextSwitchTo(cxt);
+			c->in = shm_mq_attach(req, seg, NULL);
+			c->out = shm_mq_attach(resp, seg, NULL);
+			initStringInfo(&c->answer);
+			MemoryContextSwitchTo(worker_cxt);
+		}
+		clients[i] = c;
+	}
+}
+
+/*
+ * serve_client
+ *		Do a bounded amount of work for one backend; true if any was done.
+ */
+static bool
+serve_client(WcClient *c)
+{
+	bool		worked = false;
+
+	for (int n = 0; n < 16; n++)
+	{
+		shm_mq_result res;
+		Size		len;
+		void	   *data;
+
+		if (c->answer_pending)
+		{
+			res = shm_mq_send(c->out, c->answer.len, c->answer.data, true, true);
+			if (res == SHM_MQ_WOULD_BLOCK)
+				return worked;
+			if (res == SHM_MQ_DETACHED)
+			{
+				client_free(c);
+				return true;
+			}
+			c->answer_pending = false;
+			worked = true;
+		}
+
+		res = shm_mq_receive(c->in, &len, &data, true);
+		if (res == SHM_MQ_WOULD_BLOCK)
+			return worked;
+		if (res == SHM_MQ_DETACHED)
+		{
+			client_free(c);
+			return true;
+		}
+		handle_request(c, data, len);
+		worked = true;
+	}
+	return worked;
+}
+
+void
+wc_worker_main(Datum arg)
+{
+	uint64		generation;
+
+	pqsignal(SIGTERM, wc_worker_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
+									   ALLOCSET_DEFAULT_SIZES);
+	request_cxt = AllocSetContextCreate(worker_cxt, "widecolumn_fdw request",
+										ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(worker_cxt);
+	clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
+
+	storage_start_background_thread();
+
+	SpinLockAcquire(&wc_shared->mutex);
+	generation = ++wc_shared->generation;
+	wc_shared->worker_pid = MyProcPid;
+	wc_shared->worker_latch = MyLatch;
+	SpinLockRelease(&wc_shared->mutex);
+	before_shmem_exit(wc_worker_exit, 0);
+
+	ereport(LOG, (errmsg("widecolumn_fdw storage worker started")));
+
+	while (!got_sigterm)
+	{
+		bool		worked = false;
+
+		ResetLatch(MyLatch);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		attach_clients(generation);
+		for (int i = 0; i < wc_shared->nslots; i++)
+			if (clients[i] != NULL && serve_client(clients[i]))
+				worked = true;
+
+		if (!worked)
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 1000L, PG_WAIT_EXTENSION);
+	}
+	proc_exit(0);
+}

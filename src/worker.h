@@ -1,0 +1,36 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.h
+ *	  Declarations private to the storage worker (worker.c, cells.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_WORKER_H
+#define WC_WORKER_H
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+
+#include "storage.h"
+#include "wire.h"
+
+/* An open database and the clock that stamps its commits. */
+typedef struct WcOpenDb
+{
+	char	   *path;
+	WcDb	   *db;
+	uint64		last_commit_ts;
+} WcOpenDb;
+
+typedef struct WcCellScan WcCellScan;
+
+/* in cells.c */
+extern void cells_load_clock(WcOpenDb *odb);
+extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
+								   bool reverse, uint64 limit);
+extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
+extern void cells_scan_close(WcCellScan *scan);
+extern void cells_commit(WcOpenDb *odb, List *writes, bool sync);
+extern uint64 cells_estimate(WcOpenDb *odb, WcReader *r);
+
+#endif							/* WC_WORKER_H */
