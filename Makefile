@@ -20,6 +20,8 @@ SHLIB_LINK = -lleveldb
 REGRESS = types options ddl dml transactions errors
 ISOLATION = visibility writers
 ISOLATION_OPTS = --inputdir=test/isolation
+TAP_TESTS = 1
+PROVE_TESTS = test/t/*.pl
 EXTRA_CLEAN = test/keycodec_test results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config

@@ -69,6 +69,8 @@ typedef struct WcSnapUse
 	uint32		db;
 	uint32		id;
 	TimestampTz statement;		/* 0: for the whole transaction */
+	int			refs;			/* scans reading it */
+	bool		current;		/* new scans of this statement use it */
 } WcSnapUse;
 
 typedef struct WcConn
@@ -477,56 +479,96 @@ wc_client_open_db(WcTable *t)
 	return id;
 }
 
+/* Tell the worker to drop a snapshot nobody will read from again. */
+static void
+snapshot_release(WcSnapUse *su)
+{
+	StringInfoData msg;
+
+	msg_begin(&msg, WC_REQ_RELEASE);
+	msg_u32(&msg, su->id);
+	send_msg(&msg, 0, false);
+	pfree(msg.data);
+	conn->snaps = list_delete_ptr(conn->snaps, su);
+	pfree(su);
+}
+
 /*
- * wc_client_snapshot
- *		The snapshot this statement reads db at.
+ * wc_client_snapshot_acquire
+ *		The snapshot a scan starting in this statement reads db at.
  *
  * In READ COMMITTED each statement gets a snapshot of its own; in
  * REPEATABLE READ and SERIALIZABLE the first one lasts the transaction.
+ * A scan holds its snapshot until wc_client_snapshot_release, so a cursor
+ * declared in one statement and read in a later one still reads the
+ * snapshot of its own statement.
  */
 uint32
-wc_client_snapshot(uint32 db)
+wc_client_snapshot_acquire(uint32 db)
 {
 	TimestampTz stmt = IsolationUsesXactSnapshot() ? 0 : GetCurrentStatementStartTimestamp();
 	ListCell   *lc;
 	WcSnapUse  *su = NULL;
 	StringInfoData msg;
+	MemoryContext old;
 
 	(void) conn_get();
 	foreach(lc, conn->snaps)
 	{
 		WcSnapUse  *u = lfirst(lc);
 
-		if (u->db == db)
+		if (u->db == db && u->current)
 			su = u;
 	}
 	if (su != NULL && su->statement == stmt)
+	{
+		su->refs++;
 		return su->id;
-
+	}
 	if (su != NULL)
 	{
-		msg_begin(&msg, WC_REQ_RELEASE);
-		msg_u32(&msg, su->id);
-		send_msg(&msg, 0, false);
-		pfree(msg.data);
+		su->current = false;
+		if (su->refs == 0)
+			snapshot_release(su);
 	}
-	else
-	{
-		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
 
-		su = palloc(sizeof(WcSnapUse));
-		su->db = db;
-		conn->snaps = lappend(conn->snaps, su);
-		MemoryContextSwitchTo(old);
-	}
+	old = MemoryContextSwitchTo(conn_cxt);
+	su = palloc(sizeof(WcSnapUse));
+	su->db = db;
 	su->id = next_id++;
 	su->statement = stmt;
+	su->refs = 1;
+	su->current = true;
+	conn->snaps = lappend(conn->snaps, su);
+	MemoryContextSwitchTo(old);
+
 	msg_begin(&msg, WC_REQ_SNAPSHOT);
 	msg_u32(&msg, db);
 	msg_u32(&msg, su->id);
 	send_msg(&msg, 0, false);
 	pfree(msg.data);
 	return su->id;
+}
+
+/* A scan is done with its snapshot. */
+void
+wc_client_snapshot_release(uint32 id)
+{
+	ListCell   *lc;
+
+	if (conn == NULL || conn->sending)
+		return;
+	foreach(lc, conn->snaps)
+	{
+		WcSnapUse  *su = lfirst(lc);
+
+		if (su->id == id)
+		{
+			if (--su->refs == 0 && !su->current)
+				snapshot_release(su);
+			return;
+		}
+	}
 }
 
 static void

@@ -95,6 +95,10 @@ context_name(Oid context)
 			return "foreign tables";
 		case AttributeRelationId:
 			return "foreign table columns";
+		case ForeignDataWrapperRelationId:
+			return "foreign-data wrappers";
+		case UserMappingRelationId:
+			return "user mappings";
 		default:
 			return "this object";
 	}
@@ -195,6 +199,15 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 		if (o->name == NULL)
 		{
 			const char *hint = closest_option(def->defname, catalog);
+			const WcOption *elsewhere;
+
+			for (elsewhere = valid_options; elsewhere->name; elsewhere++)
+				if (strcmp(elsewhere->name, def->defname) == 0)
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+							 errmsg("invalid option \"%s\"", def->defname),
+							 errhint("Option \"%s\" is valid for %s, not for %s.", def->defname,
+									 context_name(elsewhere->context), context_name(catalog))));
 
 			if (catalog == ForeignDataWrapperRelationId || catalog == UserMappingRelationId)
 				ereport(ERROR,

@@ -54,6 +54,11 @@ typedef struct WcScanState
 	bool		reverse;
 	MemoryContext row_cxt;
 
+	/* what the scan reads: fixed when the executor starts it */
+	uint32		db;
+	uint32		snapshot;
+	uint32		horizon;
+
 	/* while running */
 	bool		started;
 	uint32		scan;
@@ -193,17 +198,22 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	full->end_len = ss->table->table_key_len;
 	(void) wc_successor(full->end, &full->end_len);
 	ss->ranges = list_make1(full);
+
+	/*
+	 * The scan reads storage and this transaction's writes as they are now,
+	 * when its statement starts, even if it is first read later (a cursor).
+	 */
+	ss->db = wc_client_open_db(ss->table);
+	ss->snapshot = wc_client_snapshot_acquire(ss->db);
+	ss->horizon = wc_txn_horizon();
 }
 
 /* Start the stored scan and collect this transaction's rows. */
 static void
 scan_start(WcScanState *ss)
 {
-	uint32		db = wc_client_open_db(ss->table);
-	uint32		snap = wc_client_snapshot(db);
-	uint32		horizon = wc_txn_horizon();
-	ss->scan = wc_client_scan_begin(ss->table, db, snap, ss->ranges, ss->reverse, 0,
-									ss->req_cols, ss->req_lens, ss->nreq);
+	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
+									ss->reverse, 0, ss->req_cols, ss->req_lens, ss->nreq);
 	ss->stored_done = false;
 	ss->have_batch = false;
 	ss->have_stored = false;
@@ -219,7 +229,7 @@ scan_start(WcScanState *ss)
 		{
 			WcKeyRange *kr = list_nth(ss->ranges, ss->reverse ? nranges - 1 - r : r);
 			WcTxnRow   *rows;
-			int			n = wc_txn_rows_in_range(ss->tt, horizon, kr, ss->reverse, &rows);
+			int			n = wc_txn_rows_in_range(ss->tt, ss->horizon, kr, ss->reverse, &rows);
 
 			ss->orows = ss->orows ? repalloc(ss->orows, sizeof(WcTxnRow) * (ss->norows + n + 1))
 				: palloc(sizeof(WcTxnRow) * (n + 1));
@@ -446,8 +456,11 @@ wcEndForeignScan(ForeignScanState *node)
 {
 	WcScanState *ss = node->fdw_state;
 
-	if (ss != NULL && ss->started)
+	if (ss == NULL)
+		return;
+	if (ss->started)
 		wc_client_scan_end(ss->scan);
+	wc_client_snapshot_release(ss->snapshot);
 }
 
 static void

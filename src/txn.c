@@ -142,12 +142,19 @@ wc_txn_table(WcTable *t, bool create)
 	tt->table = pstrdup(t->table);
 	tt->path = pstrdup(t->path);
 	tt->sync = t->sync;
-	tt->desc = palloc(sizeof(WcTable));
-	memcpy(tt->desc, t, sizeof(WcTable));
-	tt->desc->path = tt->path;
 	tt->table_key = palloc(t->table_key_len);
 	memcpy(tt->table_key, t->table_key, t->table_key_len);
 	tt->table_key_len = t->table_key_len;
+
+	/* t lives in executor memory: keep only what outlives a statement */
+	tt->desc = palloc(sizeof(WcTable));
+	memcpy(tt->desc, t, sizeof(WcTable));
+	tt->desc->path = tt->path;
+	tt->desc->table = tt->table;
+	tt->desc->table_key = tt->table_key;
+	tt->desc->relname = NULL;
+	tt->desc->natts = 0;
+	tt->desc->cols = NULL;
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(WcRowKey);

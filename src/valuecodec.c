@@ -78,6 +78,20 @@ wc_printable_key(const uint8 *data, size_t len)
 }
 
 /*
+ * Cells count microseconds from the Unix epoch in 64 bits, which ends about
+ * 30 years before PostgreSQL's own timestamp range does.
+ */
+static void
+timestamp_out_of_range(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+			 errmsg("timestamp out of range for a widecolumn_fdw cell"),
+			 errdetail("Cells store timestamps as 64-bit microseconds since 1970-01-01; the latest storable is 294247-01-10 04:00:54.775806 UTC."),
+			 errhint("Store such values as text.")));
+}
+
+/*
  * wc_encode_value
  *		Append the cell bytes of a non-NULL value of type to buf.
  */
@@ -131,6 +145,7 @@ wc_encode_value(StringInfo buf, Datum value, Oid type)
 			{
 				DateADT		d = DatumGetDateADT(value);
 
+				/* PostgreSQL's whole date range fits */
 				if (!DATE_NOT_FINITE(d))
 					d += UNIX_TO_PG_DAYS;
 				put_be(buf, (uint32) d, 4);
@@ -142,7 +157,11 @@ wc_encode_value(StringInfo buf, Datum value, Oid type)
 				int64		ts = DatumGetInt64(value);
 
 				if (!TIMESTAMP_NOT_FINITE(ts))
+				{
+					if (ts > PG_INT64_MAX - 1 - UNIX_TO_PG_USECS)
+						timestamp_out_of_range();
 					ts += UNIX_TO_PG_USECS;
+				}
 				put_be(buf, (uint64) ts, 8);
 				break;
 			}

@@ -1,0 +1,51 @@
+-- Bad input: each misuse gets a clear error with an SQLSTATE and writes nothing.
+CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+CREATE SERVER err_srv FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE err (k text OPTIONS (rowkey 'true'), v text, n int) SERVER err_srv;
+CREATE FOREIGN TABLE err_bytes (k bytea OPTIONS (rowkey 'true'), v bytea) SERVER err_srv OPTIONS (table 'err');
+\set SHOW_CONTEXT never
+INSERT INTO err VALUES ('ok', 'fine', 1);
+
+-- NULL row key
+INSERT INTO err VALUES (NULL, 'x', 1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- row key over 4 KB (4096 bytes is allowed)
+INSERT INTO err VALUES (repeat('k', 4097), 'x', 1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+INSERT INTO err VALUES (repeat('k', 4096), 'x', 1);
+SELECT length(k) FROM err WHERE length(k) > 100;
+DELETE FROM err WHERE length(k) > 100;
+-- cell value over 100 MB
+INSERT INTO err VALUES ('big', repeat('v', 100 * 1024 * 1024 + 1), 1);
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- qualifier over 16 KB
+CREATE FOREIGN TABLE err_q (k text OPTIONS (rowkey 'true'), v text) SERVER err_srv;
+SELECT format('ALTER FOREIGN TABLE err_q ALTER COLUMN v OPTIONS (ADD column %L)', 'f:' || repeat('q', 16385)) AS q \gset
+\set ECHO none
+:q;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+\set ECHO all
+-- changing the row key
+UPDATE err SET k = 'other' WHERE k = 'ok';
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- stored keys that are not valid text, read through a text row key
+INSERT INTO err_bytes VALUES ('\x6f6b00'::bytea, '\x01'::bytea);
+SELECT k FROM err;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT k FROM err_bytes;
+DELETE FROM err_bytes WHERE k = '\x6f6b00'::bytea;
+-- stored values that are not valid text
+INSERT INTO err_bytes VALUES ('\x6f6b'::bytea, '\xff'::bytea);
+SELECT v FROM err;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT v FROM err_bytes;
+-- stored values with the wrong length for the type
+INSERT INTO err VALUES ('ok', 'fine', NULL);
+UPDATE err_bytes SET v = '\x010203'::bytea WHERE k = '\x6f6b'::bytea;
+CREATE FOREIGN TABLE err_n (k text OPTIONS (rowkey 'true'), v int) SERVER err_srv OPTIONS (table 'err');
+SELECT * FROM err_n;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+
+-- after all of that, the table holds exactly what succeeded
+SELECT k, v, n FROM err;
+DROP SERVER err_srv CASCADE;

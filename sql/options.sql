@@ -1,0 +1,66 @@
+-- Options: where each is allowed, what values it takes, and its errors.
+CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+
+-- A server needs no options: its database lives in the data directory.
+CREATE SERVER opt_srv FOREIGN DATA WRAPPER widecolumn_fdw;
+
+-- Server options
+CREATE SERVER opt_bad1 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (snyc 'on');
+CREATE SERVER opt_bad2 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'maybe');
+CREATE SERVER opt_bad3 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path 'relative/dir');
+CREATE SERVER opt_bad4 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (block_cache_size '-1');
+CREATE SERVER opt_bad5 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (bloom_bits 'ten');
+CREATE SERVER opt_bad6 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (compression 'zstd');
+CREATE SERVER opt_bad7 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (write_buffer_size '0');
+CREATE SERVER opt_bad8 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (table 'x');
+CREATE SERVER opt_ok FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (sync 'off', block_cache_size '8', write_buffer_size '4', bloom_bits '0', compression 'none');
+ALTER SERVER opt_ok OPTIONS (SET sync 'on');
+ALTER SERVER opt_ok OPTIONS (ADD sync 'off');
+ALTER SERVER opt_ok OPTIONS (DROP bloom_bits);
+SELECT srvname, srvoptions FROM pg_foreign_server WHERE srvname = 'opt_ok';
+
+-- The foreign-data wrapper and user mappings take no options.
+ALTER FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (ADD path '/tmp');
+CREATE USER MAPPING FOR CURRENT_USER SERVER opt_srv OPTIONS (user 'x');
+
+-- Table options
+CREATE FOREIGN TABLE opt_t1 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (tabel 'x');
+CREATE FOREIGN TABLE opt_t2 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (table '');
+CREATE FOREIGN TABLE opt_t3 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (family 'bad family');
+CREATE FOREIGN TABLE opt_t4 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (table 'a', table 'b');
+CREATE FOREIGN TABLE opt_t5 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (path '/tmp');
+
+-- Column options
+CREATE FOREIGN TABLE opt_c1 (k text OPTIONS (rowkey 'yes please')) SERVER opt_srv;
+CREATE FOREIGN TABLE opt_c2 (k text OPTIONS (rowkey 'true'), v int OPTIONS (column 'nocolon')) SERVER opt_srv;
+CREATE FOREIGN TABLE opt_c3 (k text OPTIONS (rowkey 'true'), v int OPTIONS (column ':q')) SERVER opt_srv;
+CREATE FOREIGN TABLE opt_c4 (k text OPTIONS (rowkey 'true'), v int OPTIONS (column 'f:')) SERVER opt_srv;
+CREATE FOREIGN TABLE opt_c5 (k text OPTIONS (rowkey 'true'), v int OPTIONS (column 'f f:q')) SERVER opt_srv;
+CREATE FOREIGN TABLE opt_c6 (k text OPTIONS (rowkey 'true'), v int OPTIONS (colum 'f:q')) SERVER opt_srv;
+CREATE FOREIGN TABLE opt_c7 (k text OPTIONS (rowkey 'true'), v int OPTIONS (column 'f:q', column 'f:r')) SERVER opt_srv;
+-- a qualifier may contain colons and any characters; only the first colon splits
+CREATE FOREIGN TABLE opt_c8 (k text OPTIONS (rowkey 'true'), v int OPTIONS (column 'f:q:r é')) SERVER opt_srv;
+ALTER FOREIGN TABLE opt_c8 ALTER COLUMN v OPTIONS (SET column 'nope');
+ALTER FOREIGN TABLE opt_c8 ALTER COLUMN v OPTIONS (SET column 'f.1-x_y:z');
+SELECT attname, attfdwoptions FROM pg_attribute WHERE attrelid = 'opt_c8'::regclass AND attnum > 0 ORDER BY attnum;
+
+-- Only superusers and pg_write_server_files members may choose a path.
+CREATE ROLE opt_user;
+GRANT USAGE ON FOREIGN DATA WRAPPER widecolumn_fdw TO opt_user;
+SET ROLE opt_user;
+CREATE SERVER opt_user_srv FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '/tmp/elsewhere');
+CREATE SERVER opt_user_srv FOREIGN DATA WRAPPER widecolumn_fdw;
+ALTER SERVER opt_user_srv OPTIONS (ADD path '/tmp/elsewhere');
+RESET ROLE;
+GRANT pg_write_server_files TO opt_user;
+SET ROLE opt_user;
+ALTER SERVER opt_user_srv OPTIONS (ADD path '/tmp/elsewhere');
+RESET ROLE;
+
+DROP SERVER opt_user_srv;
+REVOKE pg_write_server_files FROM opt_user;
+REVOKE USAGE ON FOREIGN DATA WRAPPER widecolumn_fdw FROM opt_user;
+DROP ROLE opt_user;
+DROP SERVER opt_ok;
+DROP SERVER opt_srv CASCADE;

@@ -1,0 +1,110 @@
+-- Transactions: writes reach storage at COMMIT, all or nothing; a
+-- transaction reads its own writes; savepoints undo exactly their part.
+CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+CREATE SERVER tx_srv FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE tx (k text OPTIONS (rowkey 'true'), v int) SERVER tx_srv;
+
+INSERT INTO tx VALUES ('a', 1), ('b', 2);
+
+-- ROLLBACK discards everything
+BEGIN;
+INSERT INTO tx VALUES ('c', 3);
+UPDATE tx SET v = 20 WHERE k = 'b';
+DELETE FROM tx WHERE k = 'a';
+SELECT * FROM tx;
+ROLLBACK;
+SELECT * FROM tx;
+
+-- COMMIT applies everything
+BEGIN;
+INSERT INTO tx VALUES ('c', 3);
+UPDATE tx SET v = 20 WHERE k = 'b';
+DELETE FROM tx WHERE k = 'a';
+COMMIT;
+SELECT * FROM tx;
+
+-- Savepoints
+BEGIN;
+INSERT INTO tx VALUES ('d', 4);
+SAVEPOINT s1;
+INSERT INTO tx VALUES ('e', 5);
+UPDATE tx SET v = 30 WHERE k = 'c';
+SAVEPOINT s2;
+DELETE FROM tx WHERE k = 'b';
+SELECT * FROM tx;
+ROLLBACK TO SAVEPOINT s2;
+SELECT * FROM tx;
+ROLLBACK TO SAVEPOINT s1;
+SELECT * FROM tx;
+RELEASE SAVEPOINT s1;
+UPDATE tx SET v = 40 WHERE k = 'd';
+COMMIT;
+SELECT * FROM tx;
+
+-- A failed statement inside a savepoint is undone with it; the rest commits.
+BEGIN;
+INSERT INTO tx VALUES ('f', 6);
+SAVEPOINT s;
+INSERT INTO tx VALUES ('g', 7), (NULL, 8);
+ROLLBACK TO SAVEPOINT s;
+INSERT INTO tx VALUES ('h', 8);
+COMMIT;
+SELECT * FROM tx;
+
+-- A failed statement aborts its transaction: nothing of it is written.
+BEGIN;
+INSERT INTO tx VALUES ('i', 9);
+INSERT INTO tx VALUES (repeat('x', 5000), 10);
+COMMIT;
+SELECT * FROM tx;
+-- in autocommit, a multi-row INSERT with one bad row writes none
+INSERT INTO tx VALUES ('j', 10), (NULL, 11);
+SELECT * FROM tx WHERE k = 'j';
+
+-- A statement does not see its own writes: INSERT ... SELECT from the
+-- same table reads the rows as they were before it.
+INSERT INTO tx SELECT k || k, v * 100 FROM tx;
+SELECT * FROM tx;
+-- Within a transaction, the next statement sees the writes of the last.
+BEGIN;
+INSERT INTO tx SELECT k || '!', v FROM tx WHERE k < 'c';
+INSERT INTO tx SELECT k || '?', v FROM tx WHERE k < 'c';
+SELECT * FROM tx WHERE k < 'c';
+ROLLBACK;
+
+-- Writes to several stored tables commit together.
+CREATE FOREIGN TABLE tx2 (k text OPTIONS (rowkey 'true'), v int) SERVER tx_srv;
+BEGIN;
+INSERT INTO tx VALUES ('multi', 1);
+INSERT INTO tx2 VALUES ('multi', 2);
+ROLLBACK;
+SELECT (SELECT count(*) FROM tx WHERE k = 'multi') AS tx, (SELECT count(*) FROM tx2) AS tx2;
+BEGIN;
+INSERT INTO tx VALUES ('multi', 1);
+INSERT INTO tx2 VALUES ('multi', 2);
+COMMIT;
+SELECT (SELECT v FROM tx WHERE k = 'multi') AS tx, (SELECT v FROM tx2) AS tx2;
+
+-- A cursor reads what there was when it was declared.
+BEGIN;
+DECLARE cur CURSOR FOR SELECT * FROM tx2;
+INSERT INTO tx2 VALUES ('later', 3);
+FETCH ALL FROM cur;
+SELECT * FROM tx2;
+COMMIT;
+
+-- REPEATABLE READ reads one snapshot for the whole transaction; with no
+-- other session here it shows its own writes and the committed rows.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM tx2;
+INSERT INTO tx2 VALUES ('rr', 4);
+SELECT * FROM tx2;
+COMMIT;
+
+-- Two-phase commit is refused when a transaction wrote to widecolumn_fdw.
+BEGIN;
+INSERT INTO tx2 VALUES ('2pc', 5);
+PREPARE TRANSACTION 'wc';
+SELECT count(*) FROM tx2 WHERE k = '2pc';
+
+DROP SERVER tx_srv CASCADE;

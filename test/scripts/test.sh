@@ -1,0 +1,8 @@
+#!/bin/sh
+# make test: build, install, check the version, run every suite.
+set -e
+cd "$(dirname "$0")/../.."
+sh test/scripts/build.sh
+sh test/scripts/check-version.sh
+make -s test/keycodec_test
+sh test/scripts/as-postgres.sh sh test/scripts/suites.sh
