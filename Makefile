@@ -11,7 +11,7 @@ EXTVERSION = 0.1.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o src/option.o src/valuecodec.o src/keycodec.o \
-       src/client.o src/txn.o src/scan.o src/modify.o \
+       src/client.o src/txn.o src/scan.o src/pushdown.o src/ranges.o src/modify.o \
        src/worker.o src/cells.o src/storage.o
 DATA = widecolumn_fdw--$(EXTVERSION).sql
 PG_CPPFLAGS = -I$(srcdir)/src
@@ -29,6 +29,10 @@ PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)
 include $(PGXS)
 endif
+
+# Every object depends on every header: there are few, and a stale struct
+# layout in one file is a bug that is hard to see.
+$(OBJS): $(wildcard src/*.h)
 
 .PHONY: deps demo test unit
 

@@ -366,6 +366,7 @@ wc_get_table(Oid relid)
 		col->name = pstrdup(NameStr(att->attname));
 		col->type = att->atttypid;
 		col->typmod = att->atttypmod;
+		col->collation = att->attcollation;
 		foreach(lc, GetForeignColumnOptions(relid, att->attnum))
 		{
 			DefElem    *def = lfirst(lc);

@@ -15,6 +15,14 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/paths.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
@@ -31,7 +39,17 @@
 enum WcScanPrivateIndex
 {
 	WcScanPrivateAttrs,			/* IntList of attnums needed (0: all) */
+	WcScanPrivateCond,			/* key condition (pushdown.c), NIL: full scan */
+	WcScanPrivateReverse,		/* Integer: read in descending key order */
+	WcScanPrivateLimit,			/* Integer: rows the scan needs at most, 0: all */
 	WcScanPrivateCount
+};
+
+/* What a path tells the plan, in ForeignPath.fdw_private. */
+enum WcPathPrivateIndex
+{
+	WcPathPrivateReverse,
+	WcPathPrivateLimit
 };
 
 /* Planner state, in RelOptInfo.fdw_private. */
@@ -39,7 +57,10 @@ typedef struct WcPlanState
 {
 	WcTable    *table;
 	Bitmapset  *attrs_used;
-	List	   *local_conds;
+	List	   *local_conds;	/* RestrictInfos checked locally */
+	List	   *pushed_conds;	/* RestrictInfos the key ranges answer */
+	bool		bytewise;		/* row-key order is the collation's order */
+	double		rows_read;		/* rows the unparameterized scan reads */
 } WcPlanState;
 
 /* Executor state, in ForeignScanState.fdw_state. */
@@ -50,9 +71,12 @@ typedef struct WcScanState
 	int		   *req_attnum;
 	uint8	  **req_cols;
 	size_t	   *req_lens;
-	List	   *ranges;			/* WcKeyRange, ascending */
+	List	   *cond;
+	List	   *exprstates;		/* of the values the condition compares with */
 	bool		reverse;
+	uint64		limit;
 	MemoryContext row_cxt;
+	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
 	/* what the scan reads: fixed when the executor starts it */
 	uint32		db;
@@ -61,6 +85,8 @@ typedef struct WcScanState
 
 	/* while running */
 	bool		started;
+	bool		remote;			/* a storage scan is open */
+	List	   *ranges;			/* WcKeyRange, ascending */
 	uint32		scan;
 	bool		stored_done;
 	WcBatchReader batch;
@@ -80,47 +106,229 @@ typedef struct WcScanState
 
 	/* for EXPLAIN ANALYZE */
 	uint64		stored_rows;
+	uint64		stored_entries;
 } WcScanState;
+
+/* Bytes a stored row takes, for estimates before ANALYZE. */
+#define WC_EST_ROW_BYTES	64
 
 /*
  * wcGetForeignRelSize
- *		Read the table's mapping and estimate its size.
+ *		Read the table's mapping, split the restrictions, estimate the size.
  */
 static void
 wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
 	WcPlanState *ps = palloc0(sizeof(WcPlanState));
+	WcColumn   *kc;
+	List	   *exprs;
+	List	   *cond;
 	ListCell   *lc;
+	double		sel;
 
 	ps->table = wc_get_table(foreigntableid);
 	baserel->fdw_private = ps;
+	kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
+	ps->bytewise = wc_collation_is_bytewise(kc->type, kc->collation);
 
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &ps->attrs_used);
-	foreach(lc, baserel->baserestrictinfo)
-	{
-		RestrictInfo *ri = lfirst(lc);
+	cond = wc_classify_clauses(root, baserel, ps->table, baserel->baserestrictinfo,
+							   &exprs, &ps->local_conds, &ps->pushed_conds);
+	foreach(lc, ps->local_conds)
+		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid,
+					   &ps->attrs_used);
 
-		ps->local_conds = lappend(ps->local_conds, ri);
-		pull_varattnos((Node *) ri->clause, baserel->relid, &ps->attrs_used);
+	/* Before ANALYZE, LevelDB's idea of the table's size will do. */
+	if (baserel->tuples <= 0)
+	{
+		WcKeyRange *full = palloc0(sizeof(WcKeyRange));
+		uint64		bytes;
+
+		full->start = ps->table->table_key;
+		full->start_len = ps->table->table_key_len;
+		full->end = palloc(full->start_len);
+		memcpy(full->end, full->start, full->start_len);
+		full->end_len = full->start_len;
+		(void) wc_successor(full->end, &full->end_len);
+		bytes = wc_client_estimate(wc_client_open_db(ps->table), list_make1(full));
+		baserel->tuples = Max(1000, bytes / WC_EST_ROW_BYTES);
 	}
 
-	/* Until ANALYZE has run, assume a modest table. */
-	if (baserel->tuples <= 0)
-		baserel->tuples = 1000;
-	baserel->rows = clamp_row_est(baserel->tuples *
+	/* A row key names one row: equality reads one row per key. */
+	sel = clauselist_selectivity(root, ps->pushed_conds, baserel->relid, JOIN_INNER, NULL);
+	ps->rows_read = clamp_row_est(baserel->tuples * sel);
+	if (cond != NIL)
+	{
+		for_each_from(lc, cond, 1)
+		{
+			List	   *atom = lfirst(lc);
+			int			kind = intVal(linitial(atom));
+
+			if (kind == WC_KEY_EQ)
+				ps->rows_read = 1;
+			else if (kind == WC_KEY_IN && IsA(list_nth(exprs, intVal(lsecond(atom))), Const))
+			{
+				Const	   *c = list_nth(exprs, intVal(lsecond(atom)));
+
+				if (!c->constisnull)
+					ps->rows_read = Min(ps->rows_read,
+										ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(c->constvalue)),
+													   ARR_DIMS(DatumGetArrayTypeP(c->constvalue))));
+			}
+		}
+	}
+	baserel->rows = clamp_row_est(ps->rows_read *
 								  clauselist_selectivity(root, ps->local_conds,
 														 baserel->relid, JOIN_INNER, NULL));
+}
+
+/*
+ * scan_cost
+ *		A round trip to the worker to start, then a small cost per row read
+ *		and the local filters on each.
+ */
+static void
+scan_cost(PlannerInfo *root, WcPlanState *ps, double rows_read, List *local,
+		  Cost *startup, Cost *total)
+{
+	QualCost	qc;
+
+	cost_qual_eval(&qc, local, root);
+	*startup = 0.1 + qc.startup;
+	*total = *startup + rows_read * (cpu_tuple_cost + 0.005 + qc.per_tuple);
+}
+
+static List *
+rowkey_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, bool desc)
+{
+	WcColumn   *kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
+	Var		   *var;
+	Oid			op;
+
+	if (!ps->bytewise)
+		return NIL;
+	var = makeVar(baserel->relid, ps->table->rowkey_attnum, kc->type, kc->typmod,
+				  kc->collation, 0);
+	if (kc->type == BYTEAOID)
+		op = desc ? get_commutator(ByteaLessOperator) : ByteaLessOperator;
+	else
+		op = desc ? get_commutator(TextLessOperator) : TextLessOperator;
+	return build_expression_pathkey(root, (Expr *) var, NULL, op, baserel->relids, true);
+}
+
+/* Is this rel the whole query, so a LIMIT applies to its scan? */
+static double
+scan_limit(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, List *pathkeys)
+{
+	if (root->limit_tuples <= 0 || ps->local_conds != NIL)
+		return 0;
+	if (bms_membership(root->all_baserels) != BMS_SINGLETON)
+		return 0;
+	if (root->query_pathkeys != NIL && !pathkeys_contained_in(root->query_pathkeys, pathkeys))
+		return 0;
+	if (root->parse->rowMarks != NIL)
+		return 0;
+	return root->limit_tuples;
+}
+
+static bool
+ec_matches_rowkey(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+				  EquivalenceMember *em, void *arg)
+{
+	WcPlanState *ps = arg;
+	Expr	   *e = em->em_expr;
+
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e && IsA(e, Var) && ((Var *) e)->varno == rel->relid &&
+		((Var *) e)->varattno == ps->table->rowkey_attnum;
+}
+
+/*
+ * add_param_paths
+ *		Paths that look up "rowkey = outer value" once per outer row, so a
+ *		nested loop probes by key instead of scanning.
+ */
+static void
+add_param_paths(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps)
+{
+	List	   *clauses = NIL;
+	List	   *done = NIL;
+	ListCell   *lc;
+
+	foreach(lc, baserel->joininfo)
+		clauses = lappend(clauses, lfirst(lc));
+	if (baserel->has_eclass_joins)
+		clauses = list_concat(clauses,
+							  generate_implied_equalities_for_column(root, baserel,
+																	 ec_matches_rowkey, ps,
+																	 baserel->lateral_referencers));
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		Relids		outer;
+		ParamPathInfo *ppi;
+		Cost		startup,
+					total;
+		ListCell   *lc2;
+		bool		seen = false;
+
+		if (!wc_is_join_key_clause(root, baserel, ps->table, ri))
+			continue;
+		outer = bms_union(bms_difference(ri->clause_relids, baserel->relids),
+						  baserel->lateral_relids);
+		if (bms_is_empty(outer))
+			continue;
+		foreach(lc2, done)
+			if (bms_equal(lfirst(lc2), outer))
+				seen = true;
+		if (seen)
+			continue;
+		done = lappend(done, outer);
+
+		ppi = get_baserel_parampathinfo(root, baserel, outer);
+		scan_cost(root, ps, 1, ps->local_conds, &startup, &total);
+		add_path(baserel, (Path *)
+				 create_foreignscan_path(root, baserel, NULL, Min(ppi->ppi_rows, 1),
+										 startup, total, NIL, outer, NULL,
+										 list_make2(makeInteger(0), makeInteger(0))));
+	}
 }
 
 static void
 wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
-	Cost		startup = 10;
-	Cost		total = startup + baserel->tuples * (cpu_tuple_cost * 2 + seq_page_cost / 50);
+	WcPlanState *ps = baserel->fdw_private;
+	Cost		startup,
+				total;
+	List	   *asc = rowkey_pathkeys(root, baserel, ps, false);
+	double		limit;
 
-	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL,
-													   baserel->rows, startup, total,
-													   NIL, NULL, NULL, NIL));
+	scan_cost(root, ps, ps->rows_read, ps->local_conds, &startup, &total);
+	limit = scan_limit(root, baserel, ps, asc);
+	add_path(baserel, (Path *)
+			 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup, total,
+									 asc, baserel->lateral_relids, NULL,
+									 list_make2(makeInteger(0),
+												makeInteger((int) Min(limit, PG_INT32_MAX)))));
+
+	/* Bigtable's reverse scan, when the query wants descending keys. */
+	if (ps->bytewise && root->query_pathkeys != NIL)
+	{
+		List	   *desc = rowkey_pathkeys(root, baserel, ps, true);
+
+		if (desc != NIL && pathkeys_contained_in(desc, root->query_pathkeys))
+		{
+			limit = scan_limit(root, baserel, ps, desc);
+			add_path(baserel, (Path *)
+					 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup,
+											 total, desc, baserel->lateral_relids, NULL,
+											 list_make2(makeInteger(1),
+														makeInteger((int) Min(limit, PG_INT32_MAX)))));
+		}
+	}
+
+	add_param_paths(root, baserel, ps);
 }
 
 static ForeignScan *
@@ -130,9 +338,21 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 {
 	WcPlanState *ps = baserel->fdw_private;
 	List	   *attrs = NIL;
+	List	   *exprs;
+	List	   *local;
+	List	   *cond;
+	int			limit = intVal(list_nth(best_path->fdw_private, WcPathPrivateLimit));
 	int			i = -1;
+	Bitmapset  *used = bms_copy(ps->attrs_used);
+	ListCell   *lc;
 
-	while ((i = bms_next_member(ps->attrs_used, i)) >= 0)
+	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, NULL);
+	foreach(lc, local)
+		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid, &used);
+	if (local != NIL)
+		limit = 0;
+
+	while ((i = bms_next_member(used, i)) >= 0)
 	{
 		AttrNumber	attno = i + FirstLowInvalidHeapAttributeNumber;
 
@@ -145,9 +365,12 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			attrs = lappend_int(attrs, attno);
 	}
 
-	scan_clauses = extract_actual_clauses(scan_clauses, false);
-	return make_foreignscan(tlist, scan_clauses, baserel->relid, NIL,
-							list_make1(attrs), NIL, NIL, outer_plan);
+	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
+							exprs,
+							list_make4(attrs, cond,
+									   list_nth(best_path->fdw_private, WcPathPrivateReverse),
+									   makeInteger(limit)),
+							NIL, NIL, outer_plan);
 }
 
 static void
@@ -157,7 +380,6 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	WcScanState *ss;
 	List	   *attrs = list_nth(plan->fdw_private, WcScanPrivateAttrs);
 	bool		all = list_member_int(attrs, 0);
-	WcKeyRange *full;
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
@@ -165,8 +387,14 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss = palloc0(sizeof(WcScanState));
 	node->fdw_state = ss;
 	ss->table = wc_get_table(RelationGetRelid(node->ss.ss_currentRelation));
+	ss->cond = list_nth(plan->fdw_private, WcScanPrivateCond);
+	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
+	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
+	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	ss->row_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 										"widecolumn_fdw row", ALLOCSET_SMALL_SIZES);
+	ss->scan_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
+										 "widecolumn_fdw scan", ALLOCSET_DEFAULT_SIZES);
 
 	ss->req_attnum = palloc(sizeof(int) * Max(1, ss->table->natts));
 	ss->req_cols = palloc(sizeof(uint8 *) * Max(1, ss->table->natts));
@@ -189,16 +417,6 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->w_vals = palloc(sizeof(uint8 *) * Max(1, ss->nreq));
 	ss->w_lens = palloc(sizeof(size_t) * Max(1, ss->nreq));
 
-	/* The whole table: every key that starts with the escaped table name. */
-	full = palloc0(sizeof(WcKeyRange));
-	full->start = ss->table->table_key;
-	full->start_len = ss->table->table_key_len;
-	full->end = palloc(ss->table->table_key_len);
-	memcpy(full->end, ss->table->table_key, ss->table->table_key_len);
-	full->end_len = ss->table->table_key_len;
-	(void) wc_successor(full->end, &full->end_len);
-	ss->ranges = list_make1(full);
-
 	/*
 	 * The scan reads storage and this transaction's writes as they are now,
 	 * when its statement starts, even if it is first read later (a cursor).
@@ -208,23 +426,51 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->horizon = wc_txn_horizon();
 }
 
+/* Compute the key ranges from the condition's current values. */
+static List *
+scan_ranges(ForeignScanState *node, WcScanState *ss)
+{
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	int			n = list_length(ss->exprstates);
+	Datum	   *values = palloc(sizeof(Datum) * Max(1, n));
+	bool	   *nulls = palloc(sizeof(bool) * Max(1, n));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, ss->exprstates)
+	{
+		values[i] = ExecEvalExpr(lfirst(lc), econtext, &nulls[i]);
+		i++;
+	}
+	return wc_eval_key_ranges(ss->cond, values, nulls, ss->table, NULL);
+}
+
 /* Start the stored scan and collect this transaction's rows. */
 static void
-scan_start(WcScanState *ss)
+scan_start(ForeignScanState *node, WcScanState *ss)
 {
-	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
-									ss->reverse, 0, ss->req_cols, ss->req_lens, ss->nreq);
-	ss->stored_done = false;
+	int			nranges;
+
+	MemoryContextReset(ss->scan_cxt);
+	MemoryContextSwitchTo(ss->scan_cxt);
+	ss->ranges = scan_ranges(node, ss);
+	nranges = list_length(ss->ranges);
+	ss->stored_done = true;
 	ss->have_batch = false;
 	ss->have_stored = false;
-
-	ss->tt = wc_txn_table(ss->table, false);
+	ss->remote = false;
+	ss->orows = NULL;
 	ss->norows = 0;
 	ss->opos = 0;
+	ss->started = true;
+
+	/* Contradictory bounds: nothing to read, not even a round trip. */
+	if (nranges == 0)
+		return;
+
+	ss->tt = wc_txn_table(ss->table, false);
 	if (ss->tt != NULL)
 	{
-		int			nranges = list_length(ss->ranges);
-
 		for (int r = 0; r < nranges; r++)
 		{
 			WcKeyRange *kr = list_nth(ss->ranges, ss->reverse ? nranges - 1 - r : r);
@@ -237,7 +483,25 @@ scan_start(WcScanState *ss)
 			ss->norows += n;
 		}
 	}
-	ss->started = true;
+
+	/* With our own writes merged in, storage cannot stop at the limit. */
+	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
+									ss->reverse, ss->norows > 0 ? 0 : ss->limit,
+									ss->req_cols, ss->req_lens, ss->nreq);
+	ss->remote = true;
+	ss->stored_done = false;
+}
+
+static void
+scan_stop(WcScanState *ss)
+{
+	if (ss->remote)
+	{
+		ss->stored_entries += wc_client_scan_entries(ss->scan);
+		wc_client_scan_end(ss->scan);
+	}
+	ss->remote = false;
+	ss->started = false;
 }
 
 static void
@@ -371,8 +635,7 @@ wcIterateForeignScan(ForeignScanState *node)
 	old = MemoryContextSwitchTo(ss->row_cxt);
 	if (!ss->started)
 	{
-		MemoryContextSwitchTo(node->ss.ps.state->es_query_cxt);
-		scan_start(ss);
+		scan_start(node, ss);
 		MemoryContextSwitchTo(ss->row_cxt);
 		stored_advance(ss);
 	}
@@ -444,11 +707,8 @@ wcReScanForeignScan(ForeignScanState *node)
 {
 	WcScanState *ss = node->fdw_state;
 
-	if (ss->started)
-		wc_client_scan_end(ss->scan);
-	ss->started = false;
-	ss->orows = NULL;
-	ss->norows = 0;
+	/* Parameters may have changed: the ranges are computed again. */
+	scan_stop(ss);
 }
 
 static void
@@ -458,26 +718,116 @@ wcEndForeignScan(ForeignScanState *node)
 
 	if (ss == NULL)
 		return;
-	if (ss->started)
-		wc_client_scan_end(ss->scan);
+	scan_stop(ss);
 	wc_client_snapshot_release(ss->snapshot);
+}
+
+/* The condition in words, for values only known at run time. */
+static void
+describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
+{
+	int			kind = intVal(linitial(node));
+	static const char *const ops[] = {
+		[WC_KEY_EQ] = "=", [WC_KEY_IN] = "= ANY", [WC_KEY_LT] = "<",
+		[WC_KEY_LE] = "<=", [WC_KEY_GT] = ">", [WC_KEY_GE] = ">=",
+		[WC_KEY_PREFIX] = "prefix", [WC_KEY_LIKE] = "LIKE"
+	};
+	ListCell   *lc;
+
+	if (kind == WC_KEY_AND || kind == WC_KEY_OR)
+	{
+		bool		first = true;
+
+		appendStringInfoChar(out, '(');
+		for_each_from(lc, node, 1)
+		{
+			if (!first)
+				appendStringInfoString(out, kind == WC_KEY_AND ? " AND " : " OR ");
+			describe_cond(out, lfirst(lc), exprs, dpcontext);
+			first = false;
+		}
+		appendStringInfoChar(out, ')');
+		return;
+	}
+	appendStringInfo(out, "%s %s", ops[kind],
+					 deparse_expression(list_nth(exprs, intVal(lsecond(node))),
+										dpcontext, false, false));
 }
 
 static void
 wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 {
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
 	Relation	rel = node->ss.ss_currentRelation;
 	WcTable    *t = wc_get_table(RelationGetRelid(rel));
+	List	   *cond = list_nth(plan->fdw_private, WcScanPrivateCond);
+	int			limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
+	bool		all_const = true;
+	StringInfoData buf;
+	ListCell   *lc;
 
 	ExplainPropertyText("Stored Table", t->table, es);
-	ExplainPropertyText("Row Ranges", "Full Scan", es);
+
+	initStringInfo(&buf);
+	foreach(lc, plan->fdw_exprs)
+		if (!IsA(lfirst(lc), Const))
+			all_const = false;
+	if (all_const)
+	{
+		int			n = list_length(plan->fdw_exprs);
+		Datum	   *values = palloc(sizeof(Datum) * Max(1, n));
+		bool	   *nulls = palloc(sizeof(bool) * Max(1, n));
+		int			i = 0;
+		char	   *colon;
+
+		foreach(lc, plan->fdw_exprs)
+		{
+			values[i] = ((Const *) lfirst(lc))->constvalue;
+			nulls[i] = ((Const *) lfirst(lc))->constisnull;
+			i++;
+		}
+		(void) wc_eval_key_ranges(cond, values, nulls, t, &buf);
+		colon = strstr(buf.data, ": ");
+		if (colon != NULL)
+		{
+			*colon = '\0';
+			ExplainPropertyText(buf.data, colon + 2, es);
+		}
+		else
+			ExplainPropertyText("Row Ranges", buf.data, es);
+	}
+	else
+	{
+		List	   *dpcontext = set_deparse_context_plan(es->deparse_cxt,
+														 (Plan *) plan, NIL);
+		List	   *only = list_length(cond) == 2 ? lsecond(cond) : NULL;
+
+		/* one comparison reads best without parentheses */
+		if (only != NULL && intVal(linitial(only)) > WC_KEY_OR)
+		{
+			describe_cond(&buf, only, plan->fdw_exprs, dpcontext);
+			ExplainPropertyText(intVal(linitial(only)) == WC_KEY_EQ ? "Row Key" : "Row Key Condition",
+								buf.data, es);
+		}
+		else
+		{
+			describe_cond(&buf, cond, plan->fdw_exprs, dpcontext);
+			ExplainPropertyText("Row Key Condition", buf.data, es);
+		}
+	}
+	if (intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)))
+		ExplainPropertyText("Scan Direction", "Reverse", es);
+	if (limit > 0)
+		ExplainPropertyInteger("Storage Limit", NULL, limit, es);
+
 	if (es->analyze && node->fdw_state != NULL)
 	{
 		WcScanState *ss = node->fdw_state;
 
 		ExplainPropertyUInteger("Storage Rows Read", NULL, ss->stored_rows, es);
 		ExplainPropertyUInteger("Storage Entries Read", NULL,
-								ss->started ? wc_client_scan_entries(ss->scan) : 0, es);
+								ss->stored_entries +
+								(ss->remote ? wc_client_scan_entries(ss->scan) : 0), es);
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "access/tupdesc.h"
 #include "foreign/fdwapi.h"
 #include "lib/stringinfo.h"
+#include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "storage/dsm.h"
 #include "storage/latch.h"
@@ -71,6 +72,7 @@ typedef struct WcColumn
 	char	   *name;
 	Oid			type;
 	int32		typmod;
+	Oid			collation;
 	char	   *family;
 	char	   *qualifier;
 	/* family and qualifier escaped as in a key, for the wire */
@@ -106,6 +108,21 @@ typedef struct WcKeyRange
 	uint8	   *end;
 	size_t		end_len;
 } WcKeyRange;
+
+/* The nodes of a key condition (pushdown.c, ranges.c). */
+typedef enum WcKeyAtomKind
+{
+	WC_KEY_AND = 1,				/* children follow */
+	WC_KEY_OR,
+	WC_KEY_EQ,					/* then the index of the compared expression */
+	WC_KEY_IN,					/* ... an array */
+	WC_KEY_LT,
+	WC_KEY_LE,
+	WC_KEY_GT,
+	WC_KEY_GE,
+	WC_KEY_PREFIX,				/* ... the prefix */
+	WC_KEY_LIKE					/* ... a LIKE pattern, its prefix taken at run time */
+} WcKeyAtomKind;
 
 /* in widecolumn_fdw.c */
 extern void _PG_init(void);
@@ -182,6 +199,21 @@ extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 					   size_t rowkey_len, WcTxnRow *row);
 extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
+
+/* in pushdown.c */
+extern bool wc_collation_is_bytewise(Oid type, Oid collation);
+extern void wc_like_prefix(const char *pat, int len, bool bytes, StringInfo prefix,
+						   bool *pure, bool *no_wildcard);
+extern List *wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
+								 List *clauses, List **exprs, List **local,
+								 List **pushed);
+extern bool wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
+								  RestrictInfo *ri);
+
+/* in ranges.c */
+extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
+								StringInfo describe);
+extern void wc_describe_intervals(StringInfo out, int n, void *intervals, bool bytes);
 
 /* in scan.c */
 extern void wc_scan_register(FdwRoutine *routine);

@@ -1,0 +1,344 @@
+/*-------------------------------------------------------------------------
+ *
+ * pushdown.c
+ *	  Which WHERE clauses the row-key index can answer.
+ *
+ * A clause is pushed down when it restricts the row-key column by
+ *	=, IN / = ANY, <, <=, >, >= (so BETWEEN), LIKE 'prefix%', starts_with()
+ *	or ^@, or an OR or AND of such clauses,
+ * against an expression that does not read this table and is not volatile
+ * (constants, parameters, outer columns of a nested loop, now(), ...).
+ * Ranges and order need a bytewise collation ("C", "POSIX", or bytea),
+ * because LevelDB orders bytes; equality and prefixes need only a
+ * deterministic one.
+ *
+ * The planner turns pushed clauses into a condition tree kept in the plan
+ * as nested Lists (a "key condition"), with the compared expressions in
+ * fdw_exprs; the executor evaluates them into key ranges (ranges.c).  A
+ * clause is "exact" when the ranges return exactly its rows, so it need
+ * not be checked again; LIKE with wildcards other than a final % is
+ * pushed as its prefix and checked again locally.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/nbtree.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
+
+#include "widecolumn_fdw.h"
+
+/* Does this collation compare the row key as bytes? */
+bool
+wc_collation_is_bytewise(Oid type, Oid collation)
+{
+	if (type == BYTEAOID)
+		return true;
+	return OidIsValid(collation) && lc_collate_is_c(collation);
+}
+
+static bool
+is_rowkey_var(Node *node, Index relid, WcTable *t)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) &&
+		((Var *) node)->varno == relid &&
+		((Var *) node)->varattno == t->rowkey_attnum &&
+		((Var *) node)->varlevelsup == 0;
+}
+
+/* Can node be computed before the scan: no Vars of ours, not volatile? */
+static bool
+is_key_value(PlannerInfo *root, Node *node, Index relid)
+{
+	return !bms_is_member(relid, pull_varnos(root, node)) &&
+		!contain_volatile_functions(node);
+}
+
+static List *
+make_atom(WcKeyAtomKind kind, Node *expr, List **exprs)
+{
+	*exprs = lappend(*exprs, expr);
+	return list_make2(makeInteger(kind), makeInteger(list_length(*exprs) - 1));
+}
+
+static bool
+key_type_ok(Oid type, WcTable *t)
+{
+	Oid			kt = t->cols[t->rowkey_attnum - 1].type;
+
+	if (kt == BYTEAOID)
+		return type == BYTEAOID;
+	return type == TEXTOID || type == VARCHAROID;
+}
+
+/*
+ * wc_like_prefix
+ *		The fixed prefix of a LIKE pattern, and whether the pattern is
+ *		exactly that prefix followed by nothing but '%'.
+ */
+void
+wc_like_prefix(const char *pat, int len, bool bytes, StringInfo prefix, bool *pure,
+			   bool *no_wildcard)
+{
+	int			i = 0;
+
+	*no_wildcard = false;
+	while (i < len)
+	{
+		int			l;
+
+		if (pat[i] == '%' || pat[i] == '_')
+			break;
+		if (pat[i] == '\\')
+		{
+			i++;
+			if (i >= len)
+				break;
+		}
+		l = bytes ? 1 : pg_mblen(pat + i);
+		appendBinaryStringInfo(prefix, pat + i, Min(l, len - i));
+		i += l;
+	}
+	if (i >= len)
+	{
+		*no_wildcard = true;
+		*pure = true;
+		return;
+	}
+	*pure = true;
+	for (; i < len; i++)
+		if (pat[i] != '%')
+			*pure = false;
+}
+
+/*
+ * key_condition
+ *		The key condition for clause, or NULL if it cannot be pushed.
+ */
+static List *
+key_condition(PlannerInfo *root, Node *clause, Index relid, WcTable *t,
+			  List **exprs, bool *exact)
+{
+	Oid			kt = t->cols[t->rowkey_attnum - 1].type;
+
+	if (clause == NULL)
+		return NULL;
+
+	if (is_orclause(clause) || is_andclause(clause))
+	{
+		List	   *node = list_make1(makeInteger(is_orclause(clause) ? WC_KEY_OR : WC_KEY_AND));
+		ListCell   *lc;
+		int			nexprs = list_length(*exprs);
+
+		foreach(lc, ((BoolExpr *) clause)->args)
+		{
+			List	   *child = key_condition(root, lfirst(lc), relid, t, exprs, exact);
+
+			if (child == NULL)
+			{
+				/* AND: the other arms still restrict; OR: nothing does */
+				if (is_andclause(clause))
+				{
+					*exact = false;
+					continue;
+				}
+				*exprs = list_truncate(*exprs, nexprs);
+				return NULL;
+			}
+			node = lappend(node, child);
+		}
+		if (list_length(node) == 1)
+			return NULL;
+		return node;
+	}
+
+	if (IsA(clause, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+		Node	   *left,
+				   *right;
+		Node	   *value;
+		bool		var_left;
+		Oid			opfamily = kt == BYTEAOID ? BYTEA_BTREE_FAM_OID : TEXT_BTREE_FAM_OID;
+		int			strategy;
+		Oid			lefttype,
+					righttype;
+
+		if (list_length(op->args) != 2)
+			return NULL;
+		left = linitial(op->args);
+		right = lsecond(op->args);
+		if (is_rowkey_var(left, relid, t) && is_key_value(root, right, relid))
+		{
+			var_left = true;
+			value = right;
+		}
+		else if (is_rowkey_var(right, relid, t) && is_key_value(root, left, relid))
+		{
+			var_left = false;
+			value = left;
+		}
+		else
+			return NULL;
+
+		if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+			return NULL;
+
+		set_opfuncid(op);
+		if (op->opfuncid == F_STARTS_WITH && var_left && kt != BYTEAOID)
+			return make_atom(WC_KEY_PREFIX, value, exprs);
+
+		if ((op->opno == OID_TEXT_LIKE_OP || op->opno == OID_BYTEA_LIKE_OP) && var_left)
+		{
+			if (IsA(value, Const) && !((Const *) value)->constisnull)
+			{
+				struct varlena *pat = PG_DETOAST_DATUM_PACKED(((Const *) value)->constvalue);
+				StringInfoData prefix;
+				bool		pure,
+							no_wildcard;
+				Const	   *c;
+
+				initStringInfo(&prefix);
+				wc_like_prefix(VARDATA_ANY(pat), VARSIZE_ANY_EXHDR(pat), kt == BYTEAOID,
+							&prefix, &pure, &no_wildcard);
+				if (!pure)
+					*exact = false;
+				c = makeConst(kt == BYTEAOID ? BYTEAOID : TEXTOID, -1,
+							  kt == BYTEAOID ? InvalidOid : DEFAULT_COLLATION_OID, -1,
+							  PointerGetDatum(cstring_to_text_with_len(prefix.data, prefix.len)),
+							  false, false);
+				return make_atom(no_wildcard ? WC_KEY_EQ : WC_KEY_PREFIX, (Node *) c, exprs);
+			}
+			*exact = false;
+			return make_atom(WC_KEY_LIKE, value, exprs);
+		}
+
+		op_input_types(op->opno, &lefttype, &righttype);
+		if (!key_type_ok(lefttype, t) || !key_type_ok(righttype, t))
+			return NULL;
+		strategy = get_op_opfamily_strategy(op->opno, opfamily);
+		if (strategy == 0)
+			return NULL;
+		if (strategy == BTEqualStrategyNumber)
+			return make_atom(WC_KEY_EQ, value, exprs);
+		if (!wc_collation_is_bytewise(kt, op->inputcollid))
+			return NULL;
+		if (!var_left)
+			strategy = BTCommuteStrategyNumber(strategy);
+		switch (strategy)
+		{
+			case BTLessStrategyNumber:
+				return make_atom(WC_KEY_LT, value, exprs);
+			case BTLessEqualStrategyNumber:
+				return make_atom(WC_KEY_LE, value, exprs);
+			case BTGreaterEqualStrategyNumber:
+				return make_atom(WC_KEY_GE, value, exprs);
+			case BTGreaterStrategyNumber:
+				return make_atom(WC_KEY_GT, value, exprs);
+		}
+		return NULL;
+	}
+
+	if (IsA(clause, FuncExpr))
+	{
+		FuncExpr   *f = (FuncExpr *) clause;
+
+		if (f->funcid == F_STARTS_WITH && list_length(f->args) == 2 &&
+			kt != BYTEAOID &&
+			is_rowkey_var(linitial(f->args), relid, t) &&
+			is_key_value(root, lsecond(f->args), relid) &&
+			(!OidIsValid(f->inputcollid) || get_collation_isdeterministic(f->inputcollid)))
+			return make_atom(WC_KEY_PREFIX, lsecond(f->args), exprs);
+		return NULL;
+	}
+
+	if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+		Oid			opfamily = kt == BYTEAOID ? BYTEA_BTREE_FAM_OID : TEXT_BTREE_FAM_OID;
+		Oid			lefttype,
+					righttype;
+
+		if (!sa->useOr || list_length(sa->args) != 2 ||
+			!is_rowkey_var(linitial(sa->args), relid, t) ||
+			!is_key_value(root, lsecond(sa->args), relid))
+			return NULL;
+		op_input_types(sa->opno, &lefttype, &righttype);
+		if (!key_type_ok(lefttype, t) || !key_type_ok(righttype, t))
+			return NULL;
+		if (get_op_opfamily_strategy(sa->opno, opfamily) != BTEqualStrategyNumber)
+			return NULL;
+		if (OidIsValid(sa->inputcollid) && !get_collation_isdeterministic(sa->inputcollid))
+			return NULL;
+		return make_atom(WC_KEY_IN, lsecond(sa->args), exprs);
+	}
+
+	return NULL;
+}
+
+/*
+ * wc_classify_clauses
+ *		Split RestrictInfos into a key condition (an AND of the pushed ones)
+ *		and the clauses to check locally.
+ *
+ * exprs gets the expressions the condition compares with.  A pushed clause
+ * that is not exact is also kept locally.  Returns NIL when nothing is
+ * pushed: a full scan.
+ */
+List *
+wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
+					List *clauses, List **exprs, List **local, List **pushed)
+{
+	List	   *cond = list_make1(makeInteger(WC_KEY_AND));
+	ListCell   *lc;
+
+	*exprs = NIL;
+	*local = NIL;
+	if (pushed)
+		*pushed = NIL;
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		bool		exact = true;
+		List	   *c = NULL;
+
+		if (!ri->pseudoconstant)
+			c = key_condition(root, (Node *) ri->clause, rel->relid, t, exprs, &exact);
+		if (c != NULL)
+		{
+			cond = lappend(cond, c);
+			if (pushed)
+				*pushed = lappend(*pushed, ri);
+		}
+		if (c == NULL || !exact)
+			*local = lappend(*local, ri);
+	}
+	if (list_length(cond) == 1)
+		return NIL;
+	return cond;
+}
+
+/* Is this a join clause "rowkey = expression of other relations"? */
+bool
+wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
+					  RestrictInfo *ri)
+{
+	List	   *exprs = NIL;
+	bool		exact = true;
+	List	   *c = key_condition(root, (Node *) ri->clause, rel->relid, t, &exprs, &exact);
+
+	return c != NULL && exact && intVal(linitial(c)) == WC_KEY_EQ;
+}

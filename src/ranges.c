@@ -1,0 +1,451 @@
+/*-------------------------------------------------------------------------
+ *
+ * ranges.c
+ *	  From a key condition and its values to the LevelDB key ranges to read.
+ *
+ * The executor evaluates the expressions of the condition (pushdown.c),
+ * then this file turns the condition tree into a sorted list of disjoint
+ * row-key intervals: an atom gives points, a half-line or a prefix range;
+ * OR is union, AND is intersection.  Contradictory bounds give no interval,
+ * and the scan then reads nothing at all.  Each interval becomes a range of
+ * LevelDB keys by the encoding of keycodec.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "widecolumn_fdw.h"
+
+typedef struct WcBound
+{
+	const uint8 *key;
+	size_t		len;
+	bool		incl;
+	bool		inf;			/* -inf for a lower bound, +inf for an upper */
+} WcBound;
+
+typedef struct WcInterval
+{
+	WcBound		lo;
+	WcBound		hi;
+} WcInterval;
+
+typedef struct WcIntervals
+{
+	int			n;
+	WcInterval *iv;
+} WcIntervals;
+
+/* Lower bounds: -inf first; at the same key an inclusive one starts first. */
+static int
+cmp_lo(const WcBound *a, const WcBound *b)
+{
+	int			c;
+
+	if (a->inf || b->inf)
+		return (b->inf ? 1 : 0) - (a->inf ? 1 : 0);
+	c = wc_compare_bytes(a->key, a->len, b->key, b->len);
+	if (c != 0)
+		return c;
+	return (a->incl ? 0 : 1) - (b->incl ? 0 : 1);
+}
+
+/* Upper bounds: +inf last; at the same key an exclusive one ends first. */
+static int
+cmp_hi(const WcBound *a, const WcBound *b)
+{
+	int			c;
+
+	if (a->inf || b->inf)
+		return (a->inf ? 1 : 0) - (b->inf ? 1 : 0);
+	c = wc_compare_bytes(a->key, a->len, b->key, b->len);
+	if (c != 0)
+		return c;
+	return (a->incl ? 1 : 0) - (b->incl ? 1 : 0);
+}
+
+static bool
+interval_empty(const WcInterval *iv)
+{
+	int			c;
+
+	if (iv->lo.inf || iv->hi.inf)
+		return false;
+	c = wc_compare_bytes(iv->lo.key, iv->lo.len, iv->hi.key, iv->hi.len);
+	return c > 0 || (c == 0 && !(iv->lo.incl && iv->hi.incl));
+}
+
+/* Does an interval ending at hi touch or overlap one starting at lo? */
+static bool
+touches(const WcBound *hi, const WcBound *lo)
+{
+	int			c;
+
+	if (hi->inf || lo->inf)
+		return true;
+	c = wc_compare_bytes(lo->key, lo->len, hi->key, hi->len);
+	return c < 0 || (c == 0 && (lo->incl || hi->incl));
+}
+
+static int
+wc_interval_cmp(const void *a, const void *b)
+{
+	return cmp_lo(&((const WcInterval *) a)->lo, &((const WcInterval *) b)->lo);
+}
+
+/* Sort, drop empty intervals and merge the ones that meet. */
+static WcIntervals
+normalize(WcIntervals in)
+{
+	WcIntervals out;
+
+	out.n = 0;
+	out.iv = palloc(sizeof(WcInterval) * Max(1, in.n));
+	qsort(in.iv, in.n, sizeof(WcInterval), wc_interval_cmp);
+	for (int i = 0; i < in.n; i++)
+	{
+		if (interval_empty(&in.iv[i]))
+			continue;
+		if (out.n > 0 && touches(&out.iv[out.n - 1].hi, &in.iv[i].lo))
+		{
+			if (cmp_hi(&in.iv[i].hi, &out.iv[out.n - 1].hi) > 0)
+				out.iv[out.n - 1].hi = in.iv[i].hi;
+			continue;
+		}
+		out.iv[out.n++] = in.iv[i];
+	}
+	return out;
+}
+
+static WcIntervals
+intersect(WcIntervals a, WcIntervals b)
+{
+	WcIntervals out;
+	int			i = 0,
+				j = 0;
+
+	out.n = 0;
+	out.iv = palloc(sizeof(WcInterval) * Max(1, a.n + b.n));
+	while (i < a.n && j < b.n)
+	{
+		WcInterval	iv;
+
+		iv.lo = cmp_lo(&a.iv[i].lo, &b.iv[j].lo) >= 0 ? a.iv[i].lo : b.iv[j].lo;
+		iv.hi = cmp_hi(&a.iv[i].hi, &b.iv[j].hi) <= 0 ? a.iv[i].hi : b.iv[j].hi;
+		if (!interval_empty(&iv))
+			out.iv[out.n++] = iv;
+		if (cmp_hi(&a.iv[i].hi, &b.iv[j].hi) <= 0)
+			i++;
+		else
+			j++;
+	}
+	return out;
+}
+
+static WcIntervals
+one(WcBound lo, WcBound hi)
+{
+	WcIntervals r;
+
+	r.n = 1;
+	r.iv = palloc(sizeof(WcInterval));
+	r.iv[0].lo = lo;
+	r.iv[0].hi = hi;
+	return normalize(r);
+}
+
+static WcIntervals
+none(void)
+{
+	WcIntervals r = {0, NULL};
+
+	return r;
+}
+
+static WcBound
+bound(const uint8 *key, size_t len, bool incl)
+{
+	WcBound		b = {key, len, incl, false};
+
+	return b;
+}
+
+static WcBound
+infinite(void)
+{
+	WcBound		b = {NULL, 0, false, true};
+
+	return b;
+}
+
+/* All keys starting with p: [p, successor of p). */
+static WcIntervals
+prefix_interval(const uint8 *p, size_t len)
+{
+	uint8	   *succ = palloc(len + 1);
+	size_t		slen = len;
+
+	memcpy(succ, p, len);
+	if (wc_successor(succ, &slen) != 0)
+		return one(bound(p, len, true), infinite());
+	return one(bound(p, len, true), bound(succ, slen, false));
+}
+
+static void
+datum_bytes(Datum d, const uint8 **p, size_t *len)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+
+	*p = (const uint8 *) VARDATA_ANY(v);
+	*len = VARSIZE_ANY_EXHDR(v);
+}
+
+static WcIntervals
+eval_node(List *node, Datum *values, bool *nulls, bool bytes)
+{
+	WcKeyAtomKind kind = intVal(linitial(node));
+	const uint8 *p;
+	size_t		len;
+	int			e;
+	WcIntervals r;
+	ListCell   *lc;
+
+	if (kind == WC_KEY_AND)
+	{
+		r = one(infinite(), infinite());
+		for_each_from(lc, node, 1)
+			r = intersect(r, eval_node(lfirst(lc), values, nulls, bytes));
+		return r;
+	}
+	if (kind == WC_KEY_OR)
+	{
+		WcIntervals all = {0, NULL};
+
+		for_each_from(lc, node, 1)
+		{
+			WcIntervals c = eval_node(lfirst(lc), values, nulls, bytes);
+
+			all.iv = all.iv ? repalloc(all.iv, sizeof(WcInterval) * (all.n + c.n + 1))
+				: palloc(sizeof(WcInterval) * (c.n + 1));
+			memcpy(all.iv + all.n, c.iv, sizeof(WcInterval) * c.n);
+			all.n += c.n;
+		}
+		return normalize(all);
+	}
+
+	e = intVal(lsecond(node));
+	if (nulls[e])
+		return none();			/* a comparison with NULL is never true */
+
+	if (kind == WC_KEY_IN)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(values[e]);
+		int16		elmlen;
+		bool		elmbyval;
+		char		elmalign;
+		Datum	   *elems;
+		bool	   *elnulls;
+		int			n;
+
+		get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+		deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
+						  &elems, &elnulls, &n);
+		r.n = 0;
+		r.iv = palloc(sizeof(WcInterval) * Max(1, n));
+		for (int i = 0; i < n; i++)
+		{
+			if (elnulls[i])
+				continue;
+			datum_bytes(elems[i], &p, &len);
+			r.iv[r.n].lo = bound(p, len, true);
+			r.iv[r.n].hi = bound(p, len, true);
+			r.n++;
+		}
+		return normalize(r);
+	}
+
+	datum_bytes(values[e], &p, &len);
+	switch (kind)
+	{
+		case WC_KEY_EQ:
+			return one(bound(p, len, true), bound(p, len, true));
+		case WC_KEY_LT:
+			return one(infinite(), bound(p, len, false));
+		case WC_KEY_LE:
+			return one(infinite(), bound(p, len, true));
+		case WC_KEY_GT:
+			return one(bound(p, len, false), infinite());
+		case WC_KEY_GE:
+			return one(bound(p, len, true), infinite());
+		case WC_KEY_PREFIX:
+			return prefix_interval(p, len);
+		case WC_KEY_LIKE:
+			{
+				StringInfoData prefix;
+				bool		pure,
+							no_wildcard;
+
+				initStringInfo(&prefix);
+				wc_like_prefix((const char *) p, len, bytes, &prefix, &pure, &no_wildcard);
+				if (no_wildcard)
+					return one(bound((uint8 *) prefix.data, prefix.len, true),
+							   bound((uint8 *) prefix.data, prefix.len, true));
+				return prefix_interval((uint8 *) prefix.data, prefix.len);
+			}
+		default:
+			elog(ERROR, "unknown key condition %d", kind);
+	}
+	return none();
+}
+
+/* The LevelDB key of a bound: table | escaped key, terminator bumped if after. */
+static uint8 *
+bound_key(WcTable *t, const WcBound *b, bool after, size_t *len)
+{
+	uint8	   *k = wc_row_key(t, b->key, b->len, len);
+
+	if (after)
+		k[*len - 1]++;			/* 0x00 0x01 -> 0x00 0x02: past every cell */
+	return k;
+}
+
+/*
+ * wc_eval_key_ranges
+ *		The LevelDB key ranges (WcKeyRange, ascending) a condition selects.
+ *
+ * cond NIL means the whole table.  *intervals_out, if given, receives a
+ * description for EXPLAIN.
+ */
+List *
+wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
+				   StringInfo describe)
+{
+	bool		bytes = t->cols[t->rowkey_attnum - 1].type == BYTEAOID;
+	WcIntervals r = cond ? eval_node(cond, values, nulls, bytes) : one(infinite(), infinite());
+	List	   *ranges = NIL;
+
+	for (int i = 0; i < r.n; i++)
+	{
+		WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+		WcInterval *iv = &r.iv[i];
+
+		if (iv->lo.inf)
+		{
+			kr->start = t->table_key;
+			kr->start_len = t->table_key_len;
+		}
+		else
+			kr->start = bound_key(t, &iv->lo, !iv->lo.incl, &kr->start_len);
+		if (iv->hi.inf)
+		{
+			kr->end = palloc(t->table_key_len);
+			memcpy(kr->end, t->table_key, t->table_key_len);
+			kr->end_len = t->table_key_len;
+			(void) wc_successor(kr->end, &kr->end_len);
+		}
+		else
+			kr->end = bound_key(t, &iv->hi, iv->hi.incl, &kr->end_len);
+		ranges = lappend(ranges, kr);
+	}
+
+	if (describe)
+		wc_describe_intervals(describe, r.n, r.iv, bytes);
+	return ranges;
+}
+
+static void
+describe_key(StringInfo out, const WcBound *b, bool bytes)
+{
+	if (bytes)
+	{
+		appendStringInfoString(out, "'\\x");
+		for (size_t i = 0; i < b->len; i++)
+			appendStringInfo(out, "%02x", b->key[i]);
+		appendStringInfoChar(out, '\'');
+	}
+	else
+		appendStringInfoString(out, quote_literal_cstr(pnstrdup((const char *) b->key, b->len)));
+}
+
+static bool
+is_point(const WcInterval *iv)
+{
+	return !iv->lo.inf && !iv->hi.inf && iv->lo.incl && iv->hi.incl &&
+		wc_compare_bytes(iv->lo.key, iv->lo.len, iv->hi.key, iv->hi.len) == 0;
+}
+
+/* Is iv exactly the keys that start with its lower bound? */
+static bool
+is_prefix(const WcInterval *iv)
+{
+	WcIntervals p;
+
+	if (iv->lo.inf || !iv->lo.incl || iv->lo.len == 0)
+		return false;
+	p = prefix_interval(iv->lo.key, iv->lo.len);
+	return cmp_hi(&p.iv[0].hi, &iv->hi) == 0;
+}
+
+/*
+ * wc_describe_intervals
+ *		Say in EXPLAIN's words which rows an interval list reads.
+ */
+void
+wc_describe_intervals(StringInfo out, int n, void *ivp, bool bytes)
+{
+	WcInterval *iv = ivp;
+	bool		points = n > 0;
+
+	for (int i = 0; i < n; i++)
+		if (!is_point(&iv[i]))
+			points = false;
+
+	if (n == 0)
+		appendStringInfoString(out, "Row Ranges: none");
+	else if (n == 1 && iv[0].lo.inf && iv[0].hi.inf)
+		appendStringInfoString(out, "Full Scan");
+	else if (points)
+	{
+		appendStringInfoString(out, n == 1 ? "Row Key: = " : "Row Keys: ");
+		for (int i = 0; i < n; i++)
+		{
+			if (i > 0)
+				appendStringInfoString(out, ", ");
+			describe_key(out, &iv[i].lo, bytes);
+		}
+	}
+	else if (n == 1 && is_prefix(&iv[0]))
+	{
+		appendStringInfoString(out, "Row Prefix: ");
+		describe_key(out, &iv[0].lo, bytes);
+	}
+	else
+	{
+		appendStringInfoString(out, "Row Ranges: ");
+		for (int i = 0; i < n; i++)
+		{
+			if (i > 0)
+				appendStringInfoString(out, ", ");
+			if (iv[i].lo.inf)
+				appendStringInfoString(out, "(-inf");
+			else
+			{
+				appendStringInfoChar(out, iv[i].lo.incl ? '[' : '(');
+				describe_key(out, &iv[i].lo, bytes);
+			}
+			appendStringInfoString(out, ", ");
+			if (iv[i].hi.inf)
+				appendStringInfoString(out, "+inf)");
+			else
+			{
+				describe_key(out, &iv[i].hi, bytes);
+				appendStringInfoChar(out, iv[i].hi.incl ? ']' : ')');
+			}
+		}
+	}
+}
