@@ -214,6 +214,8 @@ key_condition(PlannerInfo *root, Node *clause, Index relid, WcTable *t,
 				initStringInfo(&prefix);
 				wc_like_prefix(VARDATA_ANY(pat), VARSIZE_ANY_EXHDR(pat), kt == BYTEAOID,
 							&prefix, &pure, &no_wildcard);
+				if (prefix.len == 0 && !no_wildcard)
+					return NULL;	/* '%...': no prefix to read by */
 				if (!pure)
 					*exact = false;
 				c = makeConst(kt == BYTEAOID ? BYTEAOID : TEXTOID, -1,

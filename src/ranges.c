@@ -190,6 +190,8 @@ prefix_interval(const uint8 *p, size_t len)
 	uint8	   *succ = palloc(len + 1);
 	size_t		slen = len;
 
+	if (len == 0)
+		return one(infinite(), infinite());		/* every key */
 	memcpy(succ, p, len);
 	if (wc_successor(succ, &slen) != 0)
 		return one(bound(p, len, true), infinite());
