@@ -187,6 +187,15 @@ conn_get(void)
 	worker_state(&pid, &generation, &latch);
 	if (conn != NULL && pid != 0 && conn->generation == generation)
 		return conn;
+
+	/*
+	 * A new worker cannot continue what this transaction began with the old
+	 * one: its open scans, or the snapshot a REPEATABLE READ transaction
+	 * must keep reading.
+	 */
+	if (conn != NULL &&
+		(conn->scans != NIL || (conn->snaps != NIL && IsolationUsesXactSnapshot())))
+		conn_lost();
 	if (conn != NULL)
 		conn_drop();
 

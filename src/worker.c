@@ -746,5 +746,7 @@ wc_worker_main(Datum arg)
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 1000L, PG_WAIT_EXTENSION);
 	}
-	proc_exit(0);
+
+	/* Exit code 0 would tell the postmaster never to start us again. */
+	proc_exit(1);
 }
