@@ -1,5 +1,7 @@
 -- DDL: how foreign tables map onto stored tables, and what is checked when.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER ddl_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 
 -- The mapping is checked when a table is first used.

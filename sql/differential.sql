@@ -3,7 +3,9 @@
 -- must be the same, row for row (and in the same order where ORDER BY
 -- asks for one).  Keys use the awkward bytes: the empty key, 0x00 and 0xFF
 -- (bytea), LIKE's special characters and multibyte UTF-8 (text).
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER diff_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 CREATE FOREIGN TABLE dt (k text OPTIONS (rowkey 'true') COLLATE "C", v int, w text) SERVER diff_srv;
 CREATE TABLE dt_native (k text COLLATE "C" PRIMARY KEY, v int, w text);

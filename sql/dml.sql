@@ -1,5 +1,7 @@
 -- Every form of DML, checked against a native table doing the same.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER dml_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 CREATE FOREIGN TABLE dml_wc (
     rowkey text OPTIONS (rowkey 'true'),

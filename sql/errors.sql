@@ -1,5 +1,7 @@
 -- Bad input: each misuse gets a clear error with an SQLSTATE and writes nothing.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER err_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 CREATE FOREIGN TABLE err (k text OPTIONS (rowkey 'true'), v text, n int) SERVER err_srv;
 CREATE FOREIGN TABLE err_bytes (k bytea OPTIONS (rowkey 'true'), v bytea) SERVER err_srv OPTIONS (table 'err');

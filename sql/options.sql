@@ -1,5 +1,7 @@
 -- Options: where each is allowed, what values it takes, and its errors.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 
 -- A server needs no options: its database lives in the data directory.
 CREATE SERVER opt_srv FOREIGN DATA WRAPPER widecolumn_fdw;

@@ -1,6 +1,8 @@
 -- Row-key pushdown: what each form of restriction reads (EXPLAIN) and that
 -- the result equals the same query on a native table.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER pd_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 -- COLLATE "C": ranges and order are bytewise, so they push down.
 CREATE FOREIGN TABLE pd (k text OPTIONS (rowkey 'true') COLLATE "C", v int) SERVER pd_srv;

@@ -1,6 +1,8 @@
 -- Transactions: writes reach storage at COMMIT, all or nothing; a
 -- transaction reads its own writes; savepoints undo exactly their part.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER tx_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 CREATE FOREIGN TABLE tx (k text OPTIONS (rowkey 'true'), v int) SERVER tx_srv;
 

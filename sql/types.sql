@@ -1,6 +1,8 @@
 -- Type round trips: every type with its own encoding, plus one that uses
 -- its text form, compared with a native table holding the same values.
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS widecolumn_fdw;
+RESET client_min_messages;
 CREATE SERVER types_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 
 CREATE TABLE types_native (

@@ -36,11 +36,11 @@ run "unit: key codec" ./test/keycodec_test
 
 run "pg_regress, isolation and TAP (make installcheck)" \
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw \
-	make -s PG_CONFIG=$PG_CONFIG installcheck
+	make -s PG_CONFIG=$PG_CONFIG installcheck PROVE_FLAGS=-v
 
 run "pgTAP (pg_prove)" \
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw \
-	sh -c 'createdb wc_spec && psql -X -q -d wc_spec -c "CREATE EXTENSION pgtap; CREATE EXTENSION widecolumn_fdw;" && pg_prove -d wc_spec test/pgtap/*.sql'
+	sh -c 'createdb wc_spec && psql -X -q -d wc_spec -c "CREATE EXTENSION pgtap; CREATE EXTENSION widecolumn_fdw;" && pg_prove -v -d wc_spec test/pgtap/*.sql'
 
 rm -f "$log"
 echo "summary: $passed passed, $failed failed"
