@@ -42,6 +42,7 @@ typedef struct WcModifyState
 	AttrNumber	rowkey_junk;	/* in the subplan's output */
 	AttrNumber	wholerow_junk;
 	Bitmapset  *updated;		/* UPDATE: attnums it may change */
+	bool		do_nothing;		/* INSERT ... ON CONFLICT DO NOTHING */
 	WcTxnCell  *cells;
 	StringInfoData *bufs;
 	MemoryContext row_cxt;
@@ -87,7 +88,7 @@ wcPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 				updated = lappend_int(updated, attno);
 		}
 	}
-	return list_make1(updated);
+	return list_make2(updated, makeInteger(plan->onConflictAction == ONCONFLICT_NOTHING));
 }
 
 static WcModifyState *
@@ -126,6 +127,8 @@ wcBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 			elog(ERROR, "could not find junk row-key column");
 		ms->wholerow_junk = ExecFindJunkAttributeInTlist(sub->targetlist, "wholerow");
 	}
+	if (op == CMD_INSERT)
+		ms->do_nothing = intVal(lsecond(fdw_private)) != 0;
 	if (op == CMD_UPDATE)
 	{
 		ListCell   *lc;
@@ -191,6 +194,14 @@ wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 
 	slot_getallattrs(slot);
 	slot_rowkey(ms, slot, &key, &keylen);
+
+	/*
+	 * ON CONFLICT DO NOTHING: skip a key that exists.  Without row locks this
+	 * is not atomic against a concurrent insert of the same key.
+	 */
+	if (ms->do_nothing && wc_row_exists(t, key, keylen))
+		return NULL;
+
 	for (int a = 1; a <= t->natts; a++)
 	{
 		if (t->cols[a - 1].kind != WC_COL_CELL || slot->tts_isnull[a - 1])
@@ -214,8 +225,13 @@ wcExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
 static int
 wcGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 {
-	/* RETURNING and row triggers need each row as it is inserted. */
-	if (rinfo->ri_projectReturning != NULL ||
+	WcModifyState *ms = rinfo->ri_FdwState;
+
+	/*
+	 * RETURNING and row triggers need each row as it is inserted, and ON
+	 * CONFLICT DO NOTHING must see the rows before it.
+	 */
+	if ((ms != NULL && ms->do_nothing) || rinfo->ri_projectReturning != NULL ||
 		(rinfo->ri_TrigDesc && rinfo->ri_TrigDesc->trig_insert_after_row))
 		return 1;
 	return 1000;

@@ -364,8 +364,9 @@ wc_get_table(Oid relid)
 			continue;
 		}
 		col->name = pstrdup(NameStr(att->attname));
-		col->type = att->atttypid;
+		/* a domain is stored as its base type */
 		col->typmod = att->atttypmod;
+		col->type = getBaseTypeAndTypmod(att->atttypid, &col->typmod);
 		col->collation = att->attcollation;
 		foreach(lc, GetForeignColumnOptions(relid, att->attnum))
 		{

@@ -68,9 +68,12 @@ typedef struct WcScanState
 {
 	WcTable    *table;
 	int			nreq;			/* cells asked of the worker */
+	int			nmapped;		/* the first nmapped of them are columns */
 	int		   *req_attnum;
 	uint8	  **req_cols;
 	size_t	   *req_lens;
+	uint8	  **mapped_cols;	/* the mapped ones, fixed for the scan */
+	size_t	   *mapped_lens;
 	List	   *cond;
 	List	   *exprstates;		/* of the values the condition compares with */
 	bool		reverse;
@@ -103,6 +106,8 @@ typedef struct WcScanState
 	WcTxnRow   *orows;			/* this transaction's rows, in scan order */
 	int			norows;
 	int			opos;
+
+	bool		advance_pending;	/* the stored row was handed out */
 
 	/* for EXPLAIN ANALYZE */
 	uint64		stored_rows;
@@ -412,10 +417,9 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 		ss->req_lens[ss->nreq] = col->famqual_len;
 		ss->nreq++;
 	}
-	ss->s_vals = palloc(sizeof(uint8 *) * Max(1, ss->nreq));
-	ss->s_lens = palloc(sizeof(size_t) * Max(1, ss->nreq));
-	ss->w_vals = palloc(sizeof(uint8 *) * Max(1, ss->nreq));
-	ss->w_lens = palloc(sizeof(size_t) * Max(1, ss->nreq));
+	ss->nmapped = ss->nreq;
+	ss->mapped_cols = ss->req_cols;
+	ss->mapped_lens = ss->req_lens;
 
 	/*
 	 * The scan reads storage and this transaction's writes as they are now,
@@ -445,16 +449,26 @@ scan_ranges(ForeignScanState *node, WcScanState *ss)
 	return wc_eval_key_ranges(ss->cond, values, nulls, ss->table, NULL);
 }
 
-/* Start the stored scan and collect this transaction's rows. */
+static void scan_open(WcScanState *ss, List *ranges);
+
+/* Start the scan of the ranges the condition gives now. */
 static void
 scan_start(ForeignScanState *node, WcScanState *ss)
 {
-	int			nranges;
-
 	MemoryContextReset(ss->scan_cxt);
 	MemoryContextSwitchTo(ss->scan_cxt);
-	ss->ranges = scan_ranges(node, ss);
+	scan_open(ss, scan_ranges(node, ss));
+}
+
+/* Start the stored scan of ranges and collect this transaction's rows. */
+static void
+scan_open(WcScanState *ss, List *ranges)
+{
+	int			nranges;
+
+	ss->ranges = ranges;
 	nranges = list_length(ss->ranges);
+	ss->advance_pending = false;
 	ss->stored_done = true;
 	ss->have_batch = false;
 	ss->have_stored = false;
@@ -468,7 +482,46 @@ scan_start(ForeignScanState *node, WcScanState *ss)
 	if (nranges == 0)
 		return;
 
+	/*
+	 * Also ask for the cells this transaction wrote, mapped here or not, so
+	 * that a row whose last cells it deleted is known to be gone.
+	 */
 	ss->tt = wc_txn_table(ss->table, false);
+	ss->nreq = ss->nmapped;
+	ss->req_cols = ss->mapped_cols;
+	ss->req_lens = ss->mapped_lens;
+	if (ss->tt != NULL)
+	{
+		uint8	  **cols;
+		size_t	   *lens;
+		int			n = wc_txn_columns(ss->tt, &cols, &lens);
+		uint8	  **all_cols = palloc(sizeof(uint8 *) * (ss->nmapped + n + 1));
+		size_t	   *all_lens = palloc(sizeof(size_t) * (ss->nmapped + n + 1));
+
+		memcpy(all_cols, ss->req_cols, sizeof(uint8 *) * ss->nmapped);
+		memcpy(all_lens, ss->req_lens, sizeof(size_t) * ss->nmapped);
+		for (int c = 0; c < n; c++)
+		{
+			bool		dup = false;
+
+			for (int i = 0; i < ss->nmapped; i++)
+				if (all_lens[i] == lens[c] && memcmp(all_cols[i], cols[c], lens[c]) == 0)
+					dup = true;
+			if (!dup)
+			{
+				all_cols[ss->nreq] = cols[c];
+				all_lens[ss->nreq] = lens[c];
+				ss->nreq++;
+			}
+		}
+		ss->req_cols = all_cols;
+		ss->req_lens = all_lens;
+	}
+	ss->s_vals = palloc(sizeof(uint8 *) * Max(1, ss->nreq));
+	ss->s_lens = palloc(sizeof(size_t) * Max(1, ss->nreq));
+	ss->w_vals = palloc(sizeof(uint8 *) * Max(1, ss->nreq));
+	ss->w_lens = palloc(sizeof(size_t) * Max(1, ss->nreq));
+
 	if (ss->tt != NULL)
 	{
 		for (int r = 0; r < nranges; r++)
@@ -608,7 +661,7 @@ fill_slot(WcScanState *ss, TupleTableSlot *slot, const uint8 *key, size_t keylen
 	slot->tts_values[t->rowkey_attnum - 1] =
 		wc_decode_rowkey(key, keylen, t->cols[t->rowkey_attnum - 1].type);
 	slot->tts_isnull[t->rowkey_attnum - 1] = false;
-	for (int i = 0; i < ss->nreq; i++)
+	for (int i = 0; i < ss->nmapped; i++)
 	{
 		int			a = ss->req_attnum[i];
 
@@ -621,23 +674,18 @@ fill_slot(WcScanState *ss, TupleTableSlot *slot, const uint8 *key, size_t keylen
 }
 
 /*
- * wcIterateForeignScan
- *		The next row: stored rows and this transaction's rows, merged.
+ * merged_next
+ *		The next row of the scan: stored rows and this transaction's rows,
+ *		merged in key order.  The row stays valid until the next call.
  */
-static TupleTableSlot *
-wcIterateForeignScan(ForeignScanState *node)
+static bool
+merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
+			const uint8 ***vals, size_t **lens)
 {
-	WcScanState *ss = node->fdw_state;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-	MemoryContext old;
-
-	MemoryContextReset(ss->row_cxt);
-	old = MemoryContextSwitchTo(ss->row_cxt);
-	if (!ss->started)
+	if (ss->advance_pending)
 	{
-		scan_start(node, ss);
-		MemoryContextSwitchTo(ss->row_cxt);
 		stored_advance(ss);
+		ss->advance_pending = false;
 	}
 
 	for (;;)
@@ -645,14 +693,9 @@ wcIterateForeignScan(ForeignScanState *node)
 		WcTxnRow   *orow = ss->opos < ss->norows ? &ss->orows[ss->opos] : NULL;
 		int			cmp;
 		bool		other = false;
-		const uint8 *key;
-		size_t		keylen;
 
 		if (!ss->have_stored && orow == NULL)
-		{
-			ExecClearTuple(slot);
-			break;
-		}
+			return false;
 		if (!ss->have_stored)
 			cmp = 1;
 		else if (orow == NULL)
@@ -667,16 +710,19 @@ wcIterateForeignScan(ForeignScanState *node)
 		if (cmp < 0)
 		{
 			/* a stored row this transaction has not touched */
-			fill_slot(ss, slot, ss->s_key, ss->s_keylen, ss->s_vals, ss->s_lens);
-			stored_advance(ss);
-			break;
+			*key = ss->s_key;
+			*keylen = ss->s_keylen;
+			*vals = ss->s_vals;
+			*lens = ss->s_lens;
+			ss->advance_pending = true;
+			return true;
 		}
 
 		if (cmp == 0)
 		{
 			other = ss->s_other;
-			key = ss->s_key;
-			keylen = ss->s_keylen;
+			*key = ss->s_key;
+			*keylen = ss->s_keylen;
 			memcpy(ss->w_vals, ss->s_vals, sizeof(uint8 *) * ss->nreq);
 			memcpy(ss->w_lens, ss->s_lens, sizeof(size_t) * ss->nreq);
 		}
@@ -684,22 +730,88 @@ wcIterateForeignScan(ForeignScanState *node)
 		{
 			for (int i = 0; i < ss->nreq; i++)
 				ss->w_vals[i] = NULL;
-			key = orow->rowkey;
-			keylen = orow->rowkey_len;
+			*key = orow->rowkey;
+			*keylen = orow->rowkey_len;
 		}
 		ss->opos++;
 		if (apply_txn_row(ss, orow, &other))
 		{
-			fill_slot(ss, slot, key, keylen, ss->w_vals, ss->w_lens);
-			if (cmp == 0)
-				stored_advance(ss);
-			break;
+			*vals = ss->w_vals;
+			*lens = ss->w_lens;
+			ss->advance_pending = (cmp == 0);
+			return true;
 		}
 		if (cmp == 0)
 			stored_advance(ss);
 	}
+}
+
+/*
+ * wcIterateForeignScan
+ *		The next row, decoded into the scan slot.
+ */
+static TupleTableSlot *
+wcIterateForeignScan(ForeignScanState *node)
+{
+	WcScanState *ss = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	MemoryContext old;
+	const uint8 *key;
+	size_t		keylen;
+	const uint8 **vals;
+	size_t	   *lens;
+
+	MemoryContextReset(ss->row_cxt);
+	old = MemoryContextSwitchTo(ss->row_cxt);
+	if (!ss->started)
+	{
+		scan_start(node, ss);
+		MemoryContextSwitchTo(ss->row_cxt);
+		stored_advance(ss);
+	}
+	if (merged_next(ss, &key, &keylen, &vals, &lens))
+		fill_slot(ss, slot, key, keylen, vals, lens);
+	else
+		ExecClearTuple(slot);
 	MemoryContextSwitchTo(old);
 	return slot;
+}
+
+/*
+ * wc_row_exists
+ *		Does a row with this key exist, as this transaction sees it now?
+ *
+ * For INSERT ... ON CONFLICT DO NOTHING, which, like a unique index, looks
+ * at the latest committed state rather than the statement's snapshot.
+ */
+bool
+wc_row_exists(WcTable *t, const uint8 *key, size_t keylen)
+{
+	WcScanState ss;
+	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+	const uint8 *k;
+	size_t		klen;
+	const uint8 **vals;
+	size_t	   *lens;
+	bool		found;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.table = t;
+	ss.scan_cxt = CurrentMemoryContext;
+	ss.db = wc_client_open_db(t);
+	ss.snapshot = 0;
+	ss.horizon = wc_txn_horizon();
+	kr->start = wc_row_key(t, key, keylen, &kr->start_len);
+	kr->end = palloc(kr->start_len);
+	memcpy(kr->end, kr->start, kr->start_len);
+	kr->end_len = kr->start_len;
+	kr->end[kr->end_len - 1]++;		/* past the row's last cell */
+
+	scan_open(&ss, list_make1(kr));
+	stored_advance(&ss);
+	found = merged_next(&ss, &k, &klen, &vals, &lens);
+	scan_stop(&ss);
+	return found;
 }
 
 static void

@@ -263,6 +263,15 @@ wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 	MemoryContextSwitchTo(old);
 }
 
+/* The cells (escaped family+qualifier) this transaction wrote to tt. */
+int
+wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens)
+{
+	*cols = tt->cols;
+	*lens = tt->col_lens;
+	return tt->ncols;
+}
+
 /* The log position a scan starting now may see up to. */
 uint32
 wc_txn_horizon(void)

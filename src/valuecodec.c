@@ -19,6 +19,8 @@
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/syscache.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
@@ -89,6 +91,25 @@ timestamp_out_of_range(void)
 			 errmsg("timestamp out of range for a widecolumn_fdw cell"),
 			 errdetail("Cells store timestamps as 64-bit microseconds since 1970-01-01; the latest storable is 294247-01-10 04:00:54.775806 UTC."),
 			 errhint("Store such values as text.")));
+}
+
+/*
+ * Other types are stored in PostgreSQL's binary send format when they have
+ * one: unlike the text form it does not depend on session settings such
+ * as DateStyle, IntervalStyle or extra_float_digits.
+ */
+static bool
+has_binary_io(Oid type)
+{
+	HeapTuple	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(type));
+	bool		result;
+
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "cache lookup failed for type %u", type);
+	result = OidIsValid(((Form_pg_type) GETSTRUCT(tup))->typsend) &&
+		OidIsValid(((Form_pg_type) GETSTRUCT(tup))->typreceive);
+	ReleaseSysCache(tup);
+	return result;
 }
 
 /*
@@ -177,16 +198,35 @@ wc_encode_value(StringInfo buf, Datum value, Oid type)
 				pfree(s);
 				break;
 			}
+		case NUMERICOID:
+			{
+				char	   *s = OidOutputFunctionCall(F_NUMERIC_OUT, value);
+
+				appendStringInfoString(buf, s);
+				pfree(s);
+				break;
+			}
 		default:
 			{
 				Oid			out;
 				bool		varlena;
-				char	   *s;
 
-				getTypeOutputInfo(type, &out, &varlena);
-				s = OidOutputFunctionCall(out, value);
-				appendStringInfoString(buf, s);
-				pfree(s);
+				if (has_binary_io(type))
+				{
+					bytea	   *b;
+
+					getTypeBinaryOutputInfo(type, &out, &varlena);
+					b = OidSendFunctionCall(out, value);
+					appendBinaryStringInfo(buf, VARDATA(b), VARSIZE(b) - VARHDRSZ);
+				}
+				else
+				{
+					char	   *s;
+
+					getTypeOutputInfo(type, &out, &varlena);
+					s = OidOutputFunctionCall(out, value);
+					appendStringInfoString(buf, s);
+				}
 				break;
 			}
 	}
@@ -363,16 +403,30 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 			}
 		default:
 			{
-				/* numeric, jsonb and every other type: the text form */
+				/* numeric and jsonb in text form, others as has_binary_io says */
 				volatile Datum result = (Datum) 0;
-				text	   *v = checked_text(data, len, &why);
+				bool		binary = col->type != NUMERICOID &&
+					col->type != JSONBOID && has_binary_io(col->type);
+				text	   *v = binary ? NULL : checked_text(data, len, &why);
 				MemoryContext cxt = CurrentMemoryContext;
 
-				if (v == NULL)
+				if (!binary && v == NULL)
 					bad_value(t, attnum, rowkey, rowkey_len, why);
 				PG_TRY();
 				{
-					result = text_input(VARDATA(v), len, col->type, col->typmod);
+					if (binary)
+					{
+						StringInfoData si;
+						Oid			recv;
+						Oid			ioparam;
+
+						initStringInfo(&si);
+						appendBinaryStringInfo(&si, (const char *) data, len);
+						getTypeBinaryInputInfo(col->type, &recv, &ioparam);
+						result = OidReceiveFunctionCall(recv, &si, ioparam, col->typmod);
+					}
+					else
+						result = text_input(VARDATA(v), len, col->type, col->typmod);
 				}
 				PG_CATCH();
 				{

@@ -193,6 +193,7 @@ extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
+extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
 								 WcTxnRow **rows);
@@ -217,6 +218,7 @@ extern void wc_describe_intervals(StringInfo out, int n, void *intervals, bool b
 
 /* in scan.c */
 extern void wc_scan_register(FdwRoutine *routine);
+extern bool wc_row_exists(WcTable *t, const uint8 *key, size_t keylen);
 
 /* in modify.c */
 extern void wc_modify_register(FdwRoutine *routine);
