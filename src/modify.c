@@ -252,7 +252,7 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	const uint8 *key;
 	size_t		keylen;
 	int			n = 0;
-	int			a = -1;
+	int			a;
 
 	if (isnull)
 		elog(ERROR, "row key of the row to update is null");
@@ -272,11 +272,20 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	}
 
 	slot_getallattrs(slot);
-	while ((a = bms_next_member(ms->updated, a)) >= 0)
+
+	/*
+	 * With the old row at hand every column is compared, so that a BEFORE
+	 * ROW trigger's changes to columns outside SET are written too; only
+	 * the cells that change are.
+	 */
+	for (a = 1; a <= t->natts; a++)
 	{
 		WcColumn   *col = &t->cols[a - 1];
 		bool		newnull = slot->tts_isnull[a - 1];
 		Datum		newval = slot->tts_values[a - 1];
+
+		if (oldrow == NULL && !bms_is_member(a, ms->updated))
+			continue;
 
 		if (col->kind == WC_COL_ROWKEY)
 		{

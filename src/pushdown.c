@@ -106,7 +106,11 @@ wc_like_prefix(const char *pat, int len, bool bytes, StringInfo prefix, bool *pu
 		{
 			i++;
 			if (i >= len)
-				break;
+			{
+				/* an invalid pattern: let LIKE itself judge it, locally */
+				*pure = false;
+				return;
+			}
 		}
 		l = bytes ? 1 : pg_mblen(pat + i);
 		appendBinaryStringInfo(prefix, pat + i, Min(l, len - i));

@@ -1,0 +1,334 @@
+-- Specification: writes are transactional.
+--
+-- A native table written in the same transactions is the oracle: it
+-- commits, rolls back and rolls back to savepoints together with the
+-- foreign table, exactly as the foreign table must.  After each transaction ends, the stored (committed) rows
+-- must equal the oracle.  A failed statement changes nothing.
+--
+-- Stored tables: spec_tx, spec_tx_other, spec_tx_big (server spec_tx_srv),
+-- spec_tx_2 (server spec_tx_srv2).
+
+\set ON_ERROR_STOP 1
+SET client_min_messages = warning;
+SET check_function_bodies = off;
+
+SELECT plan(51);
+
+CREATE FUNCTION pg_temp.check_eq(have text, want text, descr text)
+RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN results_eq(have, want, descr);
+EXCEPTION WHEN OTHERS THEN
+	RETURN fail(descr) || E'\n' || diag('    query raised ' || SQLSTATE || ': ' || SQLERRM);
+END $$;
+
+CREATE FUNCTION pg_temp.state_eq(descr text)
+RETURNS text LANGUAGE sql AS $$
+	SELECT pg_temp.check_eq('SELECT k, a, b FROM tx_f', 'SELECT k, a, b FROM tx_n ORDER BY k COLLATE "C"', descr)
+$$;
+
+CREATE SERVER spec_tx_srv FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE tx_f (k text OPTIONS (rowkey 'true'), a integer, b text)
+	SERVER spec_tx_srv OPTIONS (table 'spec_tx');
+CREATE TABLE tx_n (k text PRIMARY KEY, a integer, b text);
+
+INSERT INTO tx_f VALUES ('r1', 1, 'one'), ('r2', 2, 'two'), ('r3', 3, 'three'), ('r4', 4, NULL), ('r5', 5, 'five');
+INSERT INTO tx_n VALUES ('r1', 1, 'one'), ('r2', 2, 'two'), ('r3', 3, 'three'), ('r4', 4, NULL), ('r5', 5, 'five');
+SELECT pg_temp.state_eq('committed starting state');
+
+--
+-- ROLLBACK
+--
+BEGIN;
+INSERT INTO tx_f VALUES ('r0', 0, 'zero'), ('r6', 6, 'six'), ('r2', 22, NULL);
+UPDATE tx_f SET b = 'ONE', a = NULL WHERE k = 'r1';
+DELETE FROM tx_f WHERE k IN ('r3', 'r6');
+INSERT INTO tx_n VALUES ('r0', 0, 'zero'), ('r6', 6, 'six');
+UPDATE tx_n SET a = 22 WHERE k = 'r2';
+UPDATE tx_n SET b = 'ONE', a = NULL WHERE k = 'r1';
+DELETE FROM tx_n WHERE k IN ('r3', 'r6');
+SELECT pg_temp.state_eq('a transaction sees its own INSERT, UPDATE and DELETE, merged with the stored rows');
+SELECT pg_temp.check_eq('SELECT k, a, b FROM tx_f WHERE k = ''r2''', 'SELECT k, a, b FROM tx_n WHERE k = ''r2''',
+	'a transaction sees its own upsert of a stored row');
+SELECT pg_temp.check_eq('SELECT count(*), sum(a), string_agg(b, '','' ORDER BY k) FROM tx_f',
+                        'SELECT count(*), sum(a), string_agg(b, '','' ORDER BY k) FROM tx_n',
+                        'aggregates see the transaction''s own writes');
+ROLLBACK;
+SELECT pg_temp.state_eq('ROLLBACK discards INSERT, UPDATE and DELETE');
+
+--
+-- Savepoints
+--
+BEGIN;
+INSERT INTO tx_f VALUES ('s1', 1, 'before savepoint');
+INSERT INTO tx_n VALUES ('s1', 1, 'before savepoint');
+SAVEPOINT sp1;
+INSERT INTO tx_f VALUES ('s2', 2, 'after sp1');
+UPDATE tx_f SET b = 'changed after sp1' WHERE k IN ('r1', 's1');
+DELETE FROM tx_f WHERE k = 'r5';
+INSERT INTO tx_n VALUES ('s2', 2, 'after sp1');
+UPDATE tx_n SET b = 'changed after sp1' WHERE k IN ('r1', 's1');
+DELETE FROM tx_n WHERE k = 'r5';
+SELECT pg_temp.state_eq('writes after a savepoint are visible');
+ROLLBACK TO SAVEPOINT sp1;
+SELECT pg_temp.state_eq('ROLLBACK TO SAVEPOINT undoes only the writes after the savepoint');
+-- the savepoint still exists after ROLLBACK TO, and can be rolled back to again
+INSERT INTO tx_f VALUES ('s3', 3, 'after rollback to sp1');
+INSERT INTO tx_n VALUES ('s3', 3, 'after rollback to sp1');
+SAVEPOINT sp2;
+UPDATE tx_f SET a = a * 100 WHERE k LIKE 'r%';
+UPDATE tx_n SET a = a * 100 WHERE k LIKE 'r%';
+RELEASE SAVEPOINT sp2;
+SAVEPOINT sp3;
+DELETE FROM tx_f;
+SELECT is_empty('SELECT k FROM tx_f', 'DELETE of every row inside a savepoint: the table reads empty');
+ROLLBACK TO SAVEPOINT sp3;
+SELECT pg_temp.state_eq('released savepoints keep their writes; rolled back ones do not');
+ROLLBACK TO SAVEPOINT sp1;
+SELECT pg_temp.state_eq('ROLLBACK TO an earlier savepoint undoes the later, released ones');
+INSERT INTO tx_f VALUES ('s4', 4, 'kept');
+INSERT INTO tx_n VALUES ('s4', 4, 'kept');
+COMMIT;
+SELECT pg_temp.state_eq('COMMIT after savepoints stores exactly what was not rolled back');
+
+-- Nested savepoints, the same row written at every level.  (The oracle
+-- is written at the end: its own savepoints would undo it as well.)
+BEGIN;
+UPDATE tx_f SET a = 10 WHERE k = 'r1';
+SAVEPOINT l1;
+UPDATE tx_f SET a = 20 WHERE k = 'r1';
+SAVEPOINT l2;
+UPDATE tx_f SET a = 30 WHERE k = 'r1';
+SAVEPOINT l3;
+DELETE FROM tx_f WHERE k = 'r1';
+SELECT is_empty('SELECT k FROM tx_f WHERE k = ''r1''', 'row deleted at the innermost level');
+ROLLBACK TO l3;
+SELECT pg_temp.check_eq('SELECT a FROM tx_f WHERE k = ''r1''', 'VALUES (30)', 'ROLLBACK TO l3: the row is back with its l2 value');
+ROLLBACK TO l2;
+SELECT pg_temp.check_eq('SELECT a FROM tx_f WHERE k = ''r1''', 'VALUES (20)', 'ROLLBACK TO l2: the l1 value');
+RELEASE l1;
+COMMIT;
+UPDATE tx_n SET a = 20 WHERE k = 'r1';
+SELECT pg_temp.state_eq('nested savepoints: committed');
+
+--
+-- A failed statement changes nothing.
+--
+BEGIN;
+INSERT INTO tx_f VALUES ('f0', 0, 'before the failure');
+INSERT INTO tx_n VALUES ('f0', 0, 'before the failure');
+SELECT throws_ok(
+	$$INSERT INTO tx_f VALUES ('f1', 1, 'first of three'), ('f2', 2, 'second of three'), (repeat('k', 4097), 3, 'key too long')$$,
+	'54000', 'row key is too long',
+	'INSERT of a row key longer than 4096 bytes fails');
+SELECT throws_ok(
+	$$INSERT INTO tx_f VALUES ('f3', 3, 'first of two'), (NULL, 4, 'null key')$$,
+	'23502', 'row key of foreign table "tx_f" cannot be null',
+	'INSERT of a NULL row key fails');
+SELECT throws_ok(
+	$$UPDATE tx_f SET a = 100 / (a - 3) WHERE a IS NOT NULL$$,
+	'22012', 'division by zero',
+	'UPDATE failing half way fails');
+SELECT throws_ok(
+	$$DELETE FROM tx_f WHERE 1 / (a - 4) IS NOT NULL$$,
+	'22012', 'division by zero',
+	'DELETE failing half way fails');
+SELECT throws_ok(
+	$$UPDATE tx_f SET k = 'moved' WHERE k = 'r2'$$,
+	'0A000', 'cannot change the row key of a row in foreign table "tx_f"',
+	'UPDATE of the row key fails');
+SELECT pg_temp.state_eq('the failed statements left no writes in the transaction');
+COMMIT;
+SELECT pg_temp.state_eq('the failed statements stored nothing; the others are committed');
+
+-- The same in autocommit (each throws_ok is its own transaction).
+SELECT throws_ok(
+	$$INSERT INTO tx_f SELECT 'auto' || i, i, 'x' FROM generate_series(1, 100) i
+	  UNION ALL SELECT repeat('k', 5000), 0, 'too long'$$,
+	'54000', 'row key is too long',
+	'INSERT ... SELECT with a too long key after 100 good rows fails');
+SELECT throws_ok(
+	$$COPY tx_f FROM PROGRAM 'printf "c1\t1\tcopy\nc2\t2\tcopy\n\\\\N\t3\tnull key\n"'$$,
+	'23502', NULL,
+	'COPY with a NULL row key on its third line fails');
+SELECT pg_temp.state_eq('failed autocommit statements stored nothing');
+
+-- Row keys up to 4096 bytes are fine, in bytes, not characters.
+INSERT INTO tx_f VALUES (repeat('k', 4096), 4096, 'longest key');
+INSERT INTO tx_n VALUES (repeat('k', 4096), 4096, 'longest key');
+SELECT throws_ok(
+	$$INSERT INTO tx_f VALUES (repeat('✓', 1366), 1, 'three bytes each: 4098 bytes')$$,
+	'54000', 'row key is too long',
+	'the limit counts bytes: 1366 three-byte characters are too long');
+INSERT INTO tx_f VALUES (repeat('✓', 1365) || 'a', 4096, 'three bytes each: 4096 bytes');
+INSERT INTO tx_n VALUES (repeat('✓', 1365) || 'a', 4096, 'three bytes each: 4096 bytes');
+SELECT pg_temp.state_eq('row keys of exactly 4096 bytes are stored');
+DELETE FROM tx_f WHERE a = 4096;
+DELETE FROM tx_n WHERE a = 4096;
+
+-- A failure inside a PL/pgSQL exception block undoes that block's earlier
+-- writes too, and only them.
+DO $$
+BEGIN
+	INSERT INTO tx_f VALUES ('blk0', 0, 'before the block');
+	INSERT INTO tx_n VALUES ('blk0', 0, 'before the block');
+	BEGIN
+		INSERT INTO tx_f VALUES ('blk1', 1, 'in the block');
+		UPDATE tx_f SET b = 'changed in the block' WHERE k = 'r2';
+		DELETE FROM tx_f WHERE k = 'r4';
+		INSERT INTO tx_f VALUES (NULL, 2, 'fails');
+	EXCEPTION WHEN not_null_violation THEN
+		NULL;
+	END;
+	INSERT INTO tx_f VALUES ('blk2', 2, 'after the block');
+	INSERT INTO tx_n VALUES ('blk2', 2, 'after the block');
+END $$;
+SELECT pg_temp.state_eq('an exception block undoes its own writes only');
+
+--
+-- Cursors read the rows as of their DECLARE.
+--
+BEGIN;
+DECLARE cf CURSOR FOR SELECT k, a, b FROM tx_f;
+DECLARE cn CURSOR FOR SELECT k, a, b FROM tx_n ORDER BY k COLLATE "C";
+INSERT INTO tx_f VALUES ('cur', 1, 'after declare');
+UPDATE tx_f SET a = -a WHERE k IN ('r1', 'r2');
+INSERT INTO tx_n VALUES ('cur', 1, 'after declare');
+UPDATE tx_n SET a = -a WHERE k IN ('r1', 'r2');
+SELECT results_eq('cf'::refcursor, 'cn'::refcursor, 'a cursor does not see writes made after it was declared');
+CLOSE cf; CLOSE cn;
+DECLARE cf2 CURSOR FOR SELECT k, a, b FROM tx_f;
+DECLARE cn2 CURSOR FOR SELECT k, a, b FROM tx_n ORDER BY k COLLATE "C";
+SELECT results_eq('cf2'::refcursor, 'cn2'::refcursor, 'a cursor declared after the writes sees them');
+COMMIT;
+SELECT pg_temp.state_eq('after the cursors: committed');
+
+--
+-- One transaction over several stored tables and servers: all or nothing.
+--
+CREATE FOREIGN TABLE other_f (k text OPTIONS (rowkey 'true'), v text)
+	SERVER spec_tx_srv OPTIONS (table 'spec_tx_other');
+CREATE SERVER spec_tx_srv2 FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE second_f (k text OPTIONS (rowkey 'true'), v text)
+	SERVER spec_tx_srv2 OPTIONS (table 'spec_tx_2');
+CREATE TABLE other_n (k text PRIMARY KEY, v text);
+CREATE TABLE second_n (k text PRIMARY KEY, v text);
+BEGIN;
+INSERT INTO tx_f VALUES ('multi', 1, 'multi');
+INSERT INTO other_f VALUES ('o1', 'other');
+INSERT INTO second_f VALUES ('s1', 'second server');
+ROLLBACK;
+SELECT pg_temp.state_eq('ROLLBACK over several tables: first table unchanged');
+SELECT is_empty('SELECT k FROM other_f UNION ALL SELECT k FROM second_f', 'ROLLBACK over several tables and servers: the others unchanged');
+BEGIN;
+INSERT INTO tx_f VALUES ('multi', 1, 'multi');
+INSERT INTO other_f VALUES ('o1', 'other'), ('o2', 'other');
+INSERT INTO second_f VALUES ('s1', 'second server');
+DELETE FROM other_f WHERE k = 'o2';
+INSERT INTO tx_n VALUES ('multi', 1, 'multi');
+INSERT INTO other_n VALUES ('o1', 'other');
+INSERT INTO second_n VALUES ('s1', 'second server');
+COMMIT;
+SELECT pg_temp.state_eq('COMMIT over several tables: first table');
+SELECT pg_temp.check_eq('SELECT k, v FROM other_f', 'SELECT k, v FROM other_n ORDER BY k', 'COMMIT over several tables: second stored table');
+SELECT pg_temp.check_eq('SELECT k, v FROM second_f', 'SELECT k, v FROM second_n ORDER BY k', 'COMMIT over several servers: second server');
+
+--
+-- A big transaction: many rows, several write batches.
+--
+CREATE FOREIGN TABLE big_f (k text OPTIONS (rowkey 'true'), i integer, pad text)
+	SERVER spec_tx_srv OPTIONS (table 'spec_tx_big');
+CREATE TABLE big_n (k text PRIMARY KEY, i integer, pad text);
+BEGIN;
+INSERT INTO big_f SELECT 'b' || lpad(i::text, 6, '0'), i, repeat(md5(i::text), 4) FROM generate_series(1, 20000) i;
+INSERT INTO big_n SELECT 'b' || lpad(i::text, 6, '0'), i, repeat(md5(i::text), 4) FROM generate_series(1, 20000) i;
+UPDATE big_f SET pad = NULL, i = -i WHERE i % 2 = 0;
+UPDATE big_n SET pad = NULL, i = -i WHERE i % 2 = 0;
+DELETE FROM big_f WHERE i % 3 = 0;
+DELETE FROM big_n WHERE i % 3 = 0;
+SELECT pg_temp.check_eq('SELECT count(*), sum(i), md5(string_agg(k || coalesce(pad, ''-''), '','')) FROM big_f',
+                        'SELECT count(*), sum(i), md5(string_agg(k || coalesce(pad, ''-''), '','' ORDER BY k)) FROM big_n',
+                        '20000 rows inserted, updated and deleted in one transaction (before COMMIT)');
+COMMIT;
+SELECT pg_temp.check_eq('SELECT count(*), sum(i), md5(string_agg(k || coalesce(pad, ''-''), '','')) FROM big_f',
+                        'SELECT count(*), sum(i), md5(string_agg(k || coalesce(pad, ''-''), '','' ORDER BY k)) FROM big_n',
+                        '20000 rows inserted, updated and deleted in one transaction: committed');
+SELECT pg_temp.check_eq('SELECT k, i, pad FROM big_f', 'SELECT k, i, pad FROM big_n ORDER BY k',
+                        'the big table equals the oracle row by row');
+BEGIN;
+UPDATE big_f SET i = i + 1;
+DELETE FROM big_f WHERE k > 'b010000';
+ROLLBACK;
+SELECT pg_temp.check_eq('SELECT k, i, pad FROM big_f', 'SELECT k, i, pad FROM big_n ORDER BY k',
+                        'a rolled back UPDATE and DELETE of thousands of rows stored nothing');
+
+--
+-- Other sessions (through dblink) see committed writes only.
+--
+CREATE EXTENSION IF NOT EXISTS dblink;
+SELECT dblink_connect('other', format('dbname=%s port=%s host=%s', current_database(),
+	current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1))) AS connected
+\gset
+SELECT pg_temp.check_eq(
+	$$SELECT * FROM dblink('other', 'SELECT k, a, b FROM tx_f') AS t(k text, a integer, b text)$$,
+	'SELECT k, a, b FROM tx_n ORDER BY k COLLATE "C"',
+	'another session reads the same committed rows');
+BEGIN;
+INSERT INTO tx_f VALUES ('unseen', 1, 'not yet committed');
+UPDATE tx_f SET b = 'not yet committed' WHERE k = 'r1';
+DELETE FROM tx_f WHERE k = 'r2';
+SELECT pg_temp.check_eq(
+	$$SELECT * FROM dblink('other', 'SELECT k, a, b FROM tx_f') AS t(k text, a integer, b text)$$,
+	'SELECT k, a, b FROM tx_n ORDER BY k COLLATE "C"',
+	'another session does not see uncommitted INSERT, UPDATE and DELETE');
+COMMIT;
+INSERT INTO tx_n VALUES ('unseen', 1, 'not yet committed');
+UPDATE tx_n SET b = 'not yet committed' WHERE k = 'r1';
+DELETE FROM tx_n WHERE k = 'r2';
+SELECT pg_temp.check_eq(
+	$$SELECT * FROM dblink('other', 'SELECT k, a, b FROM tx_f') AS t(k text, a integer, b text)$$,
+	'SELECT k, a, b FROM tx_n ORDER BY k COLLATE "C"',
+	'another session sees the writes once committed');
+-- the other session's open transaction
+SELECT dblink_exec('other', 'BEGIN') AS done
+\gset
+SELECT dblink_exec('other', $$INSERT INTO tx_f VALUES ('theirs', 7, 'other session')$$) AS done
+\gset
+SELECT pg_temp.state_eq('the other session''s uncommitted write is not visible here');
+SELECT dblink_exec('other', 'COMMIT') AS done
+\gset
+INSERT INTO tx_n VALUES ('theirs', 7, 'other session');
+SELECT pg_temp.state_eq('the other session''s write is visible here once committed');
+-- an error in the other session's transaction aborts all of it
+SELECT is(dblink_exec('other', $$BEGIN; INSERT INTO tx_f VALUES ('lost1', 1, 'x'); UPDATE tx_f SET a = 0 WHERE k = 'r1';
+	INSERT INTO tx_f VALUES (NULL, 2, 'fails'); COMMIT$$, false), 'ERROR',
+	'sanity: the other session''s transaction failed');
+SELECT dblink_exec('other', 'ROLLBACK') AS done
+\gset
+SELECT pg_temp.state_eq('a transaction ended by an error stored none of its writes');
+-- PREPARE TRANSACTION of widecolumn writes is refused, and they are gone
+SELECT dblink_exec('other', 'BEGIN') AS done
+\gset
+SELECT dblink_exec('other', $$INSERT INTO tx_f VALUES ('prepared', 1, 'x')$$) AS done
+\gset
+SELECT is(dblink_exec('other', $$PREPARE TRANSACTION 'spec_tx'$$, false), 'ERROR',
+	'PREPARE TRANSACTION after widecolumn writes fails');
+SELECT ok(dblink_error_message('other') LIKE '%cannot PREPARE a transaction that has written to widecolumn_fdw tables%',
+	'PREPARE TRANSACTION says why: ' || dblink_error_message('other'));
+SELECT pg_temp.state_eq('the refused prepared transaction stored nothing');
+SELECT dblink_disconnect('other') AS done
+\gset
+
+-- Clean up.
+DELETE FROM tx_f;
+DELETE FROM other_f;
+DELETE FROM second_f;
+DELETE FROM big_f;
+SELECT is_empty('SELECT k FROM tx_f UNION ALL SELECT k FROM other_f UNION ALL SELECT k FROM second_f UNION ALL SELECT k FROM big_f',
+	'the stored tables are empty again');
+DROP SERVER spec_tx_srv CASCADE;
+DROP SERVER spec_tx_srv2 CASCADE;
+DROP TABLE tx_n, other_n, second_n, big_n;
+DROP EXTENSION dblink;
+
+SELECT * FROM finish();
