@@ -180,6 +180,12 @@ SELECT pd_check(q) FROM unnest(ARRAY[
   $q$SELECT * FROM pd WHERE k < 'phone#0001#05' ORDER BY k DESC LIMIT 7$q$
 ]) q;
 
+-- ANALYZE samples the stored rows, so estimates follow the data
+ANALYZE pd;
+SELECT c.reltuples = (SELECT count(*) FROM pd_native) AS reltuples_right
+FROM pg_class c WHERE c.relname = 'pd';
+SELECT attname, null_frac, n_distinct FROM pg_stats WHERE tablename = 'pd' ORDER BY attname;
+
 DROP TABLE pd_native, pd_probe, pdb_native;
 DROP FUNCTION pd_check(text);
 DROP SERVER pd_srv CASCADE;

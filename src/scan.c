@@ -14,7 +14,10 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/sysattr.h"
+#include "commands/vacuum.h"
+#include "utils/sampling.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -114,6 +117,8 @@ typedef struct WcScanState
 	uint64		stored_entries;
 } WcScanState;
 
+static WcKeyRange *table_range(WcTable *t);
+
 /* Bytes a stored row takes, for estimates before ANALYZE. */
 #define WC_EST_ROW_BYTES	64
 
@@ -146,16 +151,9 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	/* Before ANALYZE, LevelDB's idea of the table's size will do. */
 	if (baserel->tuples <= 0)
 	{
-		WcKeyRange *full = palloc0(sizeof(WcKeyRange));
-		uint64		bytes;
+		uint64		bytes = wc_client_estimate(wc_client_open_db(ps->table),
+											   list_make1(table_range(ps->table)));
 
-		full->start = ps->table->table_key;
-		full->start_len = ps->table->table_key_len;
-		full->end = palloc(full->start_len);
-		memcpy(full->end, full->start, full->start_len);
-		full->end_len = full->start_len;
-		(void) wc_successor(full->end, &full->end_len);
-		bytes = wc_client_estimate(wc_client_open_db(ps->table), list_make1(full));
 		baserel->tuples = Max(1000, bytes / WC_EST_ROW_BYTES);
 	}
 
@@ -650,26 +648,34 @@ apply_txn_row(WcScanState *ss, WcTxnRow *row, bool *other)
 	return live || *other;
 }
 
+/* Decode a row into values and nulls, natts long. */
 static void
-fill_slot(WcScanState *ss, TupleTableSlot *slot, const uint8 *key, size_t keylen,
-		  const uint8 **vals, size_t *lens)
+decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
+		   const uint8 **vals, size_t *lens, Datum *values, bool *nulls)
 {
 	WcTable    *t = ss->table;
 
-	ExecClearTuple(slot);
-	memset(slot->tts_isnull, true, sizeof(bool) * slot->tts_tupleDescriptor->natts);
-	slot->tts_values[t->rowkey_attnum - 1] =
+	memset(nulls, true, sizeof(bool) * t->natts);
+	values[t->rowkey_attnum - 1] =
 		wc_decode_rowkey(key, keylen, t->cols[t->rowkey_attnum - 1].type);
-	slot->tts_isnull[t->rowkey_attnum - 1] = false;
+	nulls[t->rowkey_attnum - 1] = false;
 	for (int i = 0; i < ss->nmapped; i++)
 	{
 		int			a = ss->req_attnum[i];
 
 		if (vals[i] == NULL)
 			continue;
-		slot->tts_values[a - 1] = wc_decode_value(vals[i], lens[i], t, a, key, keylen);
-		slot->tts_isnull[a - 1] = false;
+		values[a - 1] = wc_decode_value(vals[i], lens[i], t, a, key, keylen);
+		nulls[a - 1] = false;
 	}
+}
+
+static void
+fill_slot(WcScanState *ss, TupleTableSlot *slot, const uint8 *key, size_t keylen,
+		  const uint8 **vals, size_t *lens)
+{
+	ExecClearTuple(slot);
+	decode_row(ss, key, keylen, vals, lens, slot->tts_values, slot->tts_isnull);
 	ExecStoreVirtualTuple(slot);
 }
 
@@ -943,9 +949,120 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	}
 }
 
+/* The whole table as one range of keys. */
+static WcKeyRange *
+table_range(WcTable *t)
+{
+	WcKeyRange *full = palloc0(sizeof(WcKeyRange));
+
+	full->start = t->table_key;
+	full->start_len = t->table_key_len;
+	full->end = palloc(full->start_len);
+	memcpy(full->end, full->start, full->start_len);
+	full->end_len = full->start_len;
+	(void) wc_successor(full->end, &full->end_len);
+	return full;
+}
+
+/*
+ * wc_acquire_sample_rows
+ *		ANALYZE: read every row once and keep a random sample (Vitter's
+ *		reservoir, as file_fdw does).
+ */
+static int
+wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
+					   int targrows, double *totalrows, double *totaldeadrows)
+{
+	WcScanState ss;
+	TupleDesc	desc = RelationGetDescr(relation);
+	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
+	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
+	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "widecolumn_fdw analyze",
+												 ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old;
+	ReservoirStateData rstate;
+	double		rowstoskip = -1;
+	int			numrows = 0;
+	const uint8 *key;
+	size_t		keylen;
+	const uint8 **vals;
+	size_t	   *lens;
+
+	memset(&ss, 0, sizeof(ss));
+	ss.table = wc_get_table(RelationGetRelid(relation));
+	ss.scan_cxt = CurrentMemoryContext;
+	ss.req_attnum = palloc(sizeof(int) * Max(1, ss.table->natts));
+	ss.mapped_cols = palloc(sizeof(uint8 *) * Max(1, ss.table->natts));
+	ss.mapped_lens = palloc(sizeof(size_t) * Max(1, ss.table->natts));
+	for (int a = 1; a <= ss.table->natts; a++)
+	{
+		if (ss.table->cols[a - 1].kind != WC_COL_CELL)
+			continue;
+		ss.req_attnum[ss.nmapped] = a;
+		ss.mapped_cols[ss.nmapped] = ss.table->cols[a - 1].famqual;
+		ss.mapped_lens[ss.nmapped] = ss.table->cols[a - 1].famqual_len;
+		ss.nmapped++;
+	}
+	ss.db = wc_client_open_db(ss.table);
+	ss.snapshot = wc_client_snapshot_acquire(ss.db);
+	ss.horizon = wc_txn_horizon();
+
+	*totalrows = 0;
+	reservoir_init_selection_state(&rstate, targrows);
+	scan_open(&ss, list_make1(table_range(ss.table)));
+	stored_advance(&ss);
+	while (merged_next(&ss, &key, &keylen, &vals, &lens))
+	{
+		vacuum_delay_point();
+		MemoryContextReset(rowcxt);
+		old = MemoryContextSwitchTo(rowcxt);
+		decode_row(&ss, key, keylen, vals, lens, values, nulls);
+		MemoryContextSwitchTo(old);
+
+		if (numrows < targrows)
+			rows[numrows++] = heap_form_tuple(desc, values, nulls);
+		else
+		{
+			if (rowstoskip < 0)
+				rowstoskip = reservoir_get_next_S(&rstate, *totalrows, targrows);
+			if (rowstoskip <= 0)
+			{
+				int			k = (int) (targrows * sampler_random_fract(&rstate.randstate));
+
+				heap_freetuple(rows[k]);
+				rows[k] = heap_form_tuple(desc, values, nulls);
+			}
+			rowstoskip -= 1;
+		}
+		*totalrows += 1;
+	}
+	scan_stop(&ss);
+	wc_client_snapshot_release(ss.snapshot);
+	MemoryContextDelete(rowcxt);
+	*totaldeadrows = 0;
+
+	ereport(elevel,
+			(errmsg("\"%s\": scanned %.0f rows, keeping a sample of %d",
+					RelationGetRelationName(relation), *totalrows, numrows)));
+	return numrows;
+}
+
+static bool
+wcAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
+					  BlockNumber *totalpages)
+{
+	WcTable    *t = wc_get_table(RelationGetRelid(relation));
+	uint64		bytes = wc_client_estimate(wc_client_open_db(t), list_make1(table_range(t)));
+
+	*func = wc_acquire_sample_rows;
+	*totalpages = Max(1, bytes / BLCKSZ);
+	return true;
+}
+
 void
 wc_scan_register(FdwRoutine *routine)
 {
+	routine->AnalyzeForeignTable = wcAnalyzeForeignTable;
 	routine->GetForeignRelSize = wcGetForeignRelSize;
 	routine->GetForeignPaths = wcGetForeignPaths;
 	routine->GetForeignPlan = wcGetForeignPlan;
