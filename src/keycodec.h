@@ -25,6 +25,7 @@
 #define WC_MAX_ROWKEY		4096
 #define WC_MAX_QUALIFIER	(16 * 1024)
 #define WC_MAX_VALUE		(100 * 1024 * 1024)
+#define WC_MAX_ROWKEY_PARTS	32
 
 /* First byte of every stored value. */
 #define WC_VALUE_TOMBSTONE	0x00	/* the cell was deleted at this version */

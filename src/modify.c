@@ -34,12 +34,16 @@
 #include "widecolumn_fdw.h"
 
 #define WC_ROWKEY_JUNK	"wc_rowkey"
+#define WC_PART_JUNK	"wc_rowkey_part"
 
 /* Executor state of one result relation. */
 typedef struct WcModifyState
 {
 	WcTable    *table;
 	AttrNumber	rowkey_junk;	/* in the subplan's output */
+	AttrNumber *part_junk;		/* ... or the row-key parts */
+	StringInfoData keybuf;		/* a row key composed from parts */
+	StringInfoData newkeybuf;
 	AttrNumber	wholerow_junk;
 	Bitmapset  *updated;		/* UPDATE: attnums it may change */
 	bool		do_nothing;		/* INSERT ... ON CONFLICT DO NOTHING */
@@ -53,12 +57,28 @@ wcAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 						  RangeTblEntry *target_rte, Relation target_relation)
 {
 	WcTable    *t = wc_get_table(RelationGetRelid(target_relation));
-	WcColumn   *kc = &t->cols[t->rowkey_attnum - 1];
 	Var		   *var;
 
-	var = makeVar(rtindex, t->rowkey_attnum, kc->type, kc->typmod,
-				  get_typcollation(kc->type), 0);
-	add_row_identity_var(root, var, rtindex, WC_ROWKEY_JUNK);
+	/* The row's identity: the row key, or the columns it is made of. */
+	if (t->nparts > 0)
+	{
+		for (int i = 0; i < t->nparts; i++)
+		{
+			WcColumn   *pc = &t->cols[t->part_attnum[i] - 1];
+
+			var = makeVar(rtindex, t->part_attnum[i], pc->type, pc->typmod,
+						  pc->collation, 0);
+			add_row_identity_var(root, var, rtindex, psprintf(WC_PART_JUNK "%d", i + 1));
+		}
+	}
+	else
+	{
+		WcColumn   *kc = &t->cols[t->rowkey_attnum - 1];
+
+		var = makeVar(rtindex, t->rowkey_attnum, kc->type, kc->typmod,
+					  get_typcollation(kc->type), 0);
+		add_row_identity_var(root, var, rtindex, WC_ROWKEY_JUNK);
+	}
 
 	/* UPDATE compares with the old row; DELETE RETURNING returns it. */
 	if (root->parse->commandType == CMD_UPDATE || root->parse->returningList != NIL)
@@ -101,6 +121,8 @@ modify_state(Relation rel, EState *estate)
 	ms->bufs = palloc(sizeof(StringInfoData) * Max(1, ms->table->natts));
 	for (int i = 0; i < ms->table->natts; i++)
 		initStringInfo(&ms->bufs[i]);
+	initStringInfo(&ms->keybuf);
+	initStringInfo(&ms->newkeybuf);
 	ms->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "widecolumn_fdw modify",
 										ALLOCSET_SMALL_SIZES);
 	return ms;
@@ -122,9 +144,23 @@ wcBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	{
 		Plan	   *sub = outerPlanState(mtstate)->plan;
 
-		ms->rowkey_junk = ExecFindJunkAttributeInTlist(sub->targetlist, WC_ROWKEY_JUNK);
-		if (!AttributeNumberIsValid(ms->rowkey_junk))
-			elog(ERROR, "could not find junk row-key column");
+		if (ms->table->nparts > 0)
+		{
+			ms->part_junk = palloc(sizeof(AttrNumber) * ms->table->nparts);
+			for (int i = 0; i < ms->table->nparts; i++)
+			{
+				ms->part_junk[i] = ExecFindJunkAttributeInTlist(sub->targetlist,
+																psprintf(WC_PART_JUNK "%d", i + 1));
+				if (!AttributeNumberIsValid(ms->part_junk[i]))
+					elog(ERROR, "could not find junk row-key part column");
+			}
+		}
+		else
+		{
+			ms->rowkey_junk = ExecFindJunkAttributeInTlist(sub->targetlist, WC_ROWKEY_JUNK);
+			if (!AttributeNumberIsValid(ms->rowkey_junk))
+				elog(ERROR, "could not find junk row-key column");
+		}
 		ms->wholerow_junk = ExecFindJunkAttributeInTlist(sub->targetlist, "wholerow");
 	}
 	if (op == CMD_INSERT)
@@ -138,13 +174,54 @@ wcBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	}
 }
 
+/* The row key of the row to update or delete, from the subplan's junk. */
+static void
+junk_rowkey(WcModifyState *ms, TupleTableSlot *planSlot, const uint8 **key, size_t *len)
+{
+	WcTable    *t = ms->table;
+	bool		isnull;
+
+	if (t->nparts > 0)
+	{
+		Datum	   *values = palloc(sizeof(Datum) * t->natts);
+		bool	   *nulls = palloc(sizeof(bool) * t->natts);
+
+		for (int i = 0; i < t->nparts; i++)
+			values[t->part_attnum[i] - 1] =
+				ExecGetJunkAttribute(planSlot, ms->part_junk[i], &nulls[t->part_attnum[i] - 1]);
+		resetStringInfo(&ms->keybuf);
+		wc_key_compose(t, values, nulls, &ms->keybuf);
+		*key = (const uint8 *) ms->keybuf.data;
+		*len = ms->keybuf.len;
+		return;
+	}
+	{
+		Datum		d = ExecGetJunkAttribute(planSlot, ms->rowkey_junk, &isnull);
+
+		if (isnull)
+			elog(ERROR, "row key of the row to change is null");
+		wc_rowkey_bytes(d, t->cols[t->rowkey_attnum - 1].type, key, len);
+	}
+}
+
 /* The row key of slot, checked. */
 static void
 slot_rowkey(WcModifyState *ms, TupleTableSlot *slot, const uint8 **key, size_t *len)
 {
 	WcTable    *t = ms->table;
 	bool		isnull;
-	Datum		d = slot_getattr(slot, t->rowkey_attnum, &isnull);
+	Datum		d;
+
+	if (t->nparts > 0)
+	{
+		slot_getallattrs(slot);
+		resetStringInfo(&ms->newkeybuf);
+		wc_key_compose(t, slot->tts_values, slot->tts_isnull, &ms->newkeybuf);
+		*key = (const uint8 *) ms->newkeybuf.data;
+		*len = ms->newkeybuf.len;
+		return;
+	}
+	d = slot_getattr(slot, t->rowkey_attnum, &isnull);
 
 	if (isnull)
 		ereport(ERROR,
@@ -243,9 +320,7 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 {
 	WcModifyState *ms = rinfo->ri_FdwState;
 	WcTable    *t = ms->table;
-	WcColumn   *kc = &t->cols[t->rowkey_attnum - 1];
 	bool		isnull;
-	Datum		oldkey = ExecGetJunkAttribute(planSlot, ms->rowkey_junk, &isnull);
 	HeapTupleHeader oldrow = NULL;
 	HeapTupleData oldtup;
 	TupleDesc	desc = RelationGetDescr(rinfo->ri_RelationDesc);
@@ -253,10 +328,10 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	size_t		keylen;
 	int			n = 0;
 	int			a;
+	const uint8 *nk;
+	size_t		nklen;
 
-	if (isnull)
-		elog(ERROR, "row key of the row to update is null");
-	wc_rowkey_bytes(oldkey, kc->type, &key, &keylen);
+	junk_rowkey(ms, planSlot, &key, &keylen);
 	if (ms->wholerow_junk)
 	{
 		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow_junk, &isnull);
@@ -272,6 +347,13 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	}
 
 	slot_getallattrs(slot);
+	slot_rowkey(ms, slot, &nk, &nklen);
+	if (nklen != keylen || memcmp(nk, key, keylen) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot change the row key of a row in foreign table \"%s\"",
+						t->relname),
+				 errhint("Delete the row and insert it with the new key.")));
 
 	/*
 	 * With the old row at hand every column is compared, so that a BEFORE
@@ -287,22 +369,6 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 		if (oldrow == NULL && !bms_is_member(a, ms->updated))
 			continue;
 
-		if (col->kind == WC_COL_ROWKEY)
-		{
-			const uint8 *nk;
-			size_t		nklen;
-
-			if (newnull)
-				slot_rowkey(ms, slot, &nk, &nklen);		/* raises the error */
-			wc_rowkey_bytes(newval, kc->type, &nk, &nklen);
-			if (nklen != keylen || memcmp(nk, key, keylen) != 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot change the row key of a row in foreign table \"%s\"",
-								t->relname),
-						 errhint("Delete the row and insert it with the new key.")));
-			continue;
-		}
 		if (col->kind != WC_COL_CELL)
 			continue;
 
@@ -333,13 +399,10 @@ wcExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 	WcModifyState *ms = rinfo->ri_FdwState;
 	WcTable    *t = ms->table;
 	bool		isnull;
-	Datum		oldkey = ExecGetJunkAttribute(planSlot, ms->rowkey_junk, &isnull);
 	const uint8 *key;
 	size_t		keylen;
 
-	if (isnull)
-		elog(ERROR, "row key of the row to delete is null");
-	wc_rowkey_bytes(oldkey, t->cols[t->rowkey_attnum - 1].type, &key, &keylen);
+	junk_rowkey(ms, planSlot, &key, &keylen);
 	wc_txn_put_row(t, key, keylen, true, 0, NULL);
 
 	/* RETURNING shows the row as it was. */

@@ -50,7 +50,10 @@ static const WcOption valid_options[] = {
 	{"compression", ForeignServerRelationId},
 	{"table", ForeignTableRelationId},
 	{"family", ForeignTableRelationId},
+	{"rowkey_delimiter", ForeignTableRelationId},
 	{"rowkey", AttributeRelationId},
+	{"rowkey_part", AttributeRelationId},
+	{"rowkey_reverse", AttributeRelationId},
 	{"column", AttributeRelationId},
 	{NULL, InvalidOid}
 };
@@ -157,6 +160,25 @@ parse_size_option(DefElem *def, int min, int max)
 	return n;
 }
 
+/*
+ * One printable ASCII character that no segment encoding produces on its
+ * own: not a digit, and not "-", which starts negative numbers.
+ */
+static char
+parse_delimiter(DefElem *def)
+{
+	char	   *v = defGetString(def);
+
+	if (strlen(v) != 1 || v[0] < 0x21 || v[0] > 0x7E || isdigit((unsigned char) v[0]) ||
+		v[0] == '-')
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"rowkey_delimiter\": \"%s\"", v),
+				 errdetail("The delimiter must be one printable ASCII character other than a digit or \"-\"."),
+				 errhint("Bigtable row keys commonly use \"#\".")));
+	return v[0];
+}
+
 static bool
 parse_compression(DefElem *def)
 {
@@ -249,8 +271,13 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 						 errdetail("The path must be absolute.")));
 		}
 		else if (strcmp(def->defname, "sync") == 0 ||
-				 strcmp(def->defname, "rowkey") == 0)
+				 strcmp(def->defname, "rowkey") == 0 ||
+				 strcmp(def->defname, "rowkey_reverse") == 0)
 			(void) defGetBoolean(def);
+		else if (strcmp(def->defname, "rowkey_part") == 0)
+			(void) parse_size_option(def, 1, WC_MAX_ROWKEY_PARTS);
+		else if (strcmp(def->defname, "rowkey_delimiter") == 0)
+			(void) parse_delimiter(def);
 		else if (strcmp(def->defname, "block_cache_size") == 0)
 			(void) parse_size_option(def, 0, 65536);
 		else if (strcmp(def->defname, "write_buffer_size") == 0)
@@ -344,6 +371,8 @@ wc_get_table(Oid relid)
 			t->table = defGetString(def);
 		else if (strcmp(def->defname, "family") == 0)
 			family = defGetString(def);
+		else if (strcmp(def->defname, "rowkey_delimiter") == 0)
+			t->delimiter = parse_delimiter(def);
 	}
 	t->table_key = escape_str(t->table, strlen(t->table), &t->table_key_len);
 
@@ -357,6 +386,7 @@ wc_get_table(Oid relid)
 		WcColumn   *col = &t->cols[i];
 		bool		rowkey = false;
 		char	   *spec = NULL;
+		int			part = 0;
 
 		if (att->attisdropped)
 		{
@@ -376,7 +406,58 @@ wc_get_table(Oid relid)
 				rowkey = defGetBoolean(def);
 			else if (strcmp(def->defname, "column") == 0)
 				spec = defGetString(def);
+			else if (strcmp(def->defname, "rowkey_part") == 0)
+				part = parse_size_option(def, 1, WC_MAX_ROWKEY_PARTS);
+			else if (strcmp(def->defname, "rowkey_reverse") == 0)
+				col->rowkey_reverse = defGetBoolean(def);
 		}
+		if (part > 0)
+		{
+			if (rowkey || spec != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("column \"%s\" of foreign table \"%s\" cannot be both a row-key part and %s",
+								col->name, t->relname, rowkey ? "the row key" : "a cell")));
+			if (!wc_segment_type_ok(col->type))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+						 errmsg("row-key part \"%s\" of foreign table \"%s\" has type %s",
+								col->name, t->relname, format_type_be(col->type)),
+						 errdetail("A row-key part must be of type text, varchar, smallint, integer, bigint, date, timestamp or timestamptz.")));
+			if (col->rowkey_reverse && !wc_segment_fixed_width(col->type))
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("option \"rowkey_reverse\" of column \"%s\" needs a date or timestamp column",
+								col->name)));
+			if (col->rowkey_reverse && col->type != DATEOID &&
+				col->type != TIMESTAMPOID && col->type != TIMESTAMPTZOID)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("option \"rowkey_reverse\" of column \"%s\" needs a date or timestamp column",
+								col->name)));
+			if (part > t->nparts)
+			{
+				t->part_attnum = t->part_attnum ?
+					repalloc(t->part_attnum, sizeof(int) * part) : palloc(sizeof(int) * part);
+				for (int p = t->nparts; p < part; p++)
+					t->part_attnum[p] = 0;
+				t->nparts = part;
+			}
+			if (t->part_attnum[part - 1] != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("foreign table \"%s\" has two columns for row-key part %d",
+								t->relname, part)));
+			t->part_attnum[part - 1] = i + 1;
+			col->kind = WC_COL_PART;
+			col->rowkey_part = part;
+			continue;
+		}
+		if (col->rowkey_reverse)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+					 errmsg("option \"rowkey_reverse\" of column \"%s\" needs option \"rowkey_part\"",
+							col->name)));
 		if (rowkey)
 		{
 			if (t->rowkey_attnum != 0)
@@ -422,6 +503,36 @@ wc_get_table(Oid relid)
 		}
 	}
 	table_close(rel, NoLock);
+
+	if (t->nparts > 0)
+	{
+		if (t->rowkey_attnum != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+					 errmsg("foreign table \"%s\" has both a row-key column and row-key parts",
+							t->relname),
+					 errhint("Map the row key either as one column or as its parts.")));
+		for (int p = 0; p < t->nparts; p++)
+			if (t->part_attnum[p] == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("foreign table \"%s\" has no column for row-key part %d",
+								t->relname, p + 1),
+						 errdetail("Row-key parts must be numbered 1, 2, 3, ... without gaps.")));
+		if (t->delimiter == '\0')
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+					 errmsg("foreign table \"%s\" has row-key parts but no option \"rowkey_delimiter\"",
+							t->relname),
+					 errhint("Add OPTIONS (rowkey_delimiter '#') to the table.")));
+		return t;
+	}
+	if (t->delimiter != '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("foreign table \"%s\" has option \"rowkey_delimiter\" but no row-key parts",
+						t->relname),
+				 errhint("Mark the columns that are segments of the row key with OPTIONS (rowkey_part 'n').")));
 
 	/* Without a marked column, a column named "rowkey" is the row key. */
 	if (t->rowkey_attnum == 0 && named_rowkey != 0)

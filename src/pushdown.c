@@ -25,7 +25,9 @@
 
 #include "access/nbtree.h"
 #include "catalog/pg_collation.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_opfamily.h"
+#include "commands/defrem.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -295,6 +297,152 @@ key_condition(PlannerInfo *root, Node *clause, Index relid, WcTable *t,
 	return NULL;
 }
 
+/* The value a clause "part = value" (or <, <=, >, >=) compares with. */
+static Node *
+part_comparison(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col,
+				int attnum, int *strategy)
+{
+	OpExpr	   *op;
+	Node	   *left,
+			   *right,
+			   *value;
+	bool		var_left;
+	Oid			opclass = GetDefaultOpClass(col->type, BTREE_AM_OID);
+	Oid			lefttype,
+				righttype;
+
+	if (ri->pseudoconstant || !IsA(ri->clause, OpExpr) || !OidIsValid(opclass))
+		return NULL;
+	op = (OpExpr *) ri->clause;
+	if (list_length(op->args) != 2)
+		return NULL;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	while (left && IsA(left, RelabelType))
+		left = (Node *) ((RelabelType *) left)->arg;
+	while (right && IsA(right, RelabelType))
+		right = (Node *) ((RelabelType *) right)->arg;
+	if (IsA(left, Var) && ((Var *) left)->varno == relid && ((Var *) left)->varattno == attnum &&
+		is_key_value(root, right, relid))
+	{
+		var_left = true;
+		value = right;
+	}
+	else if (IsA(right, Var) && ((Var *) right)->varno == relid &&
+			 ((Var *) right)->varattno == attnum && is_key_value(root, left, relid))
+	{
+		var_left = false;
+		value = left;
+	}
+	else
+		return NULL;
+	op_input_types(op->opno, &lefttype, &righttype);
+	if (getBaseType(lefttype) != col->type || getBaseType(righttype) != col->type)
+		return NULL;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+		return NULL;
+	*strategy = get_op_opfamily_strategy(op->opno, get_opclass_family(opclass));
+	if (*strategy == 0)
+		return NULL;
+	if (!var_left)
+		*strategy = BTCommuteStrategyNumber(*strategy);
+	return value;
+}
+
+/*
+ * classify_parts
+ *		wc_classify_clauses for a row key made of parts: equality on the
+ *		leading parts is a prefix, and a range on the next part, if it has a
+ *		fixed width, narrows it to one range of keys.
+ *
+ * The condition is one WC_KEY_PARTS node: the number of equal parts, their
+ * expressions, then the strategy and expression of a lower and an upper
+ * bound on the next part (strategy 0: none).
+ */
+static List *
+classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
+			   List **exprs, List **local, List **pushed)
+{
+	List	   *used = NIL;
+	List	   *node = list_make1(makeInteger(WC_KEY_PARTS));
+	int			neq = 0;
+	int			lo_strategy = 0,
+				hi_strategy = 0,
+				lo_expr = -1,
+				hi_expr = -1;
+	ListCell   *lc;
+
+	for (int p = 0; p < t->nparts; p++)
+	{
+		int			a = t->part_attnum[p];
+		Node	   *eq = NULL;
+
+		foreach(lc, clauses)
+		{
+			int			strategy;
+			Node	   *v = part_comparison(root, lfirst(lc), rel->relid, &t->cols[a - 1], a, &strategy);
+
+			if (v != NULL && strategy == BTEqualStrategyNumber)
+			{
+				eq = v;
+				used = lappend(used, lfirst(lc));
+				break;
+			}
+		}
+		if (eq == NULL)
+			break;
+		*exprs = lappend(*exprs, eq);
+		neq++;
+	}
+
+	if (neq < t->nparts && wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type))
+	{
+		int			a = t->part_attnum[neq];
+
+		foreach(lc, clauses)
+		{
+			int			strategy;
+			Node	   *v = part_comparison(root, lfirst(lc), rel->relid, &t->cols[a - 1], a, &strategy);
+
+			if (v == NULL)
+				continue;
+			if ((strategy == BTGreaterStrategyNumber || strategy == BTGreaterEqualStrategyNumber) &&
+				lo_strategy == 0)
+			{
+				lo_strategy = strategy;
+				*exprs = lappend(*exprs, v);
+				lo_expr = list_length(*exprs) - 1;
+				used = lappend(used, lfirst(lc));
+			}
+			else if ((strategy == BTLessStrategyNumber || strategy == BTLessEqualStrategyNumber) &&
+					 hi_strategy == 0)
+			{
+				hi_strategy = strategy;
+				*exprs = lappend(*exprs, v);
+				hi_expr = list_length(*exprs) - 1;
+				used = lappend(used, lfirst(lc));
+			}
+		}
+	}
+
+	foreach(lc, clauses)
+		if (!list_member_ptr(used, lfirst(lc)))
+			*local = lappend(*local, lfirst(lc));
+	if (pushed)
+		*pushed = used;
+	if (used == NIL)
+		return NIL;
+
+	node = lappend(node, makeInteger(neq));
+	for (int i = 0; i < neq; i++)
+		node = lappend(node, makeInteger(i));
+	node = lappend(node, makeInteger(lo_strategy));
+	node = lappend(node, makeInteger(lo_expr));
+	node = lappend(node, makeInteger(hi_strategy));
+	node = lappend(node, makeInteger(hi_expr));
+	return list_make2(makeInteger(WC_KEY_AND), node);
+}
+
 /*
  * wc_classify_clauses
  *		Split RestrictInfos into a key condition (an AND of the pushed ones)
@@ -315,6 +463,8 @@ wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
 	*local = NIL;
 	if (pushed)
 		*pushed = NIL;
+	if (t->nparts > 0)
+		return classify_parts(root, rel, t, clauses, exprs, local, pushed);
 	foreach(lc, clauses)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
@@ -344,7 +494,10 @@ wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
 {
 	List	   *exprs = NIL;
 	bool		exact = true;
-	List	   *c = key_condition(root, (Node *) ri->clause, rel->relid, t, &exprs, &exact);
+	List	   *c;
 
+	if (t->nparts > 0)
+		return false;
+	c = key_condition(root, (Node *) ri->clause, rel->relid, t, &exprs, &exact);
 	return c != NULL && exact && intVal(linitial(c)) == WC_KEY_EQ;
 }

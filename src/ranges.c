@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include "access/stratnum.h"
+#include "access/nbtree.h"
 #include "catalog/pg_type.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -207,8 +209,102 @@ datum_bytes(Datum d, const uint8 **p, size_t *len)
 	*len = VARSIZE_ANY_EXHDR(v);
 }
 
+/* The keys that start with p, after p: the successor of p, or +inf. */
+static WcBound
+after_prefix(StringInfo p)
+{
+	uint8	   *succ = palloc(p->len + 1);
+	size_t		slen = p->len;
+
+	memcpy(succ, p->data, p->len);
+	if (wc_successor(succ, &slen) != 0)
+		return infinite();
+	return bound(succ, slen, false);
+}
+
+/*
+ * eval_parts
+ *		The keys a WC_KEY_PARTS condition selects (pushdown.c's classify_parts).
+ */
 static WcIntervals
-eval_node(List *node, Datum *values, bool *nulls, bool bytes)
+eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
+{
+	int			neq = intVal(lsecond(node));
+	int			lo_strategy = intVal(list_nth(node, 2 + neq));
+	int			lo_expr = intVal(list_nth(node, 3 + neq));
+	int			hi_strategy = intVal(list_nth(node, 4 + neq));
+	int			hi_expr = intVal(list_nth(node, 5 + neq));
+	StringInfoData prefix;
+	WcBound		lo,
+				hi;
+
+	initStringInfo(&prefix);
+	for (int i = 0; i < neq; i++)
+	{
+		int			e = intVal(list_nth(node, 2 + i));
+
+		if (nulls[e])
+			return none();
+		if (i > 0)
+			appendStringInfoChar(&prefix, t->delimiter);
+		wc_segment_encode(t, &t->cols[t->part_attnum[i] - 1], values[e], &prefix);
+	}
+	if (neq == t->nparts)
+		return one(bound((uint8 *) prefix.data, prefix.len, true),
+				   bound((uint8 *) prefix.data, prefix.len, true));
+	if (neq > 0)
+		appendStringInfoChar(&prefix, t->delimiter);
+
+	/* A reversed part stores later values first: the bounds swap. */
+	if (lo_strategy != 0 || hi_strategy != 0)
+	{
+		WcColumn   *col = &t->cols[t->part_attnum[neq] - 1];
+
+		if (col->rowkey_reverse)
+		{
+			int			s = lo_strategy,
+						e = lo_expr;
+
+			lo_strategy = hi_strategy ? BTCommuteStrategyNumber(hi_strategy) : 0;
+			lo_expr = hi_expr;
+			hi_strategy = s ? BTCommuteStrategyNumber(s) : 0;
+			hi_expr = e;
+		}
+		if ((lo_strategy && nulls[lo_expr]) || (hi_strategy && nulls[hi_expr]))
+			return none();
+	}
+
+	lo = prefix.len > 0 ? bound((uint8 *) prefix.data, prefix.len, true) : infinite();
+	hi = prefix.len > 0 ? after_prefix(&prefix) : infinite();
+	if (lo_strategy != 0)
+	{
+		StringInfoData k;
+
+		initStringInfo(&k);
+		appendBinaryStringInfo(&k, prefix.data, prefix.len);
+		wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], values[lo_expr], &k);
+		/* > v: past every key whose part is v (fixed width: they share a prefix) */
+		lo = lo_strategy == BTGreaterEqualStrategyNumber ?
+			bound((uint8 *) k.data, k.len, true) : after_prefix(&k);
+		if (lo.inf)
+			return none();
+		lo.incl = true;
+	}
+	if (hi_strategy != 0)
+	{
+		StringInfoData k;
+
+		initStringInfo(&k);
+		appendBinaryStringInfo(&k, prefix.data, prefix.len);
+		wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], values[hi_expr], &k);
+		hi = hi_strategy == BTLessStrategyNumber ?
+			bound((uint8 *) k.data, k.len, false) : after_prefix(&k);
+	}
+	return one(lo, hi);
+}
+
+static WcIntervals
+eval_node(List *node, Datum *values, bool *nulls, WcTable *t, bool bytes)
 {
 	WcKeyAtomKind kind = intVal(linitial(node));
 	const uint8 *p;
@@ -221,7 +317,7 @@ eval_node(List *node, Datum *values, bool *nulls, bool bytes)
 	{
 		r = one(infinite(), infinite());
 		for_each_from(lc, node, 1)
-			r = intersect(r, eval_node(lfirst(lc), values, nulls, bytes));
+			r = intersect(r, eval_node(lfirst(lc), values, nulls, t, bytes));
 		return r;
 	}
 	if (kind == WC_KEY_OR)
@@ -230,7 +326,7 @@ eval_node(List *node, Datum *values, bool *nulls, bool bytes)
 
 		for_each_from(lc, node, 1)
 		{
-			WcIntervals c = eval_node(lfirst(lc), values, nulls, bytes);
+			WcIntervals c = eval_node(lfirst(lc), values, nulls, t, bytes);
 
 			all.iv = all.iv ? repalloc(all.iv, sizeof(WcInterval) * (all.n + c.n + 1))
 				: palloc(sizeof(WcInterval) * (c.n + 1));
@@ -239,6 +335,9 @@ eval_node(List *node, Datum *values, bool *nulls, bool bytes)
 		}
 		return normalize(all);
 	}
+
+	if (kind == WC_KEY_PARTS)
+		return eval_parts(node, values, nulls, t);
 
 	e = intVal(lsecond(node));
 	if (nulls[e])
@@ -327,8 +426,8 @@ List *
 wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
 				   StringInfo describe)
 {
-	bool		bytes = t->cols[t->rowkey_attnum - 1].type == BYTEAOID;
-	WcIntervals r = cond ? eval_node(cond, values, nulls, bytes) : one(infinite(), infinite());
+	bool		bytes = t->nparts == 0 && t->cols[t->rowkey_attnum - 1].type == BYTEAOID;
+	WcIntervals r = cond ? eval_node(cond, values, nulls, t, bytes) : one(infinite(), infinite());
 	List	   *ranges = NIL;
 
 	for (int i = 0; i < r.n; i++)

@@ -138,8 +138,11 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 
 	ps->table = wc_get_table(foreigntableid);
 	baserel->fdw_private = ps;
-	kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
-	ps->bytewise = wc_collation_is_bytewise(kc->type, kc->collation);
+	if (ps->table->nparts == 0)
+	{
+		kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
+		ps->bytewise = wc_collation_is_bytewise(kc->type, kc->collation);
+	}
 
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &ps->attrs_used);
 	cond = wc_classify_clauses(root, baserel, ps->table, baserel->baserestrictinfo,
@@ -656,9 +659,14 @@ decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 	WcTable    *t = ss->table;
 
 	memset(nulls, true, sizeof(bool) * t->natts);
-	values[t->rowkey_attnum - 1] =
-		wc_decode_rowkey(key, keylen, t->cols[t->rowkey_attnum - 1].type);
-	nulls[t->rowkey_attnum - 1] = false;
+	if (t->nparts > 0)
+		wc_key_split(t, key, keylen, values, nulls);
+	else
+	{
+		values[t->rowkey_attnum - 1] =
+			wc_decode_rowkey(key, keylen, t->cols[t->rowkey_attnum - 1].type);
+		nulls[t->rowkey_attnum - 1] = false;
+	}
 	for (int i = 0; i < ss->nmapped; i++)
 	{
 		int			a = ss->req_attnum[i];
@@ -851,6 +859,29 @@ describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
 		[WC_KEY_PREFIX] = "prefix", [WC_KEY_LIKE] = "LIKE"
 	};
 	ListCell   *lc;
+
+	if (kind == WC_KEY_PARTS)
+	{
+		int			neq = intVal(lsecond(node));
+		static const char *const cmp[] = {"", "<", "<=", "=", ">=", ">"};
+
+		appendStringInfoString(out, "parts");
+		for (int i = 0; i < neq; i++)
+			appendStringInfo(out, "%s %d = %s", i == 0 ? "" : ",", i + 1,
+							 deparse_expression(list_nth(exprs, intVal(list_nth(node, 2 + i))),
+												dpcontext, false, false));
+		for (int b = 0; b < 2; b++)
+		{
+			int			strategy = intVal(list_nth(node, 2 + neq + 2 * b));
+
+			if (strategy != 0)
+				appendStringInfo(out, "%s %d %s %s", neq > 0 || b > 0 ? "," : "", neq + 1,
+								 cmp[strategy],
+								 deparse_expression(list_nth(exprs, intVal(list_nth(node, 3 + neq + 2 * b))),
+													dpcontext, false, false));
+		}
+		return;
+	}
 
 	if (kind == WC_KEY_AND || kind == WC_KEY_OR)
 	{

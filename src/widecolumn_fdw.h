@@ -63,6 +63,7 @@ typedef enum WcColumnKind
 {
 	WC_COL_DROPPED,
 	WC_COL_ROWKEY,
+	WC_COL_PART,				/* a segment of the row key */
 	WC_COL_CELL
 } WcColumnKind;
 
@@ -73,6 +74,8 @@ typedef struct WcColumn
 	Oid			type;
 	int32		typmod;
 	Oid			collation;
+	int			rowkey_part;	/* 1-based segment, for WC_COL_PART */
+	bool		rowkey_reverse; /* digits stored as 9 - d: newest first */
 	char	   *family;
 	char	   *qualifier;
 	/* family and qualifier escaped as in a key, for the wire */
@@ -95,7 +98,10 @@ typedef struct WcTable
 	char	   *table;			/* stored table name */
 	uint8	   *table_key;		/* escaped table name: every key's prefix */
 	size_t		table_key_len;
-	int			rowkey_attnum;	/* 1-based */
+	int			rowkey_attnum;	/* 1-based; 0 when the key has parts */
+	int			nparts;			/* segments of the row key, or 0 */
+	int		   *part_attnum;	/* attnum of each segment */
+	char		delimiter;		/* between segments */
 	int			natts;
 	WcColumn   *cols;			/* indexed by attnum - 1 */
 } WcTable;
@@ -121,7 +127,8 @@ typedef enum WcKeyAtomKind
 	WC_KEY_GT,
 	WC_KEY_GE,
 	WC_KEY_PREFIX,				/* ... the prefix */
-	WC_KEY_LIKE					/* ... a LIKE pattern, its prefix taken at run time */
+	WC_KEY_LIKE,				/* ... a LIKE pattern, its prefix taken at run time */
+	WC_KEY_PARTS				/* row-key parts: see classify_parts() */
 } WcKeyAtomKind;
 
 /* in widecolumn_fdw.c */
@@ -215,6 +222,13 @@ extern bool wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t
 extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
 								StringInfo describe);
 extern void wc_describe_intervals(StringInfo out, int n, void *intervals, bool bytes);
+
+/* in rowkey.c */
+extern bool wc_segment_type_ok(Oid type);
+extern bool wc_segment_fixed_width(Oid type);
+extern void wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out);
+extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
+extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 
 /* in scan.c */
 extern void wc_scan_register(FdwRoutine *routine);

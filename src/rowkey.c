@@ -1,0 +1,331 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowkey.c
+ *	  Row keys made of typed segments, such as "phone#4c410523#20200501".
+ *
+ * A foreign table may map columns to the segments of the row key (column
+ * option rowkey_part, table option rowkey_delimiter) instead of having one
+ * row-key column.  Each segment is encoded so that byte order is SQL
+ * order within a segment:
+ *	- text, varchar: the bytes themselves, which may not contain the
+ *	  delimiter;
+ *	- smallint, integer, bigint: zero-padded decimal of fixed width (5, 10,
+ *	  19 digits); a negative number is "-" followed by the padded digits of
+ *	  10^width - 1 + n, so negatives sort first and in order;
+ *	- date: YYYYMMDD; timestamp and timestamptz (in UTC): YYYYMMDDHHMMSSffffff;
+ *	  with column option rowkey_reverse each digit d is stored as 9 - d, so
+ *	  the newest sorts first, as Bigtable's schema guide recommends.
+ * Fixed-width segments keep the whole key's order equal to the order of the
+ * segments, so a range on one of them, after equality on the ones before,
+ * is one range of keys.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "datatype/timestamp.h"
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/datetime.h"
+#include "utils/timestamp.h"
+
+#include "widecolumn_fdw.h"
+
+/* Can a column of this type be a segment? */
+bool
+wc_segment_type_ok(Oid type)
+{
+	switch (type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return true;
+	}
+	return false;
+}
+
+/* Is every value of this segment type encoded with the same width? */
+bool
+wc_segment_fixed_width(Oid type)
+{
+	return type != TEXTOID && type != VARCHAROID;
+}
+
+static int
+int_width(Oid type)
+{
+	return type == INT2OID ? 5 : type == INT4OID ? 10 : 19;
+}
+
+static void
+segment_error(WcTable *t, WcColumn *col, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_EXCEPTION),
+			 errmsg("value of row-key part \"%s\" of foreign table \"%s\" cannot be stored",
+					col->name, t->relname),
+			 errdetail("%s", why)));
+}
+
+/*
+ * wc_segment_encode
+ *		Append the encoding of one segment value to out.
+ */
+void
+wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
+{
+	char		buf[64];
+	int			start = out->len;
+
+	switch (col->type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+			{
+				text	   *v = DatumGetTextPP(value);
+				const char *p = VARDATA_ANY(v);
+				int			len = VARSIZE_ANY_EXHDR(v);
+
+				if (memchr(p, t->delimiter, len) != NULL)
+				{
+					snprintf(buf, sizeof(buf), "The value contains the delimiter \"%c\".", t->delimiter);
+					segment_error(t, col, buf);
+				}
+				appendBinaryStringInfo(out, p, len);
+				return;
+			}
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			{
+				int64		n = col->type == INT2OID ? DatumGetInt16(value) :
+					col->type == INT4OID ? DatumGetInt32(value) : DatumGetInt64(value);
+				int			w = int_width(col->type);
+				uint64		limit = 1;
+
+				for (int i = 0; i < w; i++)
+					limit *= 10;
+				if (n >= 0)
+					snprintf(buf, sizeof(buf), "%0*llu", w, (unsigned long long) n);
+				else
+				{
+					uint64		absn = (uint64) (-(n + 1)) + 1;
+
+					snprintf(buf, sizeof(buf), "-%0*llu", w, (unsigned long long) (limit - absn));
+				}
+				appendStringInfoString(out, buf);
+				return;
+			}
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			{
+				struct pg_tm tm;
+				fsec_t		fsec = 0;
+
+				if (col->type == DATEOID)
+				{
+					DateADT		d = DatumGetDateADT(value);
+
+					if (DATE_NOT_FINITE(d))
+						segment_error(t, col, "Infinite dates cannot be row-key parts.");
+					j2date(d + POSTGRES_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
+				}
+				else
+				{
+					Timestamp	ts = DatumGetTimestamp(value);
+
+					if (TIMESTAMP_NOT_FINITE(ts))
+						segment_error(t, col, "Infinite timestamps cannot be row-key parts.");
+					if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
+						segment_error(t, col, "The timestamp is out of range.");
+				}
+				if (tm.tm_year < 1 || tm.tm_year > 9999)
+					segment_error(t, col, "Only years 1 to 9999 can be row-key parts.");
+				if (col->type == DATEOID)
+					snprintf(buf, sizeof(buf), "%04d%02d%02d", tm.tm_year, tm.tm_mon, tm.tm_mday);
+				else
+					snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d%06d",
+							 tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min,
+							 tm.tm_sec, (int) fsec);
+				appendStringInfoString(out, buf);
+				if (col->rowkey_reverse)
+					for (int i = start; i < out->len; i++)
+						out->data[i] = '9' - (out->data[i] - '0');
+				return;
+			}
+	}
+	elog(ERROR, "unsupported row-key part type %u", col->type);
+}
+
+static bool
+all_digits(const char *p, int len)
+{
+	for (int i = 0; i < len; i++)
+		if (p[i] < '0' || p[i] > '9')
+			return false;
+	return true;
+}
+
+/* Decode one segment; false if the bytes are not of the segment's form. */
+static bool
+segment_decode(WcColumn *col, const char *p, int len, Datum *value)
+{
+	char		digits[32];
+
+	switch (col->type)
+	{
+		case TEXTOID:
+		case VARCHAROID:
+			if (memchr(p, 0, len) != NULL || !pg_verifymbstr(p, len, true))
+				return false;
+			*value = PointerGetDatum(cstring_to_text_with_len(p, len));
+			return true;
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+			{
+				int			w = int_width(col->type);
+				bool		neg = len == w + 1 && p[0] == '-';
+				uint64		u = 0;
+				uint64		limit = 1;
+				int64		n;
+
+				if (len != (neg ? w + 1 : w) || !all_digits(p + neg, w))
+					return false;
+				for (int i = 0; i < w; i++)
+				{
+					u = u * 10 + (p[neg + i] - '0');
+					limit *= 10;
+				}
+				if (neg)
+				{
+					uint64		absn = limit - u;
+
+					if (absn == 0 || absn > (uint64) PG_INT64_MAX + 1)
+						return false;
+					n = absn == (uint64) PG_INT64_MAX + 1 ? PG_INT64_MIN : -(int64) absn;
+				}
+				else
+					n = (int64) u;
+				if ((col->type == INT2OID && (n < PG_INT16_MIN || n > PG_INT16_MAX)) ||
+					(col->type == INT4OID && (n < PG_INT32_MIN || n > PG_INT32_MAX)) ||
+					(!neg && u > (uint64) PG_INT64_MAX))
+					return false;
+				*value = col->type == INT2OID ? Int16GetDatum((int16) n) :
+					col->type == INT4OID ? Int32GetDatum((int32) n) : Int64GetDatum(n);
+				return true;
+			}
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			{
+				int			want = col->type == DATEOID ? 8 : 20;
+				struct pg_tm tm;
+				int			fsec = 0;
+
+				if (len != want || !all_digits(p, len))
+					return false;
+				memcpy(digits, p, len);
+				digits[len] = '\0';
+				if (col->rowkey_reverse)
+					for (int i = 0; i < len; i++)
+						digits[i] = '9' - (digits[i] - '0');
+				memset(&tm, 0, sizeof(tm));
+				if (sscanf(digits, "%4d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3)
+					return false;
+				if (col->type != DATEOID &&
+					sscanf(digits + 8, "%2d%2d%2d%6d", &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &fsec) != 4)
+					return false;
+				if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+					tm.tm_mday > day_tab[isleap(tm.tm_year)][tm.tm_mon - 1] ||
+					tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 59)
+					return false;
+				if (col->type == DATEOID)
+					*value = DateADTGetDatum(date2j(tm.tm_year, tm.tm_mon, tm.tm_mday) - POSTGRES_EPOCH_JDATE);
+				else
+				{
+					Timestamp	ts;
+
+					if (tm2timestamp(&tm, fsec, NULL, &ts) != 0)
+						return false;
+					*value = TimestampGetDatum(ts);
+				}
+				return true;
+			}
+	}
+	return false;
+}
+
+/*
+ * wc_key_compose
+ *		The row key of a row whose part columns hold values (natts long).
+ */
+void
+wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out)
+{
+	for (int i = 0; i < t->nparts; i++)
+	{
+		int			a = t->part_attnum[i];
+
+		if (nulls[a - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_NOT_NULL_VIOLATION),
+					 errmsg("row-key part \"%s\" of foreign table \"%s\" cannot be null",
+							t->cols[a - 1].name, t->relname)));
+		if (i > 0)
+			appendStringInfoChar(out, t->delimiter);
+		wc_segment_encode(t, &t->cols[a - 1], values[a - 1], out);
+	}
+	if (out->len > WC_MAX_ROWKEY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row key is too long"),
+				 errdetail("The row key is %d bytes; the limit is %d.", out->len, WC_MAX_ROWKEY)));
+}
+
+/*
+ * wc_key_split
+ *		Decode a stored row key into the part columns of values and nulls.
+ */
+void
+wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls)
+{
+	const char *p = (const char *) key;
+	const char *end = p + len;
+
+	for (int i = 0; i < t->nparts; i++)
+	{
+		const char *d = i < t->nparts - 1 ? memchr(p, t->delimiter, end - p) : NULL;
+		const char *segend = d ? d : end;
+		int			a = t->part_attnum[i];
+		const char *why = NULL;
+
+		if (i < t->nparts - 1 && d == NULL)
+			why = "It has fewer segments than the table declares.";
+		else if (i == t->nparts - 1 && memchr(p, t->delimiter, end - p) != NULL &&
+				 !wc_segment_fixed_width(t->cols[a - 1].type))
+			why = "It has more segments than the table declares.";
+		else if (!segment_decode(&t->cols[a - 1], p, segend - p, &values[a - 1]))
+			why = psprintf("Segment %d does not have the form of type %s.", i + 1,
+						   format_type_be(t->cols[a - 1].type));
+		if (why != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("stored row key \"%s\" does not match the row-key parts of foreign table \"%s\"",
+							wc_printable_key(key, len), t->relname),
+					 errdetail("%s", why),
+					 errhint("Segments are separated by \"%c\"; map such rows with another foreign table.",
+							 t->delimiter)));
+		nulls[a - 1] = false;
+		p = segend + 1;
+	}
+}
