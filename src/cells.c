@@ -62,6 +62,7 @@ typedef struct WcRowState
 
 struct WcCellScan
 {
+	WcOpenDb   *odb;
 	WcIter	   *it;
 	bool		reverse;
 	uint64		limit;
@@ -183,6 +184,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	}
 	qsort(s->cols, s->ncols, sizeof(WcSlice), slice_cmp);
 
+	s->odb = odb;
 	s->reverse = reverse;
 	s->limit = limit;
 	/* A large scan must not push the point reads' blocks out of the cache. */
@@ -191,6 +193,12 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	initStringInfo(&s->arena);
 	initStringInfo(&s->row.lastcell);
 	return s;
+}
+
+WcOpenDb *
+cells_scan_db(WcCellScan *s)
+{
+	return s->odb;
 }
 
 void

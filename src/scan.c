@@ -15,6 +15,12 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "parser/parsetree.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "access/sysattr.h"
 #include "commands/vacuum.h"
 #include "utils/sampling.h"
@@ -45,6 +51,7 @@ enum WcScanPrivateIndex
 	WcScanPrivateCond,			/* key condition (pushdown.c), NIL: full scan */
 	WcScanPrivateReverse,		/* Integer: read in descending key order */
 	WcScanPrivateLimit,			/* Integer: rows the scan needs at most, 0: all */
+	WcScanPrivateLockRows,		/* Integer: lock each row and read it afresh */
 	WcScanPrivateCount
 };
 
@@ -81,6 +88,7 @@ typedef struct WcScanState
 	List	   *exprstates;		/* of the values the condition compares with */
 	bool		reverse;
 	uint64		limit;
+	bool		lock_rows;
 	MemoryContext row_cxt;
 	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
@@ -352,6 +360,16 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	Bitmapset  *used = bms_copy(ps->attrs_used);
 	ListCell   *lc;
 
+	/*
+	 * The rows an UPDATE or DELETE changes, or SELECT ... FOR UPDATE/SHARE
+	 * returns, are locked and read afresh, so that two sessions updating
+	 * one row one after the other do not lose either update.
+	 */
+	bool		lock_rows =
+		((root->parse->commandType == CMD_UPDATE || root->parse->commandType == CMD_DELETE) &&
+		 root->parse->resultRelation == baserel->relid) ||
+		get_parse_rowmark(root->parse, baserel->relid) != NULL;
+
 	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, NULL);
 	foreach(lc, local)
 		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid, &used);
@@ -373,9 +391,10 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 
 	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
 							exprs,
-							list_make4(attrs, cond,
+							list_make5(attrs, cond,
 									   list_nth(best_path->fdw_private, WcPathPrivateReverse),
-									   makeInteger(limit)),
+									   makeInteger(limit),
+									   makeInteger(lock_rows)),
 							NIL, NIL, outer_plan);
 }
 
@@ -396,6 +415,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->cond = list_nth(plan->fdw_private, WcScanPrivateCond);
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
+	ss->lock_rows = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) != 0;
 	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	ss->row_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 										"widecolumn_fdw row", ALLOCSET_SMALL_SIZES);
@@ -761,6 +781,90 @@ merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
 }
 
 /*
+ * lock_and_reread
+ *		Lock a row for the rest of the transaction, then read its latest
+ *		committed state (with this transaction's writes).
+ *
+ * As PostgreSQL does for heap rows, READ COMMITTED then goes on with the
+ * latest version, and REPEATABLE READ fails if it differs from the one its
+ * snapshot saw.  Returns false if the row is gone.  The lock is an advisory
+ * lock (field 4 = 3) on a hash of server, table and row key.
+ */
+static bool
+lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
+				const uint8 ***vals, size_t **lens)
+{
+	WcTable    *t = ss->table;
+	uint8	   *k = palloc(*keylen + 1);
+	size_t		klen = *keylen;
+	uint64		h;
+	LOCKTAG		tag;
+	WcScanState cur;
+	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+	const uint8 *ck;
+	size_t		cklen;
+	const uint8 **cvals;
+	size_t	   *clens;
+	const uint8 **nvals = palloc(sizeof(uint8 *) * Max(1, ss->nmapped));
+	size_t	   *nlens = palloc(sizeof(size_t) * Max(1, ss->nmapped));
+	bool		found;
+
+	memcpy(k, *key, klen);
+	h = hash_bytes_extended(k, (int) klen,
+							hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid));
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (h >> 32), (uint32) h, 3);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+
+	memset(&cur, 0, sizeof(cur));
+	cur.table = t;
+	cur.scan_cxt = CurrentMemoryContext;
+	cur.nmapped = ss->nmapped;
+	cur.mapped_cols = ss->mapped_cols;
+	cur.mapped_lens = ss->mapped_lens;
+	cur.req_attnum = ss->req_attnum;
+	cur.db = ss->db;
+	cur.snapshot = 0;
+	cur.horizon = wc_txn_horizon();
+	kr->start = wc_row_key(t, k, klen, &kr->start_len);
+	kr->end = palloc(kr->start_len);
+	memcpy(kr->end, kr->start, kr->start_len);
+	kr->end_len = kr->start_len;
+	kr->end[kr->end_len - 1]++;
+	scan_open(&cur, list_make1(kr));
+	stored_advance(&cur);
+	found = merged_next(&cur, &ck, &cklen, &cvals, &clens);
+	for (int i = 0; found && i < ss->nmapped; i++)
+	{
+		nvals[i] = cvals[i] ? memcpy(palloc(clens[i] + 1), cvals[i], clens[i]) : NULL;
+		nlens[i] = clens[i];
+	}
+	scan_stop(&cur);
+
+	if (IsolationUsesXactSnapshot())
+	{
+		bool		same = found;
+
+		for (int i = 0; same && i < ss->nmapped; i++)
+			if ((nvals[i] == NULL) != ((*vals)[i] == NULL) ||
+				(nvals[i] && (nlens[i] != (*lens)[i] || memcmp(nvals[i], (*vals)[i], nlens[i]) != 0)))
+				same = false;
+		if (!same)
+			ereport(ERROR,
+					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+					 errmsg("could not serialize access due to concurrent update"),
+					 errdetail("Row key \"%s\" of foreign table \"%s\" changed after this transaction's snapshot.",
+							   wc_printable_key(k, klen), t->relname)));
+	}
+	if (!found)
+		return false;
+	*key = k;
+	*keylen = klen;
+	*vals = nvals;
+	*lens = nlens;
+	return true;
+}
+
+/*
  * wcIterateForeignScan
  *		The next row, decoded into the scan slot.
  */
@@ -783,10 +887,14 @@ wcIterateForeignScan(ForeignScanState *node)
 		MemoryContextSwitchTo(ss->row_cxt);
 		stored_advance(ss);
 	}
-	if (merged_next(ss, &key, &keylen, &vals, &lens))
+	ExecClearTuple(slot);
+	while (merged_next(ss, &key, &keylen, &vals, &lens))
+	{
+		if (ss->lock_rows && !lock_and_reread(ss, &key, &keylen, &vals, &lens))
+			continue;			/* deleted meanwhile */
 		fill_slot(ss, slot, key, keylen, vals, lens);
-	else
-		ExecClearTuple(slot);
+		break;
+	}
 	MemoryContextSwitchTo(old);
 	return slot;
 }

@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <leveldb/c.h>
 
 #include "common/file_perm.h"
@@ -29,6 +30,7 @@ struct WcDb
 	leveldb_writeoptions_t *sync_write;
 	leveldb_writeoptions_t *async_write;
 	char	   *path;
+	bool		write_failed;	/* a write failed: the handle must be reopened */
 };
 
 struct WcIter
@@ -334,7 +336,32 @@ storage_write(WcDb *d, WcBatch *b, bool sync)
 
 	leveldb_write(d->db, sync ? d->sync_write : d->async_write, b->wb, &err);
 	if (err != NULL)
+	{
+		/*
+		 * LevelDB 1.23 goes on appending to a log whose last write failed
+		 * part-way, at the wrong offsets; what follows would be dropped as
+		 * corrupt when the log is next read.  The caller must close and
+		 * reopen the database, which starts a new log.
+		 */
+		d->write_failed = true;
 		report_leveldb_error(err, "write to", d->path);
+	}
+}
+
+/* Did a write fail, so that the handle must not be written to again? */
+bool
+storage_write_failed(WcDb *d)
+{
+	return d->write_failed;
+}
+
+/* Does a LevelDB database exist at path? */
+bool
+storage_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(psprintf("%s/CURRENT", path), &st) == 0;
 }
 
 /* LevelDB's estimate of the bytes on disk between start and end. */

@@ -43,6 +43,8 @@ extern void storage_batch_put(WcBatch *b, const uint8_t *key, size_t klen,
 							  const uint8_t *val, size_t vlen);
 extern void storage_batch_free(WcBatch *b);
 extern void storage_write(WcDb *db, WcBatch *b, bool sync);
+extern bool storage_write_failed(WcDb *db);
+extern bool storage_exists(const char *path);
 extern uint8_t *storage_get(WcDb *db, const uint8_t *key, size_t klen, size_t *vlen);
 extern uint64_t storage_approximate_size(WcDb *db, const uint8_t *start, size_t slen,
 										 const uint8_t *end, size_t elen);

@@ -26,6 +26,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/fd.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -215,12 +216,122 @@ protocol_error(const char *what)
 			 errmsg("malformed %s request from a backend", what)));
 }
 
+/*
+ * The databases this cluster has created, one path a line, so that a
+ * database directory that disappears (an unmounted volume, a deleted
+ * directory) is an error rather than a new empty database.
+ */
+#define WC_REGISTRY		"widecolumn_fdw/databases"
+
+static bool
+registry_has(const char *path)
+{
+	FILE	   *f = AllocateFile(WC_REGISTRY, "r");
+	char		line[MAXPGPATH + 2];
+	bool		found = false;
+
+	if (f == NULL)
+		return false;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+	{
+		line[strcspn(line, "\n")] = '\0';
+		found = strcmp(line, path) == 0;
+	}
+	FreeFile(f);
+	return found;
+}
+
+static void
+registry_add(const char *path)
+{
+	FILE	   *f;
+
+	if (registry_has(path))
+		return;
+	f = AllocateFile(WC_REGISTRY, "a");
+	if (f == NULL ||
+		fprintf(f, "%s\n", path) < 0 ||
+		fflush(f) != 0 ||
+		pg_fsync(fileno(f)) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not record LevelDB database \"%s\" in \"%s\": %m",
+						path, WC_REGISTRY)));
+	FreeFile(f);
+}
+
+/* Open odb's database, refusing to recreate one that has disappeared. */
+static void
+open_storage(WcOpenDb *odb)
+{
+	if (!storage_exists(odb->path) && registry_has(odb->path))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FILE),
+				 errmsg("LevelDB database \"%s\" is missing", odb->path),
+				 errdetail("This cluster created a database there, but its directory or CURRENT file is gone."),
+				 errhint("Restore the directory or mount the volume that holds it. To start again with an empty database, remove its line from \"%s\" in the data directory.",
+						 WC_REGISTRY)));
+	odb->db = storage_open(odb->path, &odb->opts);
+	registry_add(odb->path);
+	cells_load_clock(odb);
+}
+
 static WcOpenDb *
 lookup_db(uint32 id)
 {
+	WcOpenDb   *odb;
+
 	if (id >= (uint32) list_length(open_dbs))
 		protocol_error("database");
-	return list_nth(open_dbs, id);
+	odb = list_nth(open_dbs, id);
+	if (odb->db == NULL)
+		open_storage(odb);		/* closed after a failed write */
+	return odb;
+}
+
+/*
+ * close_after_failure
+ *		Close a database a write failed on, so that it can be reopened.
+ *
+ * The scans and snapshots of every backend on it go first (LevelDB needs
+ * them gone before closing); their next use is an error.
+ */
+static void
+close_after_failure(WcOpenDb *odb)
+{
+	for (int i = 0; i < wc_shared->nslots; i++)
+	{
+		WcClient   *c = clients[i];
+		ListCell   *lc;
+
+		if (c == NULL)
+			continue;
+		foreach(lc, c->scans)
+		{
+			WcClientScan *cs = lfirst(lc);
+
+			if (cells_scan_db(cs->scan) == odb)
+			{
+				cells_scan_close(cs->scan);
+				c->scans = foreach_delete_current(c->scans, lc);
+			}
+		}
+		foreach(lc, c->snaps)
+		{
+			WcClientSnap *cs = lfirst(lc);
+
+			if (cs->odb == odb)
+			{
+				storage_release(odb->db, cs->snap);
+				c->snaps = foreach_delete_current(c->snaps, lc);
+			}
+		}
+	}
+	storage_close(odb->db);
+	odb->db = NULL;
+	ereport(LOG,
+			(errmsg("widecolumn_fdw is reopening LevelDB database \"%s\" after a failed write",
+					odb->path)));
 }
 
 static WcClientScan *
@@ -304,6 +415,15 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 
 	PG_TRY();
 	{
+		/*
+		 * After a failed write the handle still serves reads, but is
+		 * reopened before it is written to again.
+		 */
+		if (w != NULL && storage_write_failed(odb->db))
+		{
+			close_after_failure(odb);
+			open_storage(odb);
+		}
 		if (w != NULL)
 			cells_commit(odb, w->msgs, sync);
 	}
@@ -340,16 +460,20 @@ open_db(WcReader *r, StringInfo out)
 	foreach(lc, open_dbs)
 	{
 		odb = lfirst(lc);
-		if (strcmp(odb->path, path) == 0 && odb->db != NULL)
+		if (strcmp(odb->path, path) == 0)
+		{
+			if (odb->db == NULL)
+				open_storage(odb);
 			goto found;
+		}
 		id++;
 	}
 
 	MemoryContextSwitchTo(worker_cxt);
 	odb = palloc0(sizeof(WcOpenDb));
 	odb->path = pstrdup(path);
-	odb->db = storage_open(path, &opts);
-	cells_load_clock(odb);
+	odb->opts = opts;
+	open_storage(odb);
 	open_dbs = lappend(open_dbs, odb);
 	id = list_length(open_dbs) - 1;
 	MemoryContextSwitchTo(request_cxt);

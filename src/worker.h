@@ -18,7 +18,8 @@
 typedef struct WcOpenDb
 {
 	char	   *path;
-	WcDb	   *db;
+	WcDbOptions opts;
+	WcDb	   *db;				/* NULL: closed after a failed write */
 	uint64		last_commit_ts;
 } WcOpenDb;
 
@@ -30,6 +31,7 @@ extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
 								   bool reverse, uint64 limit);
 extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
+extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern void cells_commit(WcOpenDb *odb, List *writes, bool sync);
 extern uint64 cells_estimate(WcOpenDb *odb, WcReader *r);
 
