@@ -787,8 +787,7 @@ merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
  *
  * As PostgreSQL does for heap rows, READ COMMITTED then goes on with the
  * latest version, and REPEATABLE READ fails if it differs from the one its
- * snapshot saw.  Returns false if the row is gone.  The lock is an advisory
- * lock (field 4 = 3) on a hash of server, table and row key.
+ * snapshot saw.  Returns false if the row is gone.
  */
 static bool
 lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
@@ -797,8 +796,6 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	WcTable    *t = ss->table;
 	uint8	   *k = palloc(*keylen + 1);
 	size_t		klen = *keylen;
-	uint64		h;
-	LOCKTAG		tag;
 	WcScanState cur;
 	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
 	const uint8 *ck;
@@ -810,10 +807,7 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	bool		found;
 
 	memcpy(k, *key, klen);
-	h = hash_bytes_extended(k, (int) klen,
-							hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid));
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (h >> 32), (uint32) h, 3);
-	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	wc_txn_lock_row(t, k, klen);
 
 	memset(&cur, 0, sizeof(cur));
 	cur.table = t;

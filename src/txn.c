@@ -19,6 +19,8 @@
 
 #include "access/xact.h"
 #include "common/hashfn.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
@@ -551,6 +553,64 @@ pre_commit(void)
 	list_free(paths);
 }
 
+/*
+ * Row locks
+ *
+ * A row is locked by an advisory lock (field 4 = 3) on a hash of server,
+ * table and row key, taken under a RowExclusiveLock on the table (an
+ * advisory lock with field 4 = 4).  PostgreSQL's lock table is small, so a
+ * transaction that locks more than WC_ROW_LOCKS_PER_TABLE rows of a table
+ * takes an ExclusiveLock on the table instead, which waits for the other
+ * transactions that lock its rows and then needs no more row locks.
+ */
+#define WC_ROW_LOCKS_PER_TABLE	256
+
+typedef struct WcTableLocks
+{
+	uint64		table;
+	int			rows;
+	bool		exclusive;
+} WcTableLocks;
+
+static List *table_locks = NIL;	/* in TopTransactionContext */
+
+void
+wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len)
+{
+	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
+	uint64		rh;
+	LOCKTAG		tag;
+	WcTableLocks *tl = NULL;
+	ListCell   *lc;
+
+	foreach(lc, table_locks)
+		if (((WcTableLocks *) lfirst(lc))->table == th)
+			tl = lfirst(lc);
+	if (tl == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+
+		tl = palloc0(sizeof(WcTableLocks));
+		tl->table = th;
+		table_locks = lappend(table_locks, tl);
+		MemoryContextSwitchTo(old);
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
+		(void) LockAcquire(&tag, RowExclusiveLock, false, false);
+	}
+	if (tl->exclusive)
+		return;
+	if (++tl->rows > WC_ROW_LOCKS_PER_TABLE)
+	{
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		tl->exclusive = true;
+		return;
+	}
+	rh = hash_bytes_extended(key, (int) len, th);
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+}
+
 static void
 txn_reset(void)
 {
@@ -561,6 +621,7 @@ txn_reset(void)
 	txn_log_len = 0;
 	txn_log_cap = 0;
 	savepoints = NIL;
+	table_locks = NIL;
 }
 
 static void

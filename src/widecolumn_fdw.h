@@ -200,6 +200,7 @@ extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
+extern void wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
