@@ -12,7 +12,7 @@ EXTVERSION = 0.1.0
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o src/option.o src/valuecodec.o src/keycodec.o \
        src/client.o src/txn.o src/scan.o src/pushdown.o src/ranges.o src/rowkey.o src/modify.o \
-       src/worker.o src/cells.o src/storage.o
+       src/worker.o src/cells.o src/storage.o src/wire.o
 DATA = widecolumn_fdw--$(EXTVERSION).sql
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb

@@ -152,4 +152,8 @@ wc_get_str(WcReader *r, size_t *len)
 	return s;
 }
 
+/* in wire.c */
+extern int	wc_check_write(const uint8_t *data, size_t len);
+extern int	wc_check_scan(const uint8_t *data, size_t len);
+
 #endif							/* WC_WIRE_H */

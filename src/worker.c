@@ -560,6 +560,8 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 					if (snap == NULL)
 						protocol_error("scan");
 				}
+				if (r.bad || wc_check_scan(r.p, wc_reader_left(&r)) != 0)
+					protocol_error("scan");
 				MemoryContextSwitchTo(c->cxt);
 				cs = palloc(sizeof(WcClientScan));
 				cs->id = scanid;
@@ -601,6 +603,8 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				StringInfo	msg;
 
 				(void) lookup_db(db);
+				if (r.bad || wc_check_write(r.p, wc_reader_left(&r)) != 0)
+					protocol_error("write");
 				MemoryContextSwitchTo(c->cxt);
 				w = client_writes(c, db, true);
 				msg = makeStringInfo();
