@@ -781,6 +781,54 @@ merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
 }
 
 /*
+ * read_row_now
+ *		Read one row as it is now, latest committed state merged with this
+ *		transaction's writes, asking for the cells like asks for.  The
+ *		values are copied into the current memory context.
+ */
+static bool
+read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
+			 const uint8 ***vals, size_t **lens)
+{
+	WcTable    *t = like->table;
+	WcScanState cur;
+	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+	const uint8 *k;
+	size_t		klen;
+	const uint8 **cvals;
+	size_t	   *clens;
+	bool		found;
+
+	memset(&cur, 0, sizeof(cur));
+	cur.table = t;
+	cur.scan_cxt = CurrentMemoryContext;
+	cur.nmapped = like->nmapped;
+	cur.mapped_cols = like->mapped_cols;
+	cur.mapped_lens = like->mapped_lens;
+	cur.req_attnum = like->req_attnum;
+	cur.db = like->db;
+	cur.snapshot = 0;			/* the latest state */
+	cur.horizon = wc_txn_horizon();
+	kr->start = wc_row_key(t, key, keylen, &kr->start_len);
+	kr->end = memcpy(palloc(kr->start_len), kr->start, kr->start_len);
+	kr->end_len = kr->start_len;
+	kr->end[kr->end_len - 1]++;		/* past the row's last cell */
+
+	scan_open(&cur, list_make1(kr));
+	stored_advance(&cur);
+	found = merged_next(&cur, &k, &klen, &cvals, &clens);
+	*vals = palloc(sizeof(uint8 *) * Max(1, like->nmapped));
+	*lens = palloc(sizeof(size_t) * Max(1, like->nmapped));
+	for (int i = 0; found && i < like->nmapped; i++)
+	{
+		(*vals)[i] = cvals[i] ? memcpy(palloc(clens[i] + 1), cvals[i], clens[i]) : NULL;
+		(*lens)[i] = clens[i];
+	}
+	scan_stop(&cur);
+	return found;
+}
+
+/*
  * lock_and_reread
  *		Lock a row for the rest of the transaction, then read its latest
  *		committed state (with this transaction's writes).
@@ -794,45 +842,14 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 				const uint8 ***vals, size_t **lens)
 {
 	WcTable    *t = ss->table;
-	uint8	   *k = palloc(*keylen + 1);
+	uint8	   *k = memcpy(palloc(*keylen + 1), *key, *keylen);
 	size_t		klen = *keylen;
-	WcScanState cur;
-	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
-	const uint8 *ck;
-	size_t		cklen;
-	const uint8 **cvals;
-	size_t	   *clens;
-	const uint8 **nvals = palloc(sizeof(uint8 *) * Max(1, ss->nmapped));
-	size_t	   *nlens = palloc(sizeof(size_t) * Max(1, ss->nmapped));
+	const uint8 **nvals;
+	size_t	   *nlens;
 	bool		found;
 
-	memcpy(k, *key, klen);
 	wc_txn_lock_row(t, k, klen);
-
-	memset(&cur, 0, sizeof(cur));
-	cur.table = t;
-	cur.scan_cxt = CurrentMemoryContext;
-	cur.nmapped = ss->nmapped;
-	cur.mapped_cols = ss->mapped_cols;
-	cur.mapped_lens = ss->mapped_lens;
-	cur.req_attnum = ss->req_attnum;
-	cur.db = ss->db;
-	cur.snapshot = 0;
-	cur.horizon = wc_txn_horizon();
-	kr->start = wc_row_key(t, k, klen, &kr->start_len);
-	kr->end = palloc(kr->start_len);
-	memcpy(kr->end, kr->start, kr->start_len);
-	kr->end_len = kr->start_len;
-	kr->end[kr->end_len - 1]++;
-	scan_open(&cur, list_make1(kr));
-	stored_advance(&cur);
-	found = merged_next(&cur, &ck, &cklen, &cvals, &clens);
-	for (int i = 0; found && i < ss->nmapped; i++)
-	{
-		nvals[i] = cvals[i] ? memcpy(palloc(clens[i] + 1), cvals[i], clens[i]) : NULL;
-		nlens[i] = clens[i];
-	}
-	scan_stop(&cur);
+	found = read_row_now(ss, k, klen, &nvals, &nlens);
 
 	if (IsolationUsesXactSnapshot())
 	{
@@ -903,31 +920,14 @@ wcIterateForeignScan(ForeignScanState *node)
 bool
 wc_row_exists(WcTable *t, const uint8 *key, size_t keylen)
 {
-	WcScanState ss;
-	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
-	const uint8 *k;
-	size_t		klen;
+	WcScanState none;
 	const uint8 **vals;
 	size_t	   *lens;
-	bool		found;
 
-	memset(&ss, 0, sizeof(ss));
-	ss.table = t;
-	ss.scan_cxt = CurrentMemoryContext;
-	ss.db = wc_client_open_db(t);
-	ss.snapshot = 0;
-	ss.horizon = wc_txn_horizon();
-	kr->start = wc_row_key(t, key, keylen, &kr->start_len);
-	kr->end = palloc(kr->start_len);
-	memcpy(kr->end, kr->start, kr->start_len);
-	kr->end_len = kr->start_len;
-	kr->end[kr->end_len - 1]++;		/* past the row's last cell */
-
-	scan_open(&ss, list_make1(kr));
-	stored_advance(&ss);
-	found = merged_next(&ss, &k, &klen, &vals, &lens);
-	scan_stop(&ss);
-	return found;
+	memset(&none, 0, sizeof(none));
+	none.table = t;
+	none.db = wc_client_open_db(t);
+	return read_row_now(&none, key, keylen, &vals, &lens);
 }
 
 static void
