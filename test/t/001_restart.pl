@@ -23,6 +23,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
 use Time::HiRes qw(usleep);
 
 my $WORKER = 'widecolumn_fdw storage worker';
@@ -57,56 +60,7 @@ sub check_table
 	is($got, $want, $name);
 }
 
-# The storage worker's pid, or undef while none runs.  A worker without a
-# database connection is not listed in pg_stat_activity, so on Linux look
-# for the postmaster's child with the worker's process title; elsewhere try
-# pg_stat_activity.
-sub worker_pid
-{
-	if (!-d '/proc/self')
-	{
-		my $pid = $node->safe_psql('postgres',
-			"SELECT pid FROM pg_stat_activity WHERE backend_type = '$WORKER'");
-		return $pid =~ /^\d+$/ ? $pid : undef;
-	}
 
-	open(my $pf, '<', $node->data_dir . '/postmaster.pid') or return undef;
-	my $pm = <$pf>;
-	close($pf);
-	return undef unless defined $pm;
-	chomp($pm);
-	opendir(my $dh, '/proc') or return undef;
-	my @pids = grep { /^\d+$/ } readdir($dh);
-	closedir($dh);
-	foreach my $p (@pids)
-	{
-		open(my $sf, '<', "/proc/$p/stat") or next;
-		my $stat = <$sf>;
-		close($sf);
-		# pid (comm) state ppid ...; comm may hold spaces and parentheses
-		next unless defined $stat && $stat =~ /\)\s+\S+\s+(\d+)/;
-		next unless $1 == $pm;
-		open(my $cf, '<', "/proc/$p/cmdline") or next;
-		my $cmd = do { local $/; <$cf> };
-		close($cf);
-		return $p if defined $cmd && $cmd =~ /\Q$WORKER\E/;
-	}
-	return undef;
-}
-
-# Poll until a worker other than $old runs; its pid, or undef on timeout.
-sub wait_for_new_worker
-{
-	my ($old) = @_;
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
-	while (time() < $deadline)
-	{
-		my $p = worker_pid();
-		return $p if defined $p && (!defined $old || $p != $old);
-		usleep(100_000);
-	}
-	return undef;
-}
 
 # A psql session that outlives single statements.  Errors do not end it,
 # and they carry their SQLSTATE.
@@ -131,11 +85,6 @@ sub run_in
 	return ($out, $failed ? $err : '');
 }
 
-sub sqlstate
-{
-	my ($err) = @_;
-	return $err =~ /(?:ERROR|FATAL):\s+([0-9A-Z]{5}):/ ? $1 : '';
-}
 
 sub backend_gone
 {
@@ -224,7 +173,7 @@ check_table('committed rows survive an immediate stop; uncommitted ones do not')
 # ---------------------------------------------------------------------
 # The storage worker stopped with SIGTERM: the postmaster starts another.
 
-my $old_worker = worker_pid();
+my $old_worker = worker_pid($node);
 ok(defined $old_worker, 'storage worker is running');
 
 # Sessions that used the worker before it went away:
@@ -256,7 +205,7 @@ SKIP:
 {
 	skip 'no storage worker pid to signal', 1 unless defined $old_worker;
 	kill 'TERM', $old_worker;
-	$new_worker = wait_for_new_worker($old_worker);
+	$new_worker = wait_for_new_worker($node, $old_worker);
 	ok(defined $new_worker,
 		'postmaster starts a new storage worker after SIGTERM');
 }
@@ -340,7 +289,7 @@ SKIP:
 # Everything, once more, after a last clean restart.
 
 $node->restart;
-ok(defined wait_for_new_worker(undef), 'storage worker runs after restart');
+ok(defined wait_for_new_worker($node, undef), 'storage worker runs after restart');
 check_table('all committed data after the final restart');
 
 $node->stop;

@@ -51,6 +51,9 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
 use Time::HiRes qw(usleep);
 
 my $WORKER = 'widecolumn_fdw storage worker';
@@ -102,53 +105,7 @@ my %final;
 # ---------------------------------------------------------------------
 # Helpers
 
-# The storage worker's pid, or undef while none runs (as in 001_restart.pl).
-sub worker_pid
-{
-	if (!-d '/proc/self')
-	{
-		my ($ret, $pid) = $node->psql('postgres',
-			"SELECT pid FROM pg_stat_activity WHERE backend_type = '$WORKER'"
-		);
-		return $ret == 0 && $pid =~ /^\d+$/ ? $pid : undef;
-	}
 
-	open(my $pf, '<', $node->data_dir . '/postmaster.pid') or return undef;
-	my $pm = <$pf>;
-	close($pf);
-	return undef unless defined $pm;
-	chomp($pm);
-	opendir(my $dh, '/proc') or return undef;
-	my @pids = grep { /^\d+$/ } readdir($dh);
-	closedir($dh);
-	foreach my $p (@pids)
-	{
-		open(my $sf, '<', "/proc/$p/stat") or next;
-		my $stat = <$sf>;
-		close($sf);
-		next unless defined $stat && $stat =~ /\)\s+\S+\s+(\d+)/;
-		next unless $1 == $pm;
-		open(my $cf, '<', "/proc/$p/cmdline") or next;
-		my $cmd = do { local $/; <$cf> };
-		close($cf);
-		return $p if defined $cmd && $cmd =~ /\Q$WORKER\E/;
-	}
-	return undef;
-}
-
-# Poll until a worker other than $old runs; its pid, or undef on timeout.
-sub wait_for_new_worker
-{
-	my ($old) = @_;
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
-	while (time() < $deadline)
-	{
-		my $p = worker_pid();
-		return $p if defined $p && (!defined $old || $p != $old);
-		usleep(100_000);
-	}
-	return undef;
-}
 
 # Poll until the server answers queries again (after a crash restart).
 sub wait_for_server
@@ -556,7 +513,7 @@ sub wait_for_commits
 
 	# Kill while a large COMMIT is in flight, if one can be caught soon.
 	wait_clients(sub { (last_marker($large))[0] eq 'commit-sent' });
-	my $old = worker_pid();
+	my $old = worker_pid($node);
 	ok(defined $old, "$label: storage worker is running");
 	kill 'KILL', $old if defined $old;
 
@@ -564,7 +521,7 @@ sub wait_for_commits
 	check_client_errors($label, { '08006' => 1, '57P02' => 1 });
 
 	ok(wait_for_server(), "$label: the server accepts queries again");
-	my $new = wait_for_new_worker($old);
+	my $new = wait_for_new_worker($node, $old);
 	ok(defined $new, "$label: a new storage worker runs");
 
 	my $states = all_states();
@@ -605,7 +562,7 @@ foreach my $when ('copying', 'commit-sent')
 	check_client_errors($label, { '08006' => 1, '57P01' => 1 });
 
 	$node->start;
-	ok(defined wait_for_new_worker(undef), "$label: storage worker runs");
+	ok(defined wait_for_new_worker($node, undef), "$label: storage worker runs");
 	my $states = all_states();
 	is($states->{ $round * 1_000_000 + 99_999 }, 'begun',
 		"$label: holder never sent COMMIT");
@@ -637,7 +594,7 @@ foreach my $when ('copying', 'commit-sent')
 		"$label: a session holds uncommitted writes");
 	wait_clients(sub { (last_marker($large))[0] eq 'commit-sent' });
 
-	my $old = worker_pid();
+	my $old = worker_pid($node);
 	my @pids = grep { defined } map { client_pid($_) } @clients;
 	is(scalar(@pids), scalar(@clients), "$label: every client's pid is known");
 	$node->safe_psql('postgres',
@@ -648,7 +605,7 @@ foreach my $when ('copying', 'commit-sent')
 	finish_clients($label);
 	check_client_errors($label, { '57P01' => 1 });
 
-	is(worker_pid(), $old, "$label: the storage worker was not restarted");
+	is(worker_pid($node), $old, "$label: the storage worker was not restarted");
 	my ($out, $failed) = $bystander->query("COMMIT; SELECT 'ok';");
 	is("$failed|$out", "0|ok",
 		"$label: a session in a transaction meanwhile goes on and commits");
@@ -677,7 +634,7 @@ foreach my $when ('copying', 'commit-sent')
 		"$label: a session holds uncommitted writes");
 	wait_clients(sub { (last_marker($large))[0] eq 'commit-sent' });
 
-	my $old = worker_pid();
+	my $old = worker_pid($node);
 	my ($hp, $lp) = (client_pid($holder), client_pid($large));
 	ok(defined $hp && defined $lp, "$label: backend pids are known");
 	kill 'KILL', grep { defined } $lp, $hp;
@@ -686,7 +643,7 @@ foreach my $when ('copying', 'commit-sent')
 	check_client_errors($label, { '08006' => 1, '57P02' => 1 });
 
 	ok(wait_for_server(), "$label: the server accepts queries again");
-	ok(defined wait_for_new_worker($old),
+	ok(defined wait_for_new_worker($node, $old),
 		"$label: the storage worker was restarted with everything else");
 	my $states = all_states();
 	is($states->{5_099_999}, 'begun', "$label: holder never sent COMMIT");
@@ -702,7 +659,7 @@ $rows_of{9_000_001} = 20;
 verify('new writes after the faults', { 9_000_001 => 'committed' });
 
 $node->restart;
-ok(defined wait_for_new_worker(undef), 'storage worker runs after restart');
+ok(defined wait_for_new_worker($node, undef), 'storage worker runs after restart');
 verify('after a clean restart', {});
 
 $node->stop;

@@ -52,6 +52,9 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
 use Time::HiRes qw(usleep);
 
 my $WORKER = 'widecolumn_fdw storage worker';
@@ -79,53 +82,7 @@ my $good_rows = 10;
 # ---------------------------------------------------------------------
 # Helpers
 
-# The storage worker's pid, or undef while none runs (as in 001_restart.pl).
-sub worker_pid
-{
-	my ($n) = @_;
-	if (!-d '/proc/self')
-	{
-		my ($ret, $pid) = $n->psql('postgres',
-			"SELECT pid FROM pg_stat_activity WHERE backend_type = '$WORKER'"
-		);
-		return $ret == 0 && $pid =~ /^\d+$/ ? $pid : undef;
-	}
 
-	open(my $pf, '<', $n->data_dir . '/postmaster.pid') or return undef;
-	my $pm = <$pf>;
-	close($pf);
-	return undef unless defined $pm;
-	chomp($pm);
-	opendir(my $dh, '/proc') or return undef;
-	my @pids = grep { /^\d+$/ } readdir($dh);
-	closedir($dh);
-	foreach my $p (@pids)
-	{
-		open(my $sf, '<', "/proc/$p/stat") or next;
-		my $stat = <$sf>;
-		close($sf);
-		next unless defined $stat && $stat =~ /\)\s+\S+\s+(\d+)/;
-		next unless $1 == $pm;
-		open(my $cf, '<', "/proc/$p/cmdline") or next;
-		my $cmd = do { local $/; <$cf> };
-		close($cf);
-		return $p if defined $cmd && $cmd =~ /\Q$WORKER\E/;
-	}
-	return undef;
-}
-
-sub wait_for_new_worker
-{
-	my ($n, $old) = @_;
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
-	while (time() < $deadline)
-	{
-		my $p = worker_pid($n);
-		return $p if defined $p && (!defined $old || $p != $old);
-		usleep(100_000);
-	}
-	return undef;
-}
 
 # Run SQL; (exit code, stdout, stderr), errors with their SQLSTATE.
 sub run_sql
@@ -140,11 +97,6 @@ sub run_sql
 	return ($ret, $out, $err);
 }
 
-sub sqlstate
-{
-	my ($err) = @_;
-	return $err =~ /(?:ERROR|FATAL|PANIC):\s+([0-9A-Z]{5}):/ ? $1 : '';
-}
 
 # $sql must fail with SQLSTATE $code (a regex) and an error matching each
 # of @res (message, detail, hint).

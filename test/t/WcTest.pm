@@ -1,0 +1,73 @@
+# Helpers shared by widecolumn_fdw's TAP tests.
+package WcTest;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use PostgreSQL::Test::Utils;
+use Time::HiRes qw(usleep);
+
+our @EXPORT = qw(worker_pid wait_for_new_worker sqlstate);
+
+my $WORKER = 'widecolumn_fdw storage worker';
+
+# The storage worker's pid, or undef while none runs.  The worker has no
+# database connection, so it is not in pg_stat_activity on every version:
+# find the postmaster's child with its title in /proc.
+sub worker_pid
+{
+	my ($node) = @_;
+
+	if (!-d '/proc/self')
+	{
+		my ($ret, $pid) = $node->psql('postgres',
+			"SELECT pid FROM pg_stat_activity WHERE backend_type = '$WORKER'");
+		return $ret == 0 && $pid =~ /^\d+$/ ? $pid : undef;
+	}
+
+	open(my $pf, '<', $node->data_dir . '/postmaster.pid') or return undef;
+	my $pm = <$pf>;
+	close($pf);
+	return undef unless defined $pm;
+	chomp($pm);
+	opendir(my $dh, '/proc') or return undef;
+	my @pids = grep { /^\d+$/ } readdir($dh);
+	closedir($dh);
+	foreach my $p (@pids)
+	{
+		open(my $sf, '<', "/proc/$p/stat") or next;
+		my $stat = <$sf>;
+		close($sf);
+		next unless defined $stat && $stat =~ /\)\s+\S+\s+(\d+)/;
+		next unless $1 == $pm;
+		open(my $cf, '<', "/proc/$p/cmdline") or next;
+		my $cmd = do { local $/; <$cf> };
+		close($cf);
+		return $p if defined $cmd && $cmd =~ /\Q$WORKER\E/;
+	}
+	return undef;
+}
+
+# Poll until a worker other than $old runs; its pid, or undef on timeout.
+sub wait_for_new_worker
+{
+	my ($node, $old) = @_;
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+	while (time() < $deadline)
+	{
+		my $p = worker_pid($node);
+		return $p if defined $p && (!defined $old || $p != $old);
+		usleep(100_000);
+	}
+	return undef;
+}
+
+# The SQLSTATE of an error psql printed with VERBOSITY verbose, or ''.
+sub sqlstate
+{
+	my ($err) = @_;
+	return $err =~ /(?:ERROR|FATAL|PANIC):\s+([0-9A-Z]{5}):/ ? $1 : '';
+}
+
+1;
