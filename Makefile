@@ -34,7 +34,7 @@ endif
 # layout in one file is a bug that is hard to see.
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: deps demo test unit
+.PHONY: deps demo test unit check-long
 
 deps:
 	sh test/scripts/deps.sh
@@ -51,3 +51,8 @@ demo: deps
 
 test: deps
 	sh test/scripts/test.sh
+
+# The slow tests: 8 clients writing concurrently, then invariant checks.
+check-long: deps
+	sh test/scripts/build.sh
+	sh test/scripts/as-postgres.sh sh test/long/run.sh

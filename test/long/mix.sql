@@ -1,0 +1,30 @@
+-- One pgbench transaction of the mixed workload (test/long/run.sh).
+-- Every write to the foreign tables is logged in a native table in the
+-- same transaction, so the invariants can be checked afterwards.
+\set r random(1, 100)
+\set id random(1, 2000)
+\set c random(1, 10)
+\if :r <= 30
+SELECT v FROM mix WHERE k = 'row' || :id;
+\elif :r <= 45
+SELECT count(*) FROM mix WHERE k LIKE 'row1%';
+\elif :r <= 60
+BEGIN;
+INSERT INTO mix VALUES ('row' || :id, :id);
+INSERT INTO mix_log VALUES ('put', 'row' || :id);
+COMMIT;
+\elif :r <= 70
+BEGIN;
+UPDATE mix SET v = v + 1 WHERE k = 'row' || :id;
+COMMIT;
+\elif :r <= 80
+BEGIN;
+WITH d AS (DELETE FROM mix WHERE k = 'row' || :id RETURNING k)
+INSERT INTO mix_log SELECT 'del', k FROM d;
+COMMIT;
+\else
+BEGIN;
+UPDATE counters SET n = n + 1 WHERE k = 'c' || :c;
+INSERT INTO mix_log VALUES ('inc', 'c' || :c);
+COMMIT;
+\endif

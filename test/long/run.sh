@@ -1,0 +1,30 @@
+#!/bin/sh
+# make check-long: 8 pgbench clients mix point reads, prefix scans,
+# inserts, updates, deletes and increments on foreign tables for a bounded
+# time (LONG_SECONDS, default 60), then check the invariants:
+#   - every counter equals the number of increments logged for it (none lost);
+#   - the rows that exist are exactly the ones the log says were put and not
+#     deleted since;
+#   - pgbench saw no failed transaction.
+# Runs in a throwaway cluster; as root, go through test/scripts/as-postgres.sh.
+set -eu
+export PATH=/usr/lib/postgresql/15/bin:$PATH
+cd "$(dirname "$0")/../.."
+export LONG_SECONDS=${LONG_SECONDS:-60}
+out=$(mktemp)
+
+pg_virtualenv -o shared_preload_libraries=widecolumn_fdw sh -eu -c '
+	psql -X -q -v ON_ERROR_STOP=1 -f test/long/setup.sql
+	pgbench -n -c 8 -j 2 -T "$LONG_SECONDS" -f test/long/mix.sql 2>&1 | grep -E "processed|failed|tps|error|ERROR"
+	psql -X -q -v ON_ERROR_STOP=1 -At -f test/long/check.sql
+' > "$out" 2>&1 || true
+cat "$out"
+if grep -q "^ok counters" "$out" && grep -q "^ok rows" "$out" &&
+	grep -q "number of failed transactions: 0 " "$out" && ! grep -qi "error" "$out"; then
+	echo "check-long: 1 passed, 0 failed"
+	rm -f "$out"
+	exit 0
+fi
+echo "check-long: 0 passed, 1 failed"
+rm -f "$out"
+exit 1
