@@ -17,7 +17,7 @@ DATA = widecolumn_fdw--$(EXTVERSION).sql
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors pushdown rowkey_parts differential
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts differential
 ISOLATION = visibility writers
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
