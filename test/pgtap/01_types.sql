@@ -17,13 +17,7 @@ SET client_min_messages = warning;
 SELECT plan(68);
 
 -- A failing read must be a failed test, not the end of the file.
-CREATE FUNCTION pg_temp.check_eq(have text, want text, descr text)
-RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	RETURN results_eq(have, want, descr);
-EXCEPTION WHEN OTHERS THEN
-	RETURN fail(descr) || E'\n' || diag('    query raised ' || SQLSTATE || ': ' || SQLERRM);
-END $$;
+\ir setup.psql
 
 CREATE SERVER spec_types_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 CREATE TYPE spec_mood AS ENUM ('sad', 'ok', 'happy');

@@ -17,13 +17,7 @@ SET check_function_bodies = off;
 
 SELECT plan(78);
 
-CREATE FUNCTION pg_temp.check_eq(have text, want text, descr text)
-RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	RETURN results_eq(have, want, descr);
-EXCEPTION WHEN OTHERS THEN
-	RETURN fail(descr) || E'\n' || diag('    query raised ' || SQLSTATE || ': ' || SQLERRM);
-END $$;
+\ir setup.psql
 
 -- The whole table equals the oracle, in row-key order without ORDER BY.
 CREATE FUNCTION pg_temp.state_eq(descr text)

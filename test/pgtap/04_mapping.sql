@@ -18,13 +18,7 @@ SET check_function_bodies = off;
 
 SELECT plan(54);
 
-CREATE FUNCTION pg_temp.check_eq(have text, want text, descr text)
-RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-	RETURN results_eq(have, want, descr);
-EXCEPTION WHEN OTHERS THEN
-	RETURN fail(descr) || E'\n' || diag('    query raised ' || SQLSTATE || ': ' || SQLERRM);
-END $$;
+\ir setup.psql
 
 CREATE SERVER spec_map_srv FOREIGN DATA WRAPPER widecolumn_fdw;
 
