@@ -144,7 +144,7 @@ before_end(WcCellScan *s, const uint8 *k, size_t n)
  */
 WcCellScan *
 cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
-				uint64 limit)
+				bool fill_cache, uint64 limit)
 {
 	WcCellScan *s = palloc0(sizeof(WcCellScan));
 	int			ncols = wc_get_u16(r);
@@ -187,8 +187,8 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	s->odb = odb;
 	s->reverse = reverse;
 	s->limit = limit;
-	/* A large scan must not push the point reads' blocks out of the cache. */
-	s->it = storage_iter(odb->db, snap, limit != 0 && limit < 1000);
+	/* A full scan must not push the point reads' blocks out of the cache. */
+	s->it = storage_iter(odb->db, snap, fill_cache);
 	initStringInfo(&s->rowkey);
 	initStringInfo(&s->arena);
 	initStringInfo(&s->row.lastcell);

@@ -596,7 +596,7 @@ msg_range(StringInfo msg, WcKeyRange *kr)
  */
 uint32
 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
-					 bool reverse, uint64 limit,
+					 bool reverse, bool bulk, uint64 limit,
 					 uint8 **cols, size_t *col_lens, int ncols)
 {
 	StringInfoData msg;
@@ -618,7 +618,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	msg_u32(&msg, db);
 	msg_u32(&msg, snapshot);
 	msg_u32(&msg, s->id);
-	appendStringInfoChar(&msg, reverse ? 1 : 0);
+	appendStringInfoChar(&msg, (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0));
 	appendBinaryStringInfo(&msg, (const char *) &limit, 8);
 	appendBinaryStringInfo(&msg, (const char *) &(uint16) {ncols}, 2);
 	for (int i = 0; i < ncols; i++)

@@ -87,6 +87,7 @@ typedef struct WcScanState
 	List	   *cond;
 	List	   *exprstates;		/* of the values the condition compares with */
 	bool		reverse;
+	bool		bulk;			/* a full scan: keep it out of the block cache */
 	uint64		limit;
 	bool		lock_rows;
 	MemoryContext row_cxt;
@@ -416,6 +417,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
 	ss->lock_rows = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) != 0;
+	ss->bulk = ss->cond == NIL;
 	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	ss->row_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 										"widecolumn_fdw row", ALLOCSET_SMALL_SIZES);
@@ -560,7 +562,7 @@ scan_open(WcScanState *ss, List *ranges)
 
 	/* With our own writes merged in, storage cannot stop at the limit. */
 	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
-									ss->reverse, ss->norows > 0 ? 0 : ss->limit,
+									ss->reverse, ss->bulk, ss->norows > 0 ? 0 : ss->limit,
 									ss->req_cols, ss->req_lens, ss->nreq);
 	ss->remote = true;
 	ss->stored_done = false;
@@ -1139,6 +1141,7 @@ wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	ss.db = wc_client_open_db(ss.table);
 	ss.snapshot = wc_client_snapshot_acquire(ss.db);
 	ss.horizon = wc_txn_horizon();
+	ss.bulk = true;
 
 	*totalrows = 0;
 	reservoir_init_selection_state(&rstate, targrows);

@@ -366,6 +366,29 @@ entry_cmp(const void *a, const void *b)
 	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
 }
 
+/* Make tt->sorted hold the table's rows in key order. */
+static void
+sort_rows(WcTxnTable *tt)
+{
+	HASH_SEQ_STATUS seq;
+	WcRowEntry *e;
+	MemoryContext old;
+
+	if (tt->sorted_valid)
+		return;
+	old = MemoryContextSwitchTo(txn_cxt);
+	if (tt->sorted)
+		pfree(tt->sorted);
+	tt->sorted = palloc(sizeof(WcRowEntry *) * Max(1, hash_get_num_entries(tt->rows)));
+	tt->nsorted = 0;
+	hash_seq_init(&seq, tt->rows);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		tt->sorted[tt->nsorted++] = e;
+	qsort(tt->sorted, tt->nsorted, sizeof(WcRowEntry *), entry_cmp);
+	tt->sorted_valid = true;
+	MemoryContextSwitchTo(old);
+}
+
 /* Compare a row's stored key prefix (table, row key) with a range bound. */
 static int
 row_vs_bound(WcTxnTable *tt, WcRowEntry *e, const uint8 *bound, size_t blen)
@@ -390,23 +413,7 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 				hi,
 				n = 0;
 
-	if (!tt->sorted_valid)
-	{
-		HASH_SEQ_STATUS seq;
-		WcRowEntry *e;
-		MemoryContext old = MemoryContextSwitchTo(txn_cxt);
-
-		if (tt->sorted)
-			pfree(tt->sorted);
-		tt->sorted = palloc(sizeof(WcRowEntry *) * Max(1, hash_get_num_entries(tt->rows)));
-		tt->nsorted = 0;
-		hash_seq_init(&seq, tt->rows);
-		while ((e = hash_seq_search(&seq)) != NULL)
-			tt->sorted[tt->nsorted++] = e;
-		qsort(tt->sorted, tt->nsorted, sizeof(WcRowEntry *), entry_cmp);
-		tt->sorted_valid = true;
-		MemoryContextSwitchTo(old);
-	}
+	sort_rows(tt);
 
 	/* first row at or after the start */
 	lo = 0;
@@ -460,8 +467,6 @@ flush_db(const char *path, uint32 horizon)
 	foreach(lc, txn_tables)
 	{
 		WcTxnTable *tt = lfirst(lc);
-		HASH_SEQ_STATUS seq;
-		WcRowEntry *e;
 
 		if (strcmp(tt->path, path) != 0)
 			continue;
@@ -474,9 +479,14 @@ flush_db(const char *path, uint32 horizon)
 		}
 		sync |= tt->sync;
 
-		hash_seq_init(&seq, tt->rows);
-		while ((e = hash_seq_search(&seq)) != NULL)
+		/*
+		 * In key order: LevelDB's memtable then lays the rows out in the
+		 * order scans read them, instead of one cache miss per entry.
+		 */
+		sort_rows(tt);
+		for (int r = 0; r < tt->nsorted; r++)
 		{
+			WcRowEntry *e = tt->sorted[r];
 			WcTxnRow	row;
 			size_t		klen;
 			uint8	   *k;

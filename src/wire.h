@@ -31,7 +31,7 @@ typedef enum WcMsgType
 							 * u8 compression: answered OK/ERROR */
 	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot */
 	WC_REQ_RELEASE = 3,		/* u32 snapshot */
-	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot, u32 scan, u8 reverse,
+	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot, u32 scan, u8 flags,
 							 * u64 limit (rows, 0 = none), u16 ncols
 							 * {str family+qualifier}, u32 nranges {str start,
 							 * str end}: answered BATCH/ERROR */
@@ -61,6 +61,10 @@ typedef enum WcErrorCode
 	WC_ERR_PROTOCOL,		/* a malformed or out-of-order request */
 	WC_ERR_NO_SPACE			/* disk full while writing */
 } WcErrorCode;
+
+/* Flags of a SCAN request. */
+#define WC_SCAN_REVERSE		0x01	/* descending key order */
+#define WC_SCAN_BULK		0x02	/* a full scan: do not fill the block cache */
 
 /* Largest number of columns a scan may ask for. */
 #define WC_MAX_SCAN_COLUMNS	1600

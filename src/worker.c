@@ -542,7 +542,7 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				WcOpenDb   *odb = lookup_db(wc_get_u32(&r));
 				uint32		snapid = wc_get_u32(&r);
 				uint32		scanid = wc_get_u32(&r);
-				bool		reverse = wc_get_u8(&r) != 0;
+				uint8		flags = wc_get_u8(&r);
 				uint64		limit = wc_get_u64(&r);
 				WcSnap	   *snap = NULL;
 				WcClientScan *cs;
@@ -565,7 +565,8 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				MemoryContextSwitchTo(c->cxt);
 				cs = palloc(sizeof(WcClientScan));
 				cs->id = scanid;
-				cs->scan = cells_scan_open(odb, snap, &r, reverse, limit);
+				cs->scan = cells_scan_open(odb, snap, &r, (flags & WC_SCAN_REVERSE) != 0,
+										   (flags & WC_SCAN_BULK) == 0, limit);
 				c->scans = lappend(c->scans, cs);
 				MemoryContextSwitchTo(request_cxt);
 				if (r.bad)

@@ -28,7 +28,7 @@ typedef struct WcCellScan WcCellScan;
 /* in cells.c */
 extern void cells_load_clock(WcOpenDb *odb);
 extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
-								   bool reverse, uint64 limit);
+								   bool reverse, bool fill_cache, uint64 limit);
 extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
