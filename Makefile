@@ -34,7 +34,7 @@ endif
 # layout in one file is a bug that is hard to see.
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: deps demo test unit check-long
+.PHONY: deps demo test unit check-long bench
 
 deps:
 	sh test/scripts/deps.sh
@@ -51,6 +51,11 @@ demo: deps
 
 test: deps
 	sh test/scripts/test.sh
+
+# The benchmark against native tables and raw LevelDB (docs/performance.md).
+bench: deps
+	sh test/scripts/build.sh
+	sh test/bench/run.sh
 
 # The slow tests: 8 clients writing concurrently, then invariant checks.
 check-long: deps

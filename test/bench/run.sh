@@ -1,0 +1,381 @@
+#!/bin/sh
+# The performance benchmark: widecolumn_fdw against a native heap table and
+# against raw LevelDB, on the weather-balloon rows of Bigtable's schema
+# design guide.  Speed is measured and reported, never asserted: the only
+# failures are errors.
+#
+#   make bench                        (as root: build, install, then this)
+#   sh test/bench/run.sh              as root or as any user that can run
+#                                     PostgreSQL; as root it runs itself as
+#                                     "postgres" through as-postgres.sh
+#
+# Environment:
+#   SCALE=rows      rows loaded (default 1000000; rounded down to a multiple
+#                   of 1000, at least 10000)
+#   QUICK=1         a smoke test: 20000 rows, short runs
+#   BENCH_SECONDS   seconds per pgbench run (default 5, QUICK 1)
+#   BENCH_ROUNDS    runs per workload and table, alternating (default 3,
+#                   QUICK 2); the tables show the median
+#   BENCH_OUT       a directory for the results (default
+#                   /tmp/widecolumn_fdw-bench): performance.md, results.txt,
+#                   runs.txt, pgbench logs, plans, check outputs
+#
+# The report is printed and written to $BENCH_OUT/performance.md, and to
+# docs/performance.md of the tree it runs in: started as root, this tree;
+# started through as-postgres.sh, only the scratch copy (take it from
+# $BENCH_OUT).
+set -eu
+cd "$(dirname "$0")/../.."
+
+OUT=${BENCH_OUT:-/tmp/widecolumn_fdw-bench}
+
+if [ "$(id -u)" = 0 ] && [ "${1:-}" != --inside ]; then
+	# PostgreSQL refuses to run as root: run as postgres in a scratch copy of
+	# the tree, then bring the report back here.
+	mkdir -p "$OUT"
+	chown postgres "$OUT"
+	if [ -d "$OUT/pgbench" ]; then chown -R postgres "$OUT/pgbench"; fi
+	BENCH_OUT=$OUT
+	export BENCH_OUT
+	sh test/scripts/as-postgres.sh sh test/bench/run.sh
+	cp "$OUT/performance.md" docs/performance.md
+	echo "bench: wrote docs/performance.md (and $OUT/performance.md)" >&2
+	exit 0
+fi
+
+export PATH=/usr/lib/postgresql/15/bin:$PATH
+
+say() {
+	echo "bench: $(date +%H:%M:%S) $*" >&2
+}
+
+# ---------------------------------------------------------------------------
+# Inside the throwaway cluster (pg_virtualenv runs this script again with
+# --inside): load, check, run the workloads.  Results are "name value" lines
+# in $OUT/results.txt and "workload table round tps latency_ms failed"
+# lines in $OUT/runs.txt.
+# ---------------------------------------------------------------------------
+inside() {
+	res=$OUT/results.txt
+	runs=$OUT/runs.txt
+	: >"$runs"
+
+	put() {
+		echo "$1 $2" >>"$res"
+	}
+	sql() {
+		psql -X -q -At -v ON_ERROR_STOP=1 "$@"
+	}
+
+	put pg_version "$(sql -c 'SHOW server_version' | sed 's/ .*//')"
+	put pg_settings "$(sql -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'jit', 'plan_cache_mode', 'max_parallel_workers_per_gather', 'shared_preload_libraries')")"
+	datadir=$(sql -c 'SHOW data_directory')
+
+	say "creating the tables and the key functions"
+	locs="ARRAY['us-west2', 'us-east1', 'us-central1', 'europe-west1', 'europe-north1', 'asia-south1', 'asia-east1', 'australia-southeast1', 'southamerica-east1', 'northamerica-northeast1']"
+	sql <<-SQL
+	CREATE EXTENSION widecolumn_fdw;
+	CREATE SERVER wc FOREIGN DATA WRAPPER widecolumn_fdw;
+	CREATE FOREIGN TABLE balloon (
+	    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
+	    pressure bigint OPTIONS (column 'measurements:pressure'),
+	    temp     float8 OPTIONS (column 'measurements:temperature'),
+	    humidity float8 OPTIONS (column 'measurements:humidity'),
+	    altitude float8 OPTIONS (column 'measurements:altitude')
+	) SERVER wc OPTIONS (table 'weather');
+	CREATE TABLE balloon_native (
+	    rowkey   text COLLATE "C" PRIMARY KEY,
+	    pressure bigint,
+	    temp     float8,
+	    humidity float8,
+	    altitude float8
+	);
+	-- Row k (0 .. rows-1): location k / (100 ntimes), balloon 3600 + k / ntimes
+	-- % 100, the (k % ntimes)-th minute from 2021-03-05 00:00.  Only immutable
+	-- operations, so the planner inlines it and folds it into a constant
+	-- under custom plans.  test/bench/raw_leveldb.c makes the same keys.
+	CREATE FUNCTION bench_key(k bigint) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+	SELECT ($locs)[k / (100 * $NT) + 1] || '#' || (3600 + k / $NT % 100)::text
+	    || '#2021-03-' || lpad((5 + k % $NT / 1440)::text, 2, '0')
+	    || '-' || lpad((k % $NT % 1440 / 60 * 100 + k % $NT % 60)::text, 4, '0')
+	\$\$;
+	-- 'location#balloon#' of location l (0-9) and balloon 3600 + b (b 0-99).
+	CREATE FUNCTION bench_prefix(l int, b int) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+	SELECT ($locs)[l + 1] || '#' || (3600 + b)::text || '#'
+	\$\$;
+	-- Keys of inserted rows: balloons 9000-9099, never loaded.
+	CREATE FUNCTION bench_new_key(l int, b int, r bigint) RETURNS text
+	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+	SELECT ($locs)[l + 1] || '#' || (9000 + b)::text || '#' || lpad(r::text, 12, '0')
+	\$\$;
+	SQL
+	srvoid=$(sql -c "SELECT oid FROM pg_foreign_server WHERE srvname = 'wc'")
+	ldb=$datadir/widecolumn_fdw/$srvoid
+
+	say "generating $SCALE rows"
+	data=$WORK/balloon.tsv
+	sql <<-SQL
+	COPY (
+	    SELECT bench_key(k), 94000 + (b * 37 + t) % 900,
+	           ((b * 7 + t) % 700)::float8 / 10 - 50, ((b + t * 3) % 1000)::float8 / 10,
+	           (1000 + (b * 13 + t * 7) % 30000)::float8
+	    FROM generate_series(0, $SCALE - 1) k,
+	         LATERAL (SELECT k / $NT % 100 AS b, k % $NT AS t) x
+	) TO '$data';
+	SQL
+
+	# COPY, once per table, timed by psql (the statement, its commit included)
+	for t in balloon_native balloon; do
+		say "COPY into $t"
+		sql >"$OUT/copy.$t.log" 2>&1 <<-SQL
+		SELECT pg_backend_pid() AS pid \gset
+		\setenv BACKEND_PID :pid
+		\timing on
+		COPY $t FROM '$data';
+		\timing off
+		\! grep VmHWM /proc/\$BACKEND_PID/status
+		SQL
+		ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/copy.$t.log")
+		put "copy_s.$t" "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
+		put "copy_rows_per_s.$t" "$(awk -v ms="$ms" -v n="$SCALE" 'BEGIN { printf "%.0f", n / (ms / 1000) }')"
+		put "copy_backend_peak_kb.$t" "$(awk '/VmHWM/ { print $2 }' "$OUT/copy.$t.log")"
+	done
+	rm -f "$data"
+
+	# sizes right after the load
+	put size_bytes.balloon_native "$(sql -c "SELECT pg_total_relation_size('balloon_native')")"
+	put size_bytes.balloon "$(du -sb "$ldb" | cut -f1)"
+	describe_leveldb loaded
+	say "native: $(sql -c "SELECT pg_size_pretty(pg_total_relation_size('balloon_native'))"), LevelDB: $(du -sh "$ldb" | cut -f1)"
+
+	# Not timed: what autovacuum would do to the freshly loaded heap.
+	sql -c 'VACUUM (ANALYZE) balloon_native'
+
+	say "correctness: the same queries on both tables"
+	sed 's/\bballoon\b/balloon_native/g' test/bench/check.sql >"$WORK/check_native.sql"
+	sql -v rows="$SCALE" -v ntimes="$NT" -f "$WORK/check_native.sql" >"$OUT/check.balloon_native.out" 2>&1 || true
+	sql -v rows="$SCALE" -v ntimes="$NT" -f test/bench/check.sql >"$OUT/check.balloon.out" 2>&1 || true
+	if diff "$OUT/check.balloon_native.out" "$OUT/check.balloon.out" >"$OUT/check.diff"; then
+		put check_mismatches 0
+	else
+		put check_mismatches "$(grep -c '^>' "$OUT/check.diff" || true)"
+		say "MISMATCH between the tables, see $OUT/check.diff"
+	fi
+	put check_queries "$(wc -l <"$OUT/check.balloon_native.out")"
+
+	say "EXPLAIN ANALYZE: a 0.1% prefix against the full scan"
+	p=$(sql -c "SELECT bench_prefix(0, 98)")
+	sql -c "EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM balloon WHERE rowkey LIKE '$p%'" >"$OUT/explain.prefix.txt"
+	sql -c "EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM balloon WHERE temp > 1000" >"$OUT/explain.full.txt"
+	sql -c "EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) SELECT count(*) FROM balloon_native WHERE rowkey LIKE '$p%'" >"$OUT/explain.prefix.native.txt"
+	sql -c "EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) SELECT count(*) FROM balloon_native WHERE temp > 1000" >"$OUT/explain.full.native.txt"
+	put explain_prefix "$p%"
+	put prefix_entries "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.prefix.txt")"
+	put prefix_rows "$(sed -n 's/.*Storage Rows Read: \([0-9]*\).*/\1/p' "$OUT/explain.prefix.txt")"
+	put full_entries "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.full.txt")"
+	put full_rows "$(sed -n 's/.*Storage Rows Read: \([0-9]*\).*/\1/p' "$OUT/explain.full.txt")"
+	put prefix_ms "$(sed -n 's/.*Execution Time: \([0-9.]*\) ms.*/\1/p' "$OUT/explain.prefix.txt")"
+	put full_ms "$(sed -n 's/.*Execution Time: \([0-9.]*\) ms.*/\1/p' "$OUT/explain.full.txt")"
+
+	# LIMIT in a prefix, prepared as pgbench runs it: custom and generic plans
+	# (plan_cache_mode = auto may pick either after five executions)
+	for dir in "" DESC; do
+		sql >"$OUT/explain.limit$dir.txt" <<-SQL
+		PREPARE lim(int, int) AS SELECT * FROM balloon WHERE rowkey LIKE bench_prefix(\$1, \$2) || '%' ORDER BY rowkey $dir LIMIT 10;
+		SET plan_cache_mode = force_custom_plan;
+		EXPLAIN (ANALYZE, COSTS OFF) EXECUTE lim(0, 98);
+		SET plan_cache_mode = force_generic_plan;
+		EXPLAIN (ANALYZE, COSTS OFF) EXECUTE lim(0, 98);
+		SQL
+		tag=$(echo "limit$dir" | tr 'A-Z' 'a-z')
+		put "${tag}_custom_entries" "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.limit$dir.txt" | sed -n 1p)"
+		put "${tag}_generic_entries" "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.limit$dir.txt" | sed -n 2p)"
+	done
+
+	# the pgbench scripts, as written (balloon) and renamed (balloon_native)
+	mkdir -p "$WORK/scripts/balloon" "$WORK/scripts/balloon_native" "$OUT/pgbench"
+	for f in test/bench/*.sql; do
+		cp "$f" "$WORK/scripts/balloon/"
+		sed 's/\bballoon\b/balloon_native/g' "$f" >"$WORK/scripts/balloon_native/$(basename "$f")"
+	done
+
+	# name|clients|scripts (file[@weight] ...)|transactions per run ("" = -T)
+	while IFS='|' read -r name clients scripts tx; do
+		[ -n "$name" ] || continue
+		say "workload $name"
+		r=1
+		while [ $r -le "$ROUNDS" ]; do
+			if [ $((r % 2)) = 1 ]; then order="balloon_native balloon"; else order="balloon balloon_native"; fi
+			for t in $order; do
+				set --
+				for s in $scripts; do
+					set -- "$@" -f "$WORK/scripts/$t/$s"
+				done
+				if [ -n "$tx" ]; then set -- "$@" -t "$tx"; else set -- "$@" -T "$SECONDS_PER_RUN"; fi
+				log=$OUT/pgbench/$name.$t.$r.log
+				if pgbench -n -M prepared -c "$clients" -j "$(( clients < 2 ? clients : 2 ))" \
+					-D rows="$SCALE" -D ntimes="$NT" "$@" >"$log" 2>&1; then
+					tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+				else
+					tps=error
+					say "pgbench failed: $name on $t (see $log)"
+					tail -5 "$log" >&2
+				fi
+				lat=$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$log")
+				failed=$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$log")
+				echo "$name $t $r ${tps:-error} ${lat:--} ${failed:-0}" >>"$runs"
+			done
+			r=$((r + 1))
+		done
+	done <<-EOF
+	point|1|point.sql|
+	multiget|1|multiget.sql|
+	prefix|1|prefix.sql|
+	prefix_count|1|prefix_count.sql|
+	range|1|range.sql|
+	limit_asc|1|limit_asc.sql|
+	limit_desc|1|limit_desc.sql|
+	fullscan|1|fullscan.sql|$FULLSCAN_TX
+	insert|1|insert.sql|
+	update|1|update.sql|
+	mix1|1|point.sql@8 update.sql@1 insert.sql@1|
+	mix4|4|point.sql@8 update.sql@1 insert.sql@1|
+	EOF
+
+	# Every committed INSERT must have left its row.
+	for t in balloon_native balloon; do
+		single=$(cat "$OUT"/pgbench/insert."$t".*.log |
+			sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
+			awk '{ n += $1 } END { print n + 0 }')
+		mixed=$(cat "$OUT"/pgbench/mix?."$t".*.log | awk '
+			/^SQL script [0-9]+: .*insert\.sql/ { ins = 1; next }
+			/^SQL script/ { ins = 0 }
+			ins && /^ - [0-9]+ transactions/ { n += $2; ins = 0 }
+			END { print n + 0 }')
+		put "inserts_committed.$t" $((single + mixed))
+		put "inserted_rows.$t" "$(sql -c "SELECT count(*) FROM $t WHERE split_part(rowkey, '#', 2) >= '9000'")"
+	done
+
+	# The server's log: errors, warnings, crashes of the run.
+	serverlog=${PG_CLUSTER_CONF_ROOT:+$(dirname "$PG_CLUSTER_CONF_ROOT")/log/postgresql-15-regress.log}
+	if [ -n "$serverlog" ] && [ -r "$serverlog" ]; then
+		cp "$serverlog" "$OUT/server.log"
+		put server_log_errors "$(grep -cE '(ERROR|FATAL|PANIC):' "$OUT/server.log" || true)"
+		put server_log_warnings "$(grep -c 'WARNING:' "$OUT/server.log" || true)"
+		put server_log_crashes "$(grep -cE 'terminated by signal|exited with exit code [1-9]' "$OUT/server.log" || true)"
+	fi
+
+	# LevelDB after the workloads, then fully compacted with the server down.
+	put size_bytes_end.balloon "$(du -sb "$ldb" | cut -f1)"
+	describe_leveldb end
+	say "stopping the server for an offline compaction of the LevelDB directory"
+	pg_ctl -D "$datadir" -m fast -w stop >/dev/null
+	if "$WORK/raw_leveldb" compact "$ldb" >"$OUT/compact.log" 2>&1; then
+		put size_bytes_compacted.balloon "$(du -sb "$ldb" | cut -f1)"
+		describe_leveldb compacted
+	else
+		put size_bytes_compacted.balloon error
+	fi
+}
+
+# The files of the server's LevelDB directory, and the compactions its LOG
+# reports, as results named leveldb_<tag>_*.
+describe_leveldb() {
+	tag=$1
+	logb=$(find "$ldb" -maxdepth 1 -name '*.log' -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+	tabn=$(find "$ldb" -maxdepth 1 \( -name '*.ldb' -o -name '*.sst' \) | wc -l)
+	tabb=$(find "$ldb" -maxdepth 1 \( -name '*.ldb' -o -name '*.sst' \) -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+	echo "leveldb_${tag}_log_bytes $logb" >>"$OUT/results.txt"
+	echo "leveldb_${tag}_tables $tabn" >>"$OUT/results.txt"
+	echo "leveldb_${tag}_table_bytes $tabb" >>"$OUT/results.txt"
+	echo "leveldb_${tag}_flushes $(cat "$ldb"/LOG "$ldb"/LOG.old 2>/dev/null | grep -c 'Level-0 table' || true)" >>"$OUT/results.txt"
+	echo "leveldb_${tag}_compactions $(cat "$ldb"/LOG "$ldb"/LOG.old 2>/dev/null | grep -c 'Compacting' || true)" >>"$OUT/results.txt"
+}
+
+if [ "${1:-}" = --inside ]; then
+	inside
+	exit 0
+fi
+
+# ---------------------------------------------------------------------------
+# Outside: settings, the raw LevelDB limit, the cluster, the report.
+# ---------------------------------------------------------------------------
+if [ "${QUICK:-}" = 1 ]; then
+	SCALE=20000
+	SECONDS_PER_RUN=${BENCH_SECONDS:-1}
+	ROUNDS=${BENCH_ROUNDS:-2}
+	FULLSCAN_TX=3
+else
+	SCALE=${SCALE:-1000000}
+	SECONDS_PER_RUN=${BENCH_SECONDS:-5}
+	ROUNDS=${BENCH_ROUNDS:-3}
+	FULLSCAN_TX=3
+fi
+SCALE=$((SCALE / 1000 * 1000))
+if [ "$SCALE" -lt 10000 ] || [ "$SCALE" -gt 38880000 ]; then
+	echo "bench: SCALE must be between 10000 and 38880000 rows" >&2
+	exit 2
+fi
+NT=$((SCALE / 1000))			# timestamps per balloon: 10 locations x 100 balloons
+for tool in pg_virtualenv pgbench psql cc; do
+	command -v $tool >/dev/null || { echo "bench: $tool is missing (make deps)" >&2; exit 1; }
+done
+
+mkdir -p "$OUT"
+# what an earlier run left (only the names this script writes)
+rm -rf "$OUT/pgbench"
+rm -f "$OUT/results.txt" "$OUT/runs.txt" "$OUT/raw.txt" "$OUT/raw.scattered.txt" \
+	"$OUT"/explain.*.txt "$OUT"/check.*.out "$OUT/check.diff" "$OUT"/copy.*.log \
+	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md"
+WORK=$(mktemp -d /tmp/wcbench.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+export SCALE NT SECONDS_PER_RUN ROUNDS FULLSCAN_TX OUT WORK
+res=$OUT/results.txt
+started=$(date +%s)
+
+say "SCALE=$SCALE rows, ${SECONDS_PER_RUN}s per pgbench run, $ROUNDS rounds; results in $OUT"
+say "building test/bench/raw_leveldb.c"
+cc -O2 -Wall -Isrc -o "$WORK/raw_leveldb" test/bench/raw_leveldb.c src/keycodec.c -lleveldb
+
+say "raw LevelDB: load and measure (no PostgreSQL)"
+# -b 0: the whole load in one write batch, as one COPY commits it
+"$WORK/raw_leveldb" -r "$SCALE" -b 0 -d "$WORK/rawdb" >"$OUT/raw.txt"
+echo "raw_compacted_bytes $(du -sb "$WORK/rawdb" | cut -f1)" >>"$OUT/raw.txt"
+rm -rf "$WORK/rawdb"
+# again with the rows in the scattered order the worker gets them in today
+"$WORK/raw_leveldb" -r "$SCALE" -b 0 -R -C >"$OUT/raw.scattered.txt"
+cat "$OUT/raw.txt" >"$res"
+sed 's/^raw_/raw_scattered_/' "$OUT/raw.scattered.txt" >>"$res"
+
+say "starting a throwaway cluster"
+# (its stdout: pg_virtualenv's chatter, and the server log if something failed)
+pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
+	sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
+	cat "$OUT/cluster.log" >&2
+	echo "bench: the run inside the cluster failed" >&2
+	exit 1
+}
+
+# machine
+{
+	echo "machine_nproc $(nproc)"
+	echo "machine_cpu $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+	echo "machine_mem_gib $(awk '/MemTotal/ { printf "%.1f", $2 / 1048576 }' /proc/meminfo)"
+	echo "machine_kernel $(uname -sr)"
+	echo "leveldb_package $(dpkg-query -W -f='${Version}' libleveldb1d 2>/dev/null || echo unknown)"
+	echo "bench_minutes $(( ($(date +%s) - started + 59) / 60 ))"
+	echo "bench_date $(date -u '+%Y-%m-%d %H:%M UTC')"
+} >>"$res"
+
+{
+	echo "seconds_per_run $SECONDS_PER_RUN"
+	echo "rounds $ROUNDS"
+	echo "fullscan_tx $FULLSCAN_TX"
+} >>"$res"
+awk -v dir="$OUT" -f test/bench/report.awk "$res" "$OUT/runs.txt" >"$OUT/performance.md"
+cat "$OUT/performance.md"
+if [ -w docs ]; then
+	cp "$OUT/performance.md" docs/performance.md
+fi
