@@ -106,6 +106,17 @@ SET plan_cache_mode = force_generic_plan;
 EXPLAIN (COSTS OFF) EXECUTE pk('ab');
 EXECUTE pk('ab');
 EXPLAIN (COSTS OFF) EXECUTE pp('phone#0009');
+-- a parameter pattern that is not a plain prefix is checked by the scan,
+-- which then does not let storage stop at a LIMIT
+EXECUTE pp('phone#000_#1');
+SELECT count(*) FROM pd_native WHERE k LIKE 'phone#000_#1%';
+PREPARE pl(text) AS SELECT k FROM pd WHERE k LIKE $1 ORDER BY k LIMIT 3;
+EXPLAIN (COSTS OFF) EXECUTE pl('phone#0002#1%');
+EXECUTE pl('phone#0002#1%');
+EXECUTE pl('phone#000_#2_');
+SELECT k FROM pd_native WHERE k LIKE 'phone#000_#2_' ORDER BY k LIMIT 3;
+EXECUTE pl('a\%b');
+EXECUTE pl(NULL);
 EXECUTE pp('phone#0009');
 EXPLAIN (COSTS OFF) EXECUTE pr('phone#0001', 'phone#0003');
 EXECUTE pr('phone#0001', 'phone#0003');

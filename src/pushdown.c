@@ -473,6 +473,21 @@ wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
 
 		if (!ri->pseudoconstant)
 			c = key_condition(root, (Node *) ri->clause, rel->relid, t, exprs, &exact);
+
+		/*
+		 * A LIKE whose pattern is known only at run time (a parameter) is a
+		 * prefix scan when the pattern turns out to be one; otherwise the
+		 * scan itself checks the pattern, so the clause need not stay a
+		 * local filter, and a LIMIT can still stop the scan.
+		 */
+		if (c != NULL && !exact && intVal(linitial(c)) == WC_KEY_LIKE)
+		{
+			OpExpr	   *op = (OpExpr *) ri->clause;
+
+			c = lappend(c, makeInteger(op->opfuncid));
+			c = lappend(c, makeInteger(op->inputcollid));
+			exact = true;
+		}
 		if (c != NULL)
 		{
 			cond = lappend(cond, c);

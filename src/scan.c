@@ -30,6 +30,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/paths.h"
 #include "utils/array.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "commands/explain.h"
@@ -73,6 +74,14 @@ typedef struct WcPlanState
 	double		rows_read;		/* rows the unparameterized scan reads */
 } WcPlanState;
 
+/* A LIKE the scan checks itself: its pattern was not a plain prefix. */
+typedef struct WcLikeCheck
+{
+	Oid			func;
+	Oid			collation;
+	Datum		pattern;
+} WcLikeCheck;
+
 /* Executor state, in ForeignScanState.fdw_state. */
 typedef struct WcScanState
 {
@@ -88,6 +97,7 @@ typedef struct WcScanState
 	List	   *exprstates;		/* of the values the condition compares with */
 	bool		reverse;
 	bool		bulk;			/* a full scan: keep it out of the block cache */
+	List	   *like_checks;	/* WcLikeCheck, for this (re)scan */
 	uint64		limit;
 	bool		lock_rows;
 	MemoryContext row_cxt;
@@ -469,6 +479,44 @@ scan_ranges(ForeignScanState *node, WcScanState *ss)
 		values[i] = ExecEvalExpr(lfirst(lc), econtext, &nulls[i]);
 		i++;
 	}
+
+	/* Top-level LIKE patterns that are not plain prefixes: check rows. */
+	ss->like_checks = NIL;
+	if (ss->cond != NIL)
+	{
+		for_each_from(lc, ss->cond, 1)
+		{
+			List	   *atom = lfirst(lc);
+			int			e;
+
+			if (intVal(linitial(atom)) != WC_KEY_LIKE || list_length(atom) < 4)
+				continue;
+			e = intVal(lsecond(atom));
+			if (nulls[e])
+				continue;		/* LIKE NULL: no range, no row */
+			{
+				struct varlena *pat = PG_DETOAST_DATUM_PACKED(values[e]);
+				StringInfoData prefix;
+				bool		pure,
+							no_wildcard;
+
+				initStringInfo(&prefix);
+				wc_like_prefix(VARDATA_ANY(pat), VARSIZE_ANY_EXHDR(pat),
+							   ss->table->cols[ss->table->rowkey_attnum - 1].type == BYTEAOID,
+							   &prefix, &pure, &no_wildcard);
+				if (pure)
+					continue;
+			}
+			{
+				WcLikeCheck *lk = palloc(sizeof(WcLikeCheck));
+
+				lk->func = (Oid) intVal(lthird(atom));
+				lk->collation = (Oid) intVal(lfourth(atom));
+				lk->pattern = datumCopy(values[e], false, -1);
+				ss->like_checks = lappend(ss->like_checks, lk);
+			}
+		}
+	}
 	return wc_eval_key_ranges(ss->cond, values, nulls, ss->table, NULL);
 }
 
@@ -560,9 +608,13 @@ scan_open(WcScanState *ss, List *ranges)
 		}
 	}
 
-	/* With our own writes merged in, storage cannot stop at the limit. */
+	/*
+	 * With our own writes merged in, or rows the scan filters itself,
+	 * storage cannot stop at the limit.
+	 */
 	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
-									ss->reverse, ss->bulk, ss->norows > 0 ? 0 : ss->limit,
+									ss->reverse, ss->bulk,
+									ss->norows > 0 || ss->like_checks != NIL ? 0 : ss->limit,
 									ss->req_cols, ss->req_lens, ss->nreq);
 	ss->remote = true;
 	ss->stored_done = false;
@@ -707,6 +759,23 @@ fill_slot(WcScanState *ss, TupleTableSlot *slot, const uint8 *key, size_t keylen
 	ExecClearTuple(slot);
 	decode_row(ss, key, keylen, vals, lens, slot->tts_values, slot->tts_isnull);
 	ExecStoreVirtualTuple(slot);
+}
+
+/* Does the row in slot match the LIKE patterns the scan checks itself? */
+static bool
+like_checks_pass(WcScanState *ss, TupleTableSlot *slot)
+{
+	ListCell   *lc;
+
+	foreach(lc, ss->like_checks)
+	{
+		WcLikeCheck *lk = lfirst(lc);
+		Datum		key = slot->tts_values[ss->table->rowkey_attnum - 1];
+
+		if (!DatumGetBool(OidFunctionCall2Coll(lk->func, lk->collation, key, lk->pattern)))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -906,6 +975,11 @@ wcIterateForeignScan(ForeignScanState *node)
 		if (ss->lock_rows && !lock_and_reread(ss, &key, &keylen, &vals, &lens))
 			continue;			/* deleted meanwhile */
 		fill_slot(ss, slot, key, keylen, vals, lens);
+		if (!like_checks_pass(ss, slot))
+		{
+			ExecClearTuple(slot);
+			continue;
+		}
 		break;
 	}
 	MemoryContextSwitchTo(old);

@@ -127,7 +127,9 @@ typedef enum WcKeyAtomKind
 	WC_KEY_GT,
 	WC_KEY_GE,
 	WC_KEY_PREFIX,				/* ... the prefix */
-	WC_KEY_LIKE,				/* ... a LIKE pattern, its prefix taken at run time */
+	WC_KEY_LIKE,				/* ... a LIKE pattern, its prefix taken at run time;
+								 * at the top, also the LIKE function and
+								 * collation, for the scan to check the rows */
 	WC_KEY_PARTS				/* row-key parts: see classify_parts() */
 } WcKeyAtomKind;
 
