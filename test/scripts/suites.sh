@@ -11,8 +11,8 @@ failed=0
 
 count() {
 	# pg_regress and isolation lines: "test name ... ok" / "... FAILED"
-	p=$(grep -cE '^(test | ?)[a-z0-9_ ]+\.\.\. ok|^ok [0-9]+ ' "$log" || true)
-	f=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ ' "$log" || true)
+	p=$(grep -cE '^(test | ?)[a-z0-9_ ]+\.\.\. ok|^ok [0-9]+ |^fuzz: [a-z_]+: ok' "$log" || true)
+	f=$(grep -cE '\.\.\. FAILED|^not ok [0-9]+ |^fuzz: [a-z_]+: .*FAIL' "$log" || true)
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
@@ -33,6 +33,9 @@ run() {
 }
 
 run "unit: key codec" ./test/keycodec_test
+
+run "fuzz (libFuzzer, ${FUZZ_SECONDS:-5} s a target; more: FUZZ_SECONDS=300 sh test/fuzz/run.sh)" \
+	env FUZZ_SECONDS="${FUZZ_SECONDS:-5}" sh test/fuzz/run.sh
 
 run "pg_regress, isolation and TAP (make installcheck)" \
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw \
