@@ -48,6 +48,16 @@ CREATE FOREIGN TABLE err_n (k text OPTIONS (rowkey 'true'), v int) SERVER err_sr
 SELECT * FROM err_n;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 
+-- a json cell that is not JSON, and a binary value with bytes after its end
+CREATE FOREIGN TABLE err_j (k text OPTIONS (rowkey 'true'), j json, a int[]) SERVER err_srv OPTIONS (table 'err_j');
+CREATE FOREIGN TABLE err_jb (k text OPTIONS (rowkey 'true'), j bytea, a bytea) SERVER err_srv OPTIONS (table 'err_j');
+INSERT INTO err_jb VALUES ('x', 'not json', array_send('{1,2}'::int[]) || '\xdeadbeef'::bytea);
+SELECT j FROM err_j;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT a FROM err_j;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+DELETE FROM err_jb;
+
 -- after all of that, the table holds exactly what succeeded
 SELECT k, v, n FROM err;
 DROP SERVER err_srv CASCADE;

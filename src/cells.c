@@ -83,7 +83,7 @@ struct WcCellScan
 	WcRowState	row;
 };
 
-static void
+static pg_attribute_noreturn() void
 corrupt_key(const uint8 *k, size_t n)
 {
 	ereport(ERROR,

@@ -467,7 +467,6 @@ wc_client_open_db(WcTable *t)
 
 	msg_begin(&msg, WC_REQ_OPEN);
 	msg_str(&msg, t->path, strlen(t->path));
-	msg_u32(&msg, t->sync);
 	msg_u32(&msg, t->cache_mb);
 	msg_u32(&msg, t->write_buffer_mb);
 	msg_u32(&msg, t->bloom_bits);

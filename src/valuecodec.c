@@ -323,14 +323,11 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 		case TEXTOID:
 		case VARCHAROID:
 		case BPCHAROID:
-		case JSONOID:
 			{
 				text	   *v = checked_text(data, len, &why);
 
 				if (v == NULL)
 					bad_value(t, attnum, rowkey, rowkey_len, why);
-				if (col->type == JSONOID)
-					return text_input(VARDATA(v), len, JSONOID, -1);
 				return PointerGetDatum(v);
 			}
 		case BYTEAOID:
@@ -403,9 +400,9 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 			}
 		default:
 			{
-				/* numeric and jsonb in text form, others as has_binary_io says */
+				/* numeric, json and jsonb in text form, others as has_binary_io says */
 				volatile Datum result = (Datum) 0;
-				bool		binary = col->type != NUMERICOID &&
+				bool		binary = col->type != NUMERICOID && col->type != JSONOID &&
 					col->type != JSONBOID && has_binary_io(col->type);
 				text	   *v = binary ? NULL : checked_text(data, len, &why);
 				MemoryContext cxt = CurrentMemoryContext;
@@ -424,6 +421,10 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 						appendBinaryStringInfo(&si, (const char *) data, len);
 						getTypeBinaryInputInfo(col->type, &recv, &ioparam);
 						result = OidReceiveFunctionCall(recv, &si, ioparam, col->typmod);
+						if (si.cursor != si.len)
+							ereport(ERROR,
+									(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+									 errmsg("the value has %d bytes after its end", si.len - si.cursor)));
 					}
 					else
 						result = text_input(VARDATA(v), len, col->type, col->typmod);

@@ -26,9 +26,9 @@
 typedef enum WcMsgType
 {
 	/* requests */
-	WC_REQ_OPEN = 1,		/* u32 db, str path, u8 sync-default, u32 cache_mb,
-							 * u32 write_buffer_mb, u32 bloom_bits,
-							 * u8 compression: answered OK/ERROR */
+	WC_REQ_OPEN = 1,		/* str path, u32 cache_mb, u32 write_buffer_mb,
+							 * u32 bloom_bits, u8 compression: answered OK
+							 * with u32 db, or ERROR */
 	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot */
 	WC_REQ_RELEASE = 3,		/* u32 snapshot */
 	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot, u32 scan, u8 flags,

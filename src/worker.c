@@ -453,7 +453,7 @@ open_db(WcReader *r, StringInfo out)
 	opts.write_buffer_mb = wc_get_u32(r);
 	opts.bloom_bits = wc_get_u32(r);
 	opts.compression = wc_get_u8(r) != 0;
-	if (r->bad || plen == 0 || memchr(p, 0, plen) != NULL)
+	if (r->bad || wc_reader_left(r) != 0 || plen == 0 || memchr(p, 0, plen) != NULL)
 		protocol_error("open");
 	path = pnstrdup((const char *) p, plen);
 
