@@ -34,7 +34,7 @@ endif
 # layout in one file is a bug that is hard to see.
 $(OBJS): $(wildcard src/*.h)
 
-.PHONY: deps demo test unit check-long bench
+.PHONY: deps demo test unit check-long bench fuzz asan
 
 deps:
 	sh test/scripts/deps.sh
@@ -56,6 +56,15 @@ test: deps
 bench: deps
 	sh test/scripts/build.sh
 	sh test/bench/run.sh
+
+# libFuzzer harnesses (test/fuzz), FUZZ_SECONDS a target (default 10).
+fuzz: deps
+	sh test/fuzz/run.sh
+
+# Every suite against an AddressSanitizer and UndefinedBehaviorSanitizer
+# build, in a private copy of PostgreSQL (docs/fuzzing.md).
+asan: deps
+	sh test/scripts/as-postgres.sh sh test/fuzz/asan.sh
 
 # The slow tests: 8 clients writing concurrently, then invariant checks.
 check-long: deps
