@@ -185,19 +185,25 @@ infinite(void)
 	return b;
 }
 
+/* Just past every key that starts with p: its successor, or +inf. */
+static WcBound
+after_prefix(const uint8 *p, size_t len)
+{
+	uint8	   *succ = memcpy(palloc(len + 1), p, len);
+	size_t		slen = len;
+
+	if (wc_successor(succ, &slen) != 0)
+		return infinite();
+	return bound(succ, slen, false);
+}
+
 /* All keys starting with p: [p, successor of p). */
 static WcIntervals
 prefix_interval(const uint8 *p, size_t len)
 {
-	uint8	   *succ = palloc(len + 1);
-	size_t		slen = len;
-
 	if (len == 0)
 		return one(infinite(), infinite());		/* every key */
-	memcpy(succ, p, len);
-	if (wc_successor(succ, &slen) != 0)
-		return one(bound(p, len, true), infinite());
-	return one(bound(p, len, true), bound(succ, slen, false));
+	return one(bound(p, len, true), after_prefix(p, len));
 }
 
 static void
@@ -207,19 +213,6 @@ datum_bytes(Datum d, const uint8 **p, size_t *len)
 
 	*p = (const uint8 *) VARDATA_ANY(v);
 	*len = VARSIZE_ANY_EXHDR(v);
-}
-
-/* The keys that start with p, after p: the successor of p, or +inf. */
-static WcBound
-after_prefix(StringInfo p)
-{
-	uint8	   *succ = palloc(p->len + 1);
-	size_t		slen = p->len;
-
-	memcpy(succ, p->data, p->len);
-	if (wc_successor(succ, &slen) != 0)
-		return infinite();
-	return bound(succ, slen, false);
 }
 
 /*
@@ -275,7 +268,7 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	}
 
 	lo = prefix.len > 0 ? bound((uint8 *) prefix.data, prefix.len, true) : infinite();
-	hi = prefix.len > 0 ? after_prefix(&prefix) : infinite();
+	hi = prefix.len > 0 ? after_prefix((uint8 *) prefix.data, prefix.len) : infinite();
 	if (lo_strategy != 0)
 	{
 		StringInfoData k;
@@ -285,7 +278,7 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 		wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], values[lo_expr], &k);
 		/* > v: past every key whose part is v (fixed width: they share a prefix) */
 		lo = lo_strategy == BTGreaterEqualStrategyNumber ?
-			bound((uint8 *) k.data, k.len, true) : after_prefix(&k);
+			bound((uint8 *) k.data, k.len, true) : after_prefix((uint8 *) k.data, k.len);
 		if (lo.inf)
 			return none();
 		lo.incl = true;
@@ -298,7 +291,7 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 		appendBinaryStringInfo(&k, prefix.data, prefix.len);
 		wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], values[hi_expr], &k);
 		hi = hi_strategy == BTLessStrategyNumber ?
-			bound((uint8 *) k.data, k.len, false) : after_prefix(&k);
+			bound((uint8 *) k.data, k.len, false) : after_prefix((uint8 *) k.data, k.len);
 	}
 	return one(lo, hi);
 }
@@ -415,6 +408,25 @@ bound_key(WcTable *t, const WcBound *b, bool after, size_t *len)
 	return k;
 }
 
+/* The keys of the whole table. */
+WcKeyRange *
+wc_table_range(WcTable *t)
+{
+	return linitial(wc_eval_key_ranges(NIL, NULL, NULL, t, NULL));
+}
+
+/* The keys of one row. */
+WcKeyRange *
+wc_row_range(WcTable *t, const uint8 *key, size_t len)
+{
+	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+	WcBound		b = bound(key, len, true);
+
+	kr->start = bound_key(t, &b, false, &kr->start_len);
+	kr->end = bound_key(t, &b, true, &kr->end_len);
+	return kr;
+}
+
 /*
  * wc_eval_key_ranges
  *		The LevelDB key ranges (WcKeyRange, ascending) a condition selects.
@@ -444,10 +456,10 @@ wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
 			kr->start = bound_key(t, &iv->lo, !iv->lo.incl, &kr->start_len);
 		if (iv->hi.inf)
 		{
-			kr->end = palloc(t->table_key_len);
-			memcpy(kr->end, t->table_key, t->table_key_len);
-			kr->end_len = t->table_key_len;
-			(void) wc_successor(kr->end, &kr->end_len);
+			WcBound		e = after_prefix(t->table_key, t->table_key_len);
+
+			kr->end = (uint8 *) e.key;
+			kr->end_len = e.len;
 		}
 		else
 			kr->end = bound_key(t, &iv->hi, iv->hi.incl, &kr->end_len);

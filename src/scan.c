@@ -136,8 +136,6 @@ typedef struct WcScanState
 	uint64		stored_entries;
 } WcScanState;
 
-static WcKeyRange *table_range(WcTable *t);
-
 /* Bytes a stored row takes, for estimates before ANALYZE. */
 #define WC_EST_ROW_BYTES	64
 
@@ -174,7 +172,7 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	if (baserel->tuples <= 0)
 	{
 		uint64		bytes = wc_client_estimate(wc_client_open_db(ps->table),
-											   list_make1(table_range(ps->table)));
+											   list_make1(wc_table_range(ps->table)));
 
 		baserel->tuples = Max(1000, bytes / WC_EST_ROW_BYTES);
 	}
@@ -863,7 +861,6 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
 {
 	WcTable    *t = like->table;
 	WcScanState cur;
-	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
 	const uint8 *k;
 	size_t		klen;
 	const uint8 **cvals;
@@ -880,12 +877,7 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
 	cur.db = like->db;
 	cur.snapshot = 0;			/* the latest state */
 	cur.horizon = wc_txn_horizon();
-	kr->start = wc_row_key(t, key, keylen, &kr->start_len);
-	kr->end = memcpy(palloc(kr->start_len), kr->start, kr->start_len);
-	kr->end_len = kr->start_len;
-	kr->end[kr->end_len - 1]++;		/* past the row's last cell */
-
-	scan_open(&cur, list_make1(kr));
+	scan_open(&cur, list_make1(wc_row_range(t, key, keylen)));
 	stored_advance(&cur);
 	found = merged_next(&cur, &k, &klen, &cvals, &clens);
 	*vals = palloc(sizeof(uint8 *) * Max(1, like->nmapped));
@@ -1158,21 +1150,6 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	}
 }
 
-/* The whole table as one range of keys. */
-static WcKeyRange *
-table_range(WcTable *t)
-{
-	WcKeyRange *full = palloc0(sizeof(WcKeyRange));
-
-	full->start = t->table_key;
-	full->start_len = t->table_key_len;
-	full->end = palloc(full->start_len);
-	memcpy(full->end, full->start, full->start_len);
-	full->end_len = full->start_len;
-	(void) wc_successor(full->end, &full->end_len);
-	return full;
-}
-
 /*
  * wc_acquire_sample_rows
  *		ANALYZE: read every row once and keep a random sample (Vitter's
@@ -1219,7 +1196,7 @@ wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 
 	*totalrows = 0;
 	reservoir_init_selection_state(&rstate, targrows);
-	scan_open(&ss, list_make1(table_range(ss.table)));
+	scan_open(&ss, list_make1(wc_table_range(ss.table)));
 	stored_advance(&ss);
 	while (merged_next(&ss, &key, &keylen, &vals, &lens))
 	{
@@ -1262,7 +1239,7 @@ wcAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
 					  BlockNumber *totalpages)
 {
 	WcTable    *t = wc_get_table(RelationGetRelid(relation));
-	uint64		bytes = wc_client_estimate(wc_client_open_db(t), list_make1(table_range(t)));
+	uint64		bytes = wc_client_estimate(wc_client_open_db(t), list_make1(wc_table_range(t)));
 
 	*func = wc_acquire_sample_rows;
 	*totalpages = Max(1, bytes / BLCKSZ);

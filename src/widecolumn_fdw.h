@@ -225,6 +225,8 @@ extern bool wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t
 extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
 								StringInfo describe);
 extern void wc_describe_intervals(StringInfo out, int n, void *intervals, bool bytes);
+extern WcKeyRange *wc_table_range(WcTable *t);
+extern WcKeyRange *wc_row_range(WcTable *t, const uint8 *key, size_t len);
 
 /* in rowkey.c */
 extern bool wc_segment_type_ok(Oid type);
