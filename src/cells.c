@@ -93,6 +93,27 @@ corrupt_key(const uint8 *k, size_t n)
 }
 
 /*
+ * parse_cell
+ *		Find where the family+qualifier that starts at rowend ends in key k.
+ */
+static size_t
+parse_cell(const uint8 *k, size_t n, size_t rowend)
+{
+	size_t		c;
+	size_t		pos = rowend;
+
+	for (int part = 0; part < 2; part++)
+	{
+		if (wc_component_end(k + pos, n - pos, &c) != 0)
+			corrupt_key(k, n);
+		pos += c;
+	}
+	if (n - pos != WC_TS_LEN)
+		corrupt_key(k, n);
+	return pos;
+}
+
+/*
  * parse_key
  *		Find where the row prefix and the family+qualifier end in key k.
  */
@@ -102,17 +123,14 @@ parse_key(const uint8 *k, size_t n, size_t *rowend, size_t *cellend)
 	size_t		c;
 	size_t		pos = 0;
 
-	for (int part = 0; part < 4; part++)
+	for (int part = 0; part < 2; part++)
 	{
 		if (wc_component_end(k + pos, n - pos, &c) != 0)
 			corrupt_key(k, n);
 		pos += c;
-		if (part == 1)
-			*rowend = pos;
 	}
-	if (n - pos != WC_TS_LEN)
-		corrupt_key(k, n);
-	*cellend = pos;
+	*rowend = pos;
+	*cellend = parse_cell(k, n, pos);
 }
 
 static void
@@ -213,7 +231,6 @@ static void
 row_begin(WcCellScan *s, StringInfo out, const uint8 *k, size_t rowend)
 {
 	WcRowState *row = &s->row;
-	uint8	   *buf = palloc(rowend);
 	size_t		tlen,
 				consumed,
 				rlen;
@@ -222,13 +239,14 @@ row_begin(WcCellScan *s, StringInfo out, const uint8 *k, size_t rowend)
 	appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
 
 	/* The batch carries the row key itself, not its escaped form. */
-	if (wc_component_end(k, rowend, &tlen) != 0 ||
-		wc_unescape(k + tlen, rowend - tlen, buf, &consumed, &rlen) != 0)
-		corrupt_key(k, rowend);
-
 	row->start = out->len;
-	append_u32(out, rlen);
-	appendBinaryStringInfo(out, (const char *) buf, rlen);
+	enlargeStringInfo(out, 4 + rowend + 3);
+	if (wc_component_end(k, rowend, &tlen) != 0 ||
+		wc_unescape(k + tlen, rowend - tlen, (uint8 *) out->data + out->len + 4,
+					&consumed, &rlen) != 0)
+		corrupt_key(k, rowend);
+	memcpy(out->data + out->len, &(uint32) {rlen}, 4);
+	out->len += 4 + rlen;
 	row->header = out->len;
 	appendBinaryStringInfo(out, "\0\0\0", 3);	/* other, ncells */
 	row->ncells = 0;
@@ -236,7 +254,6 @@ row_begin(WcCellScan *s, StringInfo out, const uint8 *k, size_t rowend)
 	row->live = false;
 	row->tomb_ts = 0;
 	row->have_last = false;
-	pfree(buf);
 }
 
 /*
@@ -257,8 +274,8 @@ row_entry(WcCellScan *s, StringInfo out, const uint8 *k, size_t n,
 	s->entries++;
 
 	/* Only the newest version of a cell counts; older ones follow it. */
-	if (row->have_last &&
-		wc_compare_bytes(fq, fqlen, (uint8 *) row->lastcell.data, row->lastcell.len) == 0)
+	if (row->have_last && fqlen == (size_t) row->lastcell.len &&
+		memcmp(fq, row->lastcell.data, fqlen) == 0)
 		return;
 	resetStringInfo(&row->lastcell);
 	appendBinaryStringInfo(&row->lastcell, (const char *) fq, fqlen);
@@ -326,6 +343,8 @@ scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
 		size_t		n,
 					rowend,
 					cellend;
+		WcSlice    *end;
+		bool		end_in_row;
 
 		if (!s->positioned)
 		{
@@ -353,6 +372,13 @@ scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
 
 		parse_key(k, n, &rowend, &cellend);
 		row_begin(s, out, k, rowend);
+
+		/*
+		 * Every entry of the row shares its prefix, so it is before the end
+		 * bound as the first one is, unless the bound lies inside the row.
+		 */
+		end = &s->ends[s->range];
+		end_in_row = end->len > rowend && memcmp(end->p, k, rowend) == 0;
 		for (;;)
 		{
 			const uint8 *v;
@@ -364,11 +390,10 @@ scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
 			if (!storage_iter_valid(s->it))
 				break;
 			k = storage_iter_key(s->it, &n);
-			if (n < s->rowkey.len ||
-				memcmp(k, s->rowkey.data, s->rowkey.len) != 0 ||
-				!before_end(s, k, n))
+			if (n < rowend || memcmp(k, s->rowkey.data, rowend) != 0 ||
+				(end_in_row && !before_end(s, k, n)))
 				break;
-			parse_key(k, n, &rowend, &cellend);
+			cellend = parse_cell(k, n, rowend);
 		}
 		row_end(s, out, nrows);
 	}
@@ -536,19 +561,137 @@ unix_micros(void)
 }
 
 /*
+ * A commit larger than this is written as several LevelDB batches, so that
+ * LevelDB can switch memtables and compact the first while the rest is being
+ * written, instead of holding the whole load uncompressed in one memtable and
+ * its log.  The worker writes them one after the other without serving any
+ * other request in between, so no snapshot sees part of the commit; a crash
+ * in between is undone at the next open, from the pending-commit record.
+ */
+#define WC_COMMIT_CHUNK_BYTES	(4 * 1024 * 1024)
+
+/*
+ * The record of a commit whose batches are not all written: u64 timestamp,
+ * then str lowest row prefix, str highest row prefix.  Sorts before every
+ * table, like the clock.
+ */
+static const uint8 pending_key[] = {0x00, 0x00, 'p', 'e', 'n', 'd', 'i', 'n', 'g'};
+
+/* Test hook: die (as kill -9 would) after this many batches of a commit. */
+int			wc_debug_crash_after_commit_batches = 0;
+
+typedef struct WcCommit
+{
+	WcOpenDb   *odb;
+	WcBatch    *batch;
+	bool		sync;
+	uint64		ts;
+	int			batches;		/* written so far */
+	StringInfoData lowest;		/* lowest and highest row prefix written */
+	StringInfoData highest;
+} WcCommit;
+
+/* Note a row prefix, so that the pending record covers every entry. */
+static void
+commit_note_row(WcCommit *cm, const uint8 *prefix, size_t plen)
+{
+	if (cm->lowest.len == 0 && cm->highest.len == 0)
+	{
+		appendBinaryStringInfo(&cm->lowest, (const char *) prefix, plen);
+		appendBinaryStringInfo(&cm->highest, (const char *) prefix, plen);
+		return;
+	}
+	if (wc_compare_bytes(prefix, plen, (uint8 *) cm->lowest.data, cm->lowest.len) < 0)
+	{
+		resetStringInfo(&cm->lowest);
+		appendBinaryStringInfo(&cm->lowest, (const char *) prefix, plen);
+	}
+	if (wc_compare_bytes(prefix, plen, (uint8 *) cm->highest.data, cm->highest.len) > 0)
+	{
+		resetStringInfo(&cm->highest);
+		appendBinaryStringInfo(&cm->highest, (const char *) prefix, plen);
+	}
+}
+
+/*
+ * commit_write_batch
+ *		Write the batch built so far.  All but the last carry the pending
+ *		record; the last removes it.  Each is synced when the commit is, so
+ *		that no earlier batch can be lost while the last survives.
+ */
+static void
+commit_write_batch(WcCommit *cm, bool last)
+{
+	if (!last)
+	{
+		StringInfoData rec;
+
+		initStringInfo(&rec);
+		appendBinaryStringInfo(&rec, (const char *) &cm->ts, 8);
+		append_u32(&rec, cm->lowest.len);
+		appendBinaryStringInfo(&rec, cm->lowest.data, cm->lowest.len);
+		append_u32(&rec, cm->highest.len);
+		appendBinaryStringInfo(&rec, cm->highest.data, cm->highest.len);
+		storage_batch_put(cm->batch, pending_key, sizeof(pending_key),
+						  (uint8 *) rec.data, rec.len);
+		pfree(rec.data);
+	}
+	else if (cm->batches > 0)
+		storage_batch_delete(cm->batch, pending_key, sizeof(pending_key));
+	storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &cm->ts, 8);
+	storage_write(cm->odb->db, cm->batch, cm->sync);
+	storage_batch_clear(cm->batch);
+	cm->batches++;
+	cm->odb->commit_partial = !last;
+
+	if (!last && wc_debug_crash_after_commit_batches > 0 &&
+		cm->batches >= wc_debug_crash_after_commit_batches)
+		raise(SIGKILL);
+}
+
+/* Add one cell (or row tombstone, with value NULL) to the batch. */
+static void
+commit_put(WcCommit *cm, StringInfo key, StringInfo val,
+		   const uint8 *prefix, size_t plen, const uint8 *fq, size_t fqlen,
+		   const uint8 *tsbuf, int tag, const uint8 *v, size_t vlen)
+{
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, (const char *) prefix, plen);
+	appendBinaryStringInfo(key, (const char *) fq, fqlen);
+	appendBinaryStringInfo(key, (const char *) tsbuf, WC_TS_LEN);
+	if (tag < 0)
+	{
+		storage_batch_put(cm->batch, (uint8 *) key->data, key->len, NULL, 0);
+		return;
+	}
+	resetStringInfo(val);
+	appendStringInfoChar(val, (char) tag);
+	appendBinaryStringInfo(val, (const char *) v, vlen);
+	storage_batch_put(cm->batch, (uint8 *) key->data, key->len,
+					  (uint8 *) val->data, val->len);
+}
+
+/*
  * cells_commit
- *		Apply the WRITE payloads of one transaction as one atomic batch.
+ *		Apply the WRITE payloads of one transaction atomically.
  */
 void
 cells_commit(WcOpenDb *odb, List *writes, bool sync)
 {
 	uint64		ts = Max(unix_micros(), odb->last_commit_ts + 1);
 	uint8		tsbuf[WC_TS_LEN];
-	WcBatch    *batch = storage_batch_new();
+	WcCommit	cm;
 	StringInfoData key;
 	StringInfoData val;
 	ListCell   *lc;
 
+	memset(&cm, 0, sizeof(cm));
+	cm.odb = odb;
+	cm.batch = storage_batch_new();
+	cm.sync = sync;
+	cm.ts = ts;
+	initStringInfo(&cm.lowest);
+	initStringInfo(&cm.highest);
 	wc_encode_ts(ts, tsbuf);
 	initStringInfo(&key);
 	initStringInfo(&val);
@@ -570,15 +713,12 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 
 				if (r.bad)
 					break;
+				if (storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
+					commit_write_batch(&cm, false);
+				commit_note_row(&cm, prefix, plen);
 				if (deleted)
-				{
-					resetStringInfo(&key);
-					appendBinaryStringInfo(&key, (const char *) prefix, plen);
-					appendBinaryStringInfo(&key, (const char *) row_tombstone_fq,
-										   sizeof(row_tombstone_fq));
-					appendBinaryStringInfo(&key, (const char *) tsbuf, WC_TS_LEN);
-					storage_batch_put(batch, (uint8 *) key.data, key.len, NULL, 0);
-				}
+					commit_put(&cm, &key, &val, prefix, plen, row_tombstone_fq,
+							   sizeof(row_tombstone_fq), tsbuf, -1, NULL, 0);
 				for (uint32 i = 0; i < ncells && !r.bad; i++)
 				{
 					size_t		fqlen,
@@ -587,17 +727,9 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 					uint8		tag = wc_get_u8(&r);
 					const uint8 *v = wc_get_str(&r, &vlen);
 
-					if (r.bad)
-						break;
-					resetStringInfo(&key);
-					appendBinaryStringInfo(&key, (const char *) prefix, plen);
-					appendBinaryStringInfo(&key, (const char *) fq, fqlen);
-					appendBinaryStringInfo(&key, (const char *) tsbuf, WC_TS_LEN);
-					resetStringInfo(&val);
-					appendStringInfoChar(&val, (char) tag);
-					appendBinaryStringInfo(&val, (const char *) v, vlen);
-					storage_batch_put(batch, (uint8 *) key.data, key.len,
-									  (uint8 *) val.data, val.len);
+					if (!r.bad)
+						commit_put(&cm, &key, &val, prefix, plen, fq, fqlen,
+								   tsbuf, tag, v, vlen);
 				}
 			}
 			if (r.bad)
@@ -605,15 +737,86 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 						(errcode(ERRCODE_PROTOCOL_VIOLATION),
 						 errmsg("malformed write request from a backend")));
 		}
-		storage_batch_put(batch, clock_key, sizeof(clock_key), (uint8 *) &ts, 8);
-		storage_write(odb->db, batch, sync);
+		commit_write_batch(&cm, true);
 	}
 	PG_FINALLY();
 	{
-		storage_batch_free(batch);
+		storage_batch_free(cm.batch);
 	}
 	PG_END_TRY();
 	odb->last_commit_ts = ts;
+}
+
+/*
+ * cells_recover
+ *		Undo a commit that was interrupted between its batches: remove every
+ *		entry stamped with its timestamp between its lowest and highest row.
+ */
+void
+cells_recover(WcOpenDb *odb)
+{
+	size_t		len;
+	uint8	   *rec = storage_get(odb->db, pending_key, sizeof(pending_key), &len);
+	WcReader	r;
+	uint64		ts;
+	uint8		tsbuf[WC_TS_LEN];
+	const uint8 *lowest,
+			   *highest;
+	size_t		llen,
+				hlen;
+	WcIter	   *it;
+	WcBatch    *batch;
+	uint64		removed = 0;
+
+	if (rec == NULL)
+		return;
+	wc_reader_init(&r, rec, len);
+	ts = wc_get_u64(&r);
+	lowest = wc_get_str(&r, &llen);
+	highest = wc_get_str(&r, &hlen);
+	if (r.bad || wc_reader_left(&r) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed pending-commit record in LevelDB database \"%s\"", odb->path)));
+	wc_encode_ts(ts, tsbuf);
+
+	batch = storage_batch_new();
+	it = storage_iter(odb->db, NULL, false);
+	PG_TRY();
+	{
+		for (storage_iter_seek(it, lowest, llen); storage_iter_valid(it); storage_iter_next(it))
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(it, &n);
+
+			if (wc_compare_bytes(k, n, highest, hlen) > 0 &&
+				(n < hlen || memcmp(k, highest, hlen) != 0))
+				break;
+			if (n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0)
+			{
+				storage_batch_delete(batch, k, n);
+				removed++;
+			}
+			if (storage_batch_bytes(batch) >= WC_COMMIT_CHUNK_BYTES)
+			{
+				storage_write(odb->db, batch, true);
+				storage_batch_clear(batch);
+			}
+		}
+		storage_iter_check(it);
+		storage_batch_delete(batch, pending_key, sizeof(pending_key));
+		storage_write(odb->db, batch, true);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+		storage_batch_free(batch);
+	}
+	PG_END_TRY();
+	ereport(LOG,
+			(errmsg("widecolumn_fdw rolled back an interrupted commit in LevelDB database \"%s\"",
+					odb->path),
+			 errdetail("%llu entries were removed.", (unsigned long long) removed)));
 }
 
 /* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */

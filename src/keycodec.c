@@ -96,11 +96,15 @@ wc_unescape(const uint8_t *src, size_t n, uint8_t *dst,
 
 	while (i < n)
 	{
-		if (src[i] != 0x00)
-		{
-			dst[out++] = src[i++];
-			continue;
-		}
+		const uint8_t *z = memchr(src + i, 0x00, n - i);
+		size_t		run;
+
+		if (z == NULL)
+			return -1;
+		run = (size_t) (z - (src + i));
+		memcpy(dst + out, src + i, run);
+		out += run;
+		i += run;
 		if (i + 1 >= n)
 			return -1;
 		if (src[i + 1] == 0x01)

@@ -322,6 +322,28 @@ storage_batch_put(WcBatch *b, const uint8_t *key, size_t klen,
 }
 
 void
+storage_batch_delete(WcBatch *b, const uint8_t *key, size_t klen)
+{
+	leveldb_writebatch_delete(b->wb, (const char *) key, klen);
+	b->bytes += klen;
+}
+
+/* Bytes of keys and values put into the batch since it was made or cleared. */
+size_t
+storage_batch_bytes(WcBatch *b)
+{
+	return b->bytes;
+}
+
+/* Empty the batch, keeping its memory for the next one. */
+void
+storage_batch_clear(WcBatch *b)
+{
+	leveldb_writebatch_clear(b->wb);
+	b->bytes = 0;
+}
+
+void
 storage_batch_free(WcBatch *b)
 {
 	leveldb_writebatch_destroy(b->wb);

@@ -41,6 +41,9 @@ extern void storage_iter_check(WcIter *it);
 extern WcBatch *storage_batch_new(void);
 extern void storage_batch_put(WcBatch *b, const uint8_t *key, size_t klen,
 							  const uint8_t *val, size_t vlen);
+extern void storage_batch_delete(WcBatch *b, const uint8_t *key, size_t klen);
+extern size_t storage_batch_bytes(WcBatch *b);
+extern void storage_batch_clear(WcBatch *b);
 extern void storage_batch_free(WcBatch *b);
 extern void storage_write(WcDb *db, WcBatch *b, bool sync);
 extern bool storage_write_failed(WcDb *db);

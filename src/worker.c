@@ -35,6 +35,7 @@
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "tcop/tcopprot.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "widecolumn_fdw.h"
@@ -145,6 +146,15 @@ void
 wc_worker_register(void)
 {
 	BackgroundWorker worker;
+
+	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_commit_batches",
+							"Kills the storage worker after this many batches of a multi-batch commit (for tests).",
+							NULL,
+							&wc_debug_crash_after_commit_batches,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
@@ -272,7 +282,9 @@ open_storage(WcOpenDb *odb)
 				 errhint("Restore the directory or mount the volume that holds it. To start again with an empty database, remove its line from \"%s\" in the data directory.",
 						 WC_REGISTRY)));
 	odb->db = storage_open(odb->path, &odb->opts);
+	odb->commit_partial = false;
 	registry_add(odb->path);
+	cells_recover(odb);
 	cells_load_clock(odb);
 }
 
@@ -427,11 +439,16 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 		if (w != NULL)
 			cells_commit(odb, w->msgs, sync);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
+		/* Part of the commit is written: reopening rolls it back. */
+		if (odb->db != NULL && odb->commit_partial)
+			close_after_failure(odb);
 		discard_writes(c, db);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	discard_writes(c, db);
 }
 
 /*

@@ -21,12 +21,16 @@ typedef struct WcOpenDb
 	WcDbOptions opts;
 	WcDb	   *db;				/* NULL: closed after a failed write */
 	uint64		last_commit_ts;
+	bool		commit_partial; /* a commit's first batches are written, not
+								 * its last: reopen to roll them back */
 } WcOpenDb;
 
 typedef struct WcCellScan WcCellScan;
 
 /* in cells.c */
+extern int	wc_debug_crash_after_commit_batches;
 extern void cells_load_clock(WcOpenDb *odb);
+extern void cells_recover(WcOpenDb *odb);
 extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
 								   bool reverse, bool fill_cache, uint64 limit);
 extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
