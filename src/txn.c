@@ -56,6 +56,13 @@ typedef struct WcRowEntry
 	int			cap;
 } WcRowEntry;
 
+/* An entry of the rows hash: a row key and the row it belongs to. */
+typedef struct WcRowRef
+{
+	WcRowKey	key;
+	WcRowEntry *row;
+} WcRowRef;
+
 struct WcTxnTable
 {
 	Oid			serverid;
@@ -65,9 +72,17 @@ struct WcTxnTable
 	WcTable    *desc;			/* options used to open the database */
 	uint8	   *table_key;
 	size_t		table_key_len;
-	HTAB	   *rows;
+
+	/*
+	 * The rows written.  While they arrive in ascending key order, as a bulk
+	 * load usually does, they are only appended to "sorted" and looked up by
+	 * binary search; the first row out of order moves them into the hash
+	 * "rows", and "sorted" is then rebuilt when needed.
+	 */
+	HTAB	   *rows;			/* NULL while rows arrive in order */
 	WcRowEntry **sorted;		/* rows by key, when sorted_valid */
 	int			nsorted;
+	int			sorted_cap;
 	bool		sorted_valid;
 	/* the columns written, escaped family+qualifier */
 	uint8	  **cols;
@@ -122,7 +137,6 @@ wc_txn_table(WcTable *t, bool create)
 {
 	ListCell   *lc;
 	WcTxnTable *tt;
-	HASHCTL		ctl;
 	MemoryContext old;
 
 	foreach(lc, txn_tables)
@@ -158,14 +172,7 @@ wc_txn_table(WcTable *t, bool create)
 	tt->desc->natts = 0;
 	tt->desc->cols = NULL;
 
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(WcRowKey);
-	ctl.entrysize = sizeof(WcRowEntry);
-	ctl.hash = rowkey_hash;
-	ctl.match = rowkey_match;
-	ctl.hcxt = txn_cxt;
-	tt->rows = hash_create("widecolumn_fdw rows", 256, &ctl,
-						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	tt->sorted_valid = true;
 	txn_tables = lappend(txn_tables, tt);
 	MemoryContextSwitchTo(old);
 	return tt;
@@ -219,6 +226,112 @@ log_append(WcTxnTable *tt, WcRowEntry *row, WcOpKind kind, uint32 col,
 	row->ops[row->nops++] = txn_log_len++;
 }
 
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const WcRowEntry *x = *(WcRowEntry *const *) a;
+	const WcRowEntry *y = *(WcRowEntry *const *) b;
+
+	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
+}
+
+/* Move the rows, so far in key order in tt->sorted, into a hash. */
+static void
+hash_rows(WcTxnTable *tt)
+{
+	HASHCTL		ctl;
+
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(WcRowKey);
+	ctl.entrysize = sizeof(WcRowRef);
+	ctl.hash = rowkey_hash;
+	ctl.match = rowkey_match;
+	ctl.hcxt = txn_cxt;
+	tt->rows = hash_create("widecolumn_fdw rows", Max(256, tt->nsorted * 2), &ctl,
+						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
+	for (int i = 0; i < tt->nsorted; i++)
+	{
+		WcRowRef   *ref = hash_search(tt->rows, &tt->sorted[i]->key, HASH_ENTER, NULL);
+
+		ref->row = tt->sorted[i];
+	}
+}
+
+/*
+ * find_row
+ *		The entry of a row this transaction wrote; with create, a new one if
+ *		there is none.
+ */
+static WcRowEntry *
+find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
+{
+	WcRowKey	key;
+	WcRowEntry *row;
+	WcRowRef   *ref;
+	bool		found;
+
+	key.data = rowkey;
+	key.len = rowkey_len;
+	if (tt->rows == NULL)
+	{
+		int			lo = 0,
+					hi = tt->nsorted;
+		bool		after_last = tt->nsorted == 0 ||
+			wc_compare_bytes(rowkey, rowkey_len, tt->sorted[hi - 1]->key.data,
+							 tt->sorted[hi - 1]->key.len) > 0;
+
+		if (!after_last)
+		{
+			while (lo < hi)
+			{
+				int			mid = (lo + hi) / 2;
+				int			c = wc_compare_bytes(tt->sorted[mid]->key.data,
+												 tt->sorted[mid]->key.len,
+												 rowkey, rowkey_len);
+
+				if (c == 0)
+					return tt->sorted[mid];
+				if (c < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+		}
+		if (!create)
+			return NULL;
+		if (after_last)
+		{
+			if (tt->nsorted == tt->sorted_cap)
+			{
+				tt->sorted_cap = Max(1024, tt->sorted_cap * 2);
+				tt->sorted = tt->sorted ?
+					repalloc_huge(tt->sorted, sizeof(WcRowEntry *) * tt->sorted_cap) :
+					MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * tt->sorted_cap);
+			}
+			row = palloc0(sizeof(WcRowEntry));
+			row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
+			row->key.len = rowkey_len;
+			tt->sorted[tt->nsorted++] = row;
+			return row;
+		}
+		hash_rows(tt);
+	}
+
+	ref = hash_search(tt->rows, &key, create ? HASH_ENTER : HASH_FIND, &found);
+	if (ref == NULL)
+		return NULL;
+	if (!found)
+	{
+		row = palloc0(sizeof(WcRowEntry));
+		row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
+		row->key.len = rowkey_len;
+		ref->key = row->key;
+		ref->row = row;
+		tt->sorted_valid = false;
+	}
+	return ref->row;
+}
+
 /*
  * wc_txn_put_row
  *		Record a write of one row: optionally delete it first, then set cells
@@ -230,21 +343,7 @@ wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 {
 	WcTxnTable *tt = wc_txn_table(t, true);
 	MemoryContext old = MemoryContextSwitchTo(txn_cxt);
-	WcRowKey	key;
-	WcRowEntry *row;
-	bool		found;
-
-	key.data = rowkey;
-	key.len = rowkey_len;
-	row = hash_search(tt->rows, &key, HASH_ENTER, &found);
-	if (!found)
-	{
-		row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
-		row->ops = NULL;
-		row->nops = 0;
-		row->cap = 0;
-		tt->sorted_valid = false;
-	}
+	WcRowEntry *row = find_row(tt, rowkey, rowkey_len, true);
 
 	if (delete_first)
 		log_append(tt, row, WC_OP_DELETE_ROW, 0, NULL, 0);
@@ -348,22 +447,9 @@ bool
 wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 		   size_t rowkey_len, WcTxnRow *row)
 {
-	WcRowKey	key;
-	WcRowEntry *e;
+	WcRowEntry *e = find_row(tt, rowkey, rowkey_len, false);
 
-	key.data = rowkey;
-	key.len = rowkey_len;
-	e = hash_search(tt->rows, &key, HASH_FIND, NULL);
 	return e != NULL && replay(tt, e, horizon, row);
-}
-
-static int
-entry_cmp(const void *a, const void *b)
-{
-	const WcRowEntry *x = *(WcRowEntry *const *) a;
-	const WcRowEntry *y = *(WcRowEntry *const *) b;
-
-	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
 }
 
 /* Make tt->sorted hold the table's rows in key order. */
@@ -371,22 +457,23 @@ static void
 sort_rows(WcTxnTable *tt)
 {
 	HASH_SEQ_STATUS seq;
-	WcRowEntry *e;
-	MemoryContext old;
+	WcRowRef   *ref;
+	long		n;
 
 	if (tt->sorted_valid)
 		return;
-	old = MemoryContextSwitchTo(txn_cxt);
-	if (tt->sorted)
-		pfree(tt->sorted);
-	tt->sorted = palloc(sizeof(WcRowEntry *) * Max(1, hash_get_num_entries(tt->rows)));
+	n = hash_get_num_entries(tt->rows);
+	if (n > tt->sorted_cap)
+	{
+		tt->sorted_cap = n;
+		tt->sorted = repalloc_huge(tt->sorted, sizeof(WcRowEntry *) * tt->sorted_cap);
+	}
 	tt->nsorted = 0;
 	hash_seq_init(&seq, tt->rows);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		tt->sorted[tt->nsorted++] = e;
+	while ((ref = hash_seq_search(&seq)) != NULL)
+		tt->sorted[tt->nsorted++] = ref->row;
 	qsort(tt->sorted, tt->nsorted, sizeof(WcRowEntry *), entry_cmp);
 	tt->sorted_valid = true;
-	MemoryContextSwitchTo(old);
 }
 
 /* Compare a row's stored key prefix (table, row key) with a range bound. */
