@@ -1,0 +1,144 @@
+
+# The signal mask of LevelDB's threads in the storage worker.
+#
+# LevelDB runs its compactions on a thread of its own inside the storage
+# worker process.  A thread inherits the signal mask of the thread that
+# starts it, and a signal sent to the process goes to any thread that does
+# not block it.  If LevelDB's thread did not block PostgreSQL's signals, a
+# SIGTERM, SIGHUP, SIGUSR1 or latch wakeup (SIGURG) could run a PostgreSQL
+# handler on that thread, or be swallowed there, and the worker would miss
+# it.  src/storage.c blocks every signal while LevelDB starts that thread.
+#
+# This test writes enough through a server with a 1 MB write buffer that
+# LevelDB must flush memtables (its background thread has run), then reads
+# /proc/<worker>/task/*/status and checks that
+#  - there is at least one thread besides the worker's main thread;
+#  - every such thread blocks the signals PostgreSQL handles;
+#  - the main thread does not block SIGTERM or SIGUSR1 (so the check can
+#    tell a blocked mask from an unblocked one);
+#  - after SIGHUP (pg_reload_conf and a direct kill) the same worker still
+#    answers queries.
+#
+# Linux only: it needs /proc/<pid>/task.
+
+use strict;
+use warnings;
+
+use Config;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+use Time::HiRes qw(usleep);
+
+plan skip_all => 'needs /proc/<pid>/task (Linux)' unless -d '/proc/self/task';
+
+# Signal numbers by name, from Perl's build of the C library's <signal.h>.
+my %signo;
+@signo{ split ' ', $Config{sig_name} } = split ' ', $Config{sig_num};
+# The signals PostgreSQL installs handlers for (SIGURG: latch wakeups).
+my @pg_signals = grep { exists $signo{$_} }
+  qw(HUP INT QUIT TERM USR1 USR2 ALRM URG);
+
+my $node = PostgreSQL::Test::Cluster->new('wc_sigmask');
+$node->init;
+$node->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'widecolumn_fdw'\n");
+$node->start;
+
+# A 1 MB write buffer: a few MB of writes force memtable flushes, which
+# LevelDB runs on its background thread.
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER wc FOREIGN DATA WRAPPER widecolumn_fdw
+	OPTIONS (write_buffer_size '1');
+CREATE FOREIGN TABLE kv (
+	k text OPTIONS (rowkey 'true'),
+	pad text OPTIONS (column 'f:pad')
+) SERVER wc OPTIONS (table 'sigmask_kv');
+});
+foreach my $batch (1 .. 4)
+{
+	$node->safe_psql('postgres',
+		"INSERT INTO kv SELECT 'r$batch-' || i, repeat(md5(i::text), 8) "
+		  . "FROM generate_series(1, 5000) i");
+}
+is($node->safe_psql('postgres', 'SELECT count(*) FROM kv'),
+	'20000', 'rows written and read back');
+
+my $dbdir = $node->data_dir . '/widecolumn_fdw/'
+  . $node->safe_psql('postgres',
+	"SELECT oid FROM pg_foreign_server WHERE srvname = 'wc'");
+my @tables = glob("$dbdir/*.ldb");
+ok(@tables > 0,
+	'LevelDB flushed a memtable to a table file (its thread has run)');
+
+my $pid = worker_pid($node);
+ok(defined $pid, 'storage worker is running') or BAIL_OUT('no storage worker');
+
+# Is signal $n set in a /proc status mask (hex, bit n-1)?  Nibble by nibble,
+# so 64-bit masks need no 64-bit integers.
+sub sig_in_mask
+{
+	my ($hex, $n) = @_;
+	my $nibble = substr($hex, length($hex) - 1 - int(($n - 1) / 4), 1);
+	return (hex($nibble) >> (($n - 1) % 4)) & 1;
+}
+
+sub sigblk
+{
+	my ($tid) = @_;
+	my $status = slurp_file("/proc/$pid/task/$tid/status");
+	return $status =~ /^SigBlk:\s*([0-9a-f]+)$/m ? $1 : undef;
+}
+
+# The threads other than the main one.  Poll briefly: nothing should need
+# it, but a thread start must not make the test flaky.
+my @threads;
+my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+while (1)
+{
+	opendir(my $dh, "/proc/$pid/task") or die "no /proc/$pid/task: $!";
+	@threads = grep { /^\d+$/ && $_ != $pid } readdir($dh);
+	closedir($dh);
+	last if @threads || time() >= $deadline;
+	usleep(100_000);
+}
+
+ok(@threads > 0,
+	'the storage worker has a thread besides its main thread (LevelDB\'s)')
+  or diag('no second thread in the storage worker: nothing to check, '
+	  . 'so LevelDB\'s background thread was never started');
+
+foreach my $tid (@threads)
+{
+	my $mask = sigblk($tid);
+	ok(defined $mask, "thread $tid: SigBlk read") or next;
+	my @open = grep { !sig_in_mask($mask, $signo{$_}) } @pg_signals;
+	is("@open", '', "thread $tid blocks SIG" . join('/', @pg_signals))
+	  or diag("SigBlk of thread $tid is $mask; not blocked: "
+		  . join(' ', map { "SIG$_" } @open));
+}
+
+# The main thread must take the signals, or the check above proves nothing.
+my $main = sigblk($pid);
+foreach my $sig (qw(TERM USR1))
+{
+	ok(defined $main && !sig_in_mask($main, $signo{$sig}),
+		"main thread does not block SIG$sig")
+	  or diag('SigBlk of the main thread is ' . ($main // 'unreadable'));
+}
+
+# SIGHUP, through the postmaster and directly: the worker reloads and goes
+# on serving, still the same process.
+$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+kill 'HUP', $pid;
+is($node->safe_psql('postgres', "SELECT pad IS NOT NULL FROM kv WHERE k = 'r1-1'"),
+	't', 'the worker answers after SIGHUP');
+is(worker_pid($node), $pid, 'the same storage worker is still running');
+
+$node->stop;
+done_testing();
