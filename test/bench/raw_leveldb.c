@@ -11,7 +11,9 @@
  * write buffer).  Then it measures, single-threaded:
  *
  *	load      rows written in write batches of -b rows (default 1000; 0: all
- *	          rows in one batch, as one COPY commits them), the last synced
+ *	          rows in one batch), the last synced; or, with -B bytes, in
+ *	          batches of about that many bytes of keys and values, each
+ *	          synced, as the storage worker writes a large commit (4 MiB)
  *	iterate   a full forward iteration of the table (fill_cache off, as the
  *	          worker's large scans), entries/s; the median of the passes
  *	point     random existing rows: a new iterator, Seek to the row, read its
@@ -28,15 +30,14 @@
  *
  * Rows are written in the order of the benchmark's data file, which is
  * nearly row-key order (one sorted run per location).  -R writes them in a
- * scattered order instead (a fixed permutation), as the storage worker
- * receives a transaction's rows today: the backend sends them in hash-table
- * order.  In the memtable the order of insertion is the order in memory, so
- * this shows what that order costs the reads that follow a bulk load.
+ * scattered order instead (a fixed permutation).  In the memtable the order
+ * of insertion is the order in memory, so this shows what that order costs
+ * the reads that follow a load that stays in the memtable.
  *
  * Output: one "name value" line per figure, for test/bench/run.sh.
  * Counts are fixed (no time limits): the machine may be slow or busy.
  *
- *	raw_leveldb [-r rows] [-b batch_rows] [-R] [-C] [-d dir] [-p point_reads]
+ *	raw_leveldb [-r rows] [-b batch_rows] [-B batch_bytes] [-R] [-C] [-d dir] [-p point_reads]
  *	            [-s prefix_scans] [-i passes]
  *	raw_leveldb compact DIR    full compaction of an existing, closed database
  *
@@ -75,6 +76,7 @@ static const char family[] = "measurements";
 
 static long nrows;
 static long batch_rows = 1000;
+static long batch_bytes = 0;
 static int	scattered = 0;
 static long ntimes;				/* timestamps per balloon */
 static uint8_t tskey[WC_TS_LEN];
@@ -228,7 +230,8 @@ load(leveldb_t *db)
 	leveldb_writeoptions_t *wo_sync = leveldb_writeoptions_create();
 	leveldb_writebatch_t *wb = leveldb_writebatch_create();
 	uint64_t	entries = 0,
-				bytes = 0;
+				bytes = 0,
+				in_batch = 0;
 	char	   *err = NULL;
 	double		t0,
 				t1;
@@ -267,12 +270,15 @@ load(leveldb_t *db)
 			leveldb_writebatch_put(wb, (char *) key, klen, (char *) val, 9);
 			entries++;
 			bytes += klen + 9;
+			in_batch += klen + 9;
 		}
-		if ((batch_rows > 0 && (i + 1) % batch_rows == 0) || i + 1 == nrows)
+		if (batch_bytes > 0 ? (in_batch >= (uint64_t) batch_bytes || i + 1 == nrows) :
+			((batch_rows > 0 && (i + 1) % batch_rows == 0) || i + 1 == nrows))
 		{
-			leveldb_write(db, i + 1 == nrows ? wo_sync : wo_async, wb, &err);
+			leveldb_write(db, i + 1 == nrows || batch_bytes > 0 ? wo_sync : wo_async, wb, &err);
 			check(err, "write");
 			leveldb_writebatch_clear(wb);
+			in_batch = 0;
 		}
 	}
 	t1 = now();
@@ -469,7 +475,7 @@ main(int argc, char **argv)
 		return compact(argv[2]);
 
 	nrows = 1000000;
-	while ((opt = getopt(argc, argv, "r:b:RCd:p:s:i:")) != -1)
+	while ((opt = getopt(argc, argv, "r:b:B:RCd:p:s:i:")) != -1)
 	{
 		switch (opt)
 		{
@@ -478,6 +484,9 @@ main(int argc, char **argv)
 				break;
 			case 'b':
 				batch_rows = atol(optarg);
+				break;
+			case 'B':
+				batch_bytes = atol(optarg);
 				break;
 			case 'R':
 				scattered = 1;
@@ -498,13 +507,13 @@ main(int argc, char **argv)
 				passes = atoi(optarg);
 				break;
 			default:
-				fprintf(stderr, "usage: raw_leveldb [-r rows] [-b batch_rows] [-R] [-C] [-d dir] [-p point_reads] [-s prefix_scans] [-i passes]\n"
+				fprintf(stderr, "usage: raw_leveldb [-r rows] [-b batch_rows] [-B batch_bytes] [-R] [-C] [-d dir] [-p point_reads] [-s prefix_scans] [-i passes]\n"
 						"       raw_leveldb compact DIR\n");
 				return 2;
 		}
 	}
 	if (nrows < 10000 || nrows % 1000 != 0 || nrows / 1000 > 27 * 1440 ||
-		passes < 1 || npoints < 1 || nscans < 1 || batch_rows < 0)
+		passes < 1 || npoints < 1 || nscans < 1 || batch_rows < 0 || batch_bytes < 0)
 	{
 		fprintf(stderr, "raw_leveldb: rows must be a multiple of 1000 between 10000 and %d\n",
 				27 * 1440 * 1000);
