@@ -372,6 +372,8 @@ pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 	echo "fullscan_tx $FULLSCAN_TX"
 } >>"$res"
 awk -v dir="$OUT" -f test/bench/report.awk "$res" "$OUT/runs.txt" >"$OUT/performance.md"
+# the hand-written profile notes (why the missed targets are missed)
+cat test/bench/analysis.md >>"$OUT/performance.md"
 cat "$OUT/performance.md"
 if [ -w docs ]; then
 	cp "$OUT/performance.md" docs/performance.md
