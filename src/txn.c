@@ -257,6 +257,16 @@ hash_rows(WcTxnTable *tt)
 	}
 }
 
+static WcRowEntry *
+new_row(const uint8 *rowkey, size_t rowkey_len)
+{
+	WcRowEntry *row = palloc0(sizeof(WcRowEntry));
+
+	row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
+	row->key.len = rowkey_len;
+	return row;
+}
+
 /*
  * find_row
  *		The entry of a row this transaction wrote; with create, a new one if
@@ -308,9 +318,7 @@ find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
 					repalloc_huge(tt->sorted, sizeof(WcRowEntry *) * tt->sorted_cap) :
 					MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * tt->sorted_cap);
 			}
-			row = palloc0(sizeof(WcRowEntry));
-			row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
-			row->key.len = rowkey_len;
+			row = new_row(rowkey, rowkey_len);
 			tt->sorted[tt->nsorted++] = row;
 			return row;
 		}
@@ -322,9 +330,7 @@ find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
 		return NULL;
 	if (!found)
 	{
-		row = palloc0(sizeof(WcRowEntry));
-		row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
-		row->key.len = rowkey_len;
+		row = new_row(rowkey, rowkey_len);
 		ref->key = row->key;
 		ref->row = row;
 		tt->sorted_valid = false;

@@ -61,8 +61,8 @@ SELECT '%s', count(*), sum(n), md5(string_agg(k || ':' || n || ':' || coalesce(p
 sub snapshot
 {
 	my ($a, $b) = @_;
-	return $node->safe_psql('postgres', sprintf($content, $a, $a)) . "\n"
-	  . $node->safe_psql('postgres', sprintf($content, $b, $b));
+	return $node->safe_psql('postgres', sprintf($content, 'a', $a)) . "\n"
+	  . $node->safe_psql('postgres', sprintf($content, 'b', $b));
 }
 my $before = snapshot('a_oracle', 'b_oracle');
 is(snapshot('a', 'b'), $before, 'the foreign tables hold what was committed');
