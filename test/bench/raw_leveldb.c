@@ -223,6 +223,29 @@ levels(leveldb_t *db, const char *name)
 	printf("\n");
 }
 
+/* Read every entry whose key starts with prefix, as a scan must; their count. */
+static uint64_t
+read_prefix(leveldb_t *db, leveldb_readoptions_t *ro, const uint8_t *prefix, size_t plen)
+{
+	leveldb_iterator_t *it = leveldb_create_iterator(db, ro);
+	uint64_t	entries = 0;
+
+	for (leveldb_iter_seek(it, (const char *) prefix, plen);
+		 leveldb_iter_valid(it); leveldb_iter_next(it))
+	{
+		size_t		klen,
+					vlen;
+		const char *k = leveldb_iter_key(it, &klen);
+
+		if (klen < plen || memcmp(k, prefix, plen) != 0)
+			break;
+		(void) leveldb_iter_value(it, &vlen);
+		entries++;
+	}
+	leveldb_iter_destroy(it);
+	return entries;
+}
+
 static void
 load(leveldb_t *db)
 {
@@ -349,7 +372,6 @@ measure(leveldb_t *db, const char *tag, int passes, long npoints, long nscans)
 		{
 			uint8_t		prefix[512];
 			size_t		plen;
-			leveldb_iterator_t *it;
 
 			if (i == 0)
 			{
@@ -357,20 +379,7 @@ measure(leveldb_t *db, const char *tag, int passes, long npoints, long nscans)
 				cells = 0;
 			}
 			plen = row_prefix((long) (next_random() % (uint64_t) nrows), prefix);
-			it = leveldb_create_iterator(db, ro_cache);
-			for (leveldb_iter_seek(it, (char *) prefix, plen);
-				 leveldb_iter_valid(it); leveldb_iter_next(it))
-			{
-				size_t		klen,
-							vlen;
-				const char *k = leveldb_iter_key(it, &klen);
-
-				if (klen < plen || memcmp(k, prefix, plen) != 0)
-					break;
-				(void) leveldb_iter_value(it, &vlen);
-				cells++;
-			}
-			leveldb_iter_destroy(it);
+			cells += read_prefix(db, ro_cache, prefix, plen);
 		}
 		t1 = now();
 		if (cells != (uint64_t) npoints * 4)
@@ -426,26 +435,12 @@ measure(leveldb_t *db, const char *tag, int passes, long npoints, long nscans)
 			char		p[128];
 			size_t		plen = wc_escape((const uint8_t *) table, strlen(table), prefix);
 			int			n;
-			leveldb_iterator_t *it;
-			uint64_t	entries = 0;
+			uint64_t	entries;
 
 			n = sprintf(p, "%s#%ld#", locations[next_random() % NLOC],
 						3600 + (long) (next_random() % NBALLOON));
 			plen += wc_escape_body((const uint8_t *) p, n, prefix + plen);
-			it = leveldb_create_iterator(db, ro_nocache);
-			for (leveldb_iter_seek(it, (char *) prefix, plen);
-				 leveldb_iter_valid(it); leveldb_iter_next(it))
-			{
-				size_t		klen,
-							vlen;
-				const char *k = leveldb_iter_key(it, &klen);
-
-				if (klen < plen || memcmp(k, prefix, plen) != 0)
-					break;
-				(void) leveldb_iter_value(it, &vlen);
-				entries++;
-			}
-			leveldb_iter_destroy(it);
+			entries = read_prefix(db, ro_nocache, prefix, plen);
 			total_rows += entries / 4;
 		}
 		t1 = now();
