@@ -75,6 +75,10 @@ SELECT * FROM device_day WHERE device_type = 'phone' AND device_id = 'd9';
 INSERT INTO devices_raw VALUES ('phone#d9#2020-05-01', 1);
 SELECT * FROM device_day WHERE device_type = 'phone' AND device_id = 'd9';
 DELETE FROM devices_raw WHERE k LIKE 'phone#d9%';
+-- year 0000 has eight digits but is no date a part is written as (1 BC is)
+INSERT INTO devices_raw VALUES ('phone#d9#00001231', 1);
+SELECT * FROM device_day WHERE device_type = 'phone' AND device_id = 'd9';
+DELETE FROM devices_raw WHERE k LIKE 'phone#d9%';
 
 -- integers are fixed-width, negatives first; timestamps may be reversed
 -- (newest first), and then ranges on them are reversed too

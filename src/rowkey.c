@@ -245,7 +245,8 @@ segment_decode(WcColumn *col, const char *p, int len, Datum *value)
 				if (col->type != DATEOID &&
 					sscanf(digits + 8, "%2d%2d%2d%6d", &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &fsec) != 4)
 					return false;
-				if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+				/* year 0000 would be 1 BC, which no part is written as */
+				if (tm.tm_year < 1 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
 					tm.tm_mday > day_tab[isleap(tm.tm_year)][tm.tm_mon - 1] ||
 					tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 59)
 					return false;

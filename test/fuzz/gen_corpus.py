@@ -56,6 +56,10 @@ def u32(v):
     return struct.pack("<I", v)
 
 
+def u32be(v):
+    return struct.pack(">I", v)
+
+
 def u64(v):
     return struct.pack("<Q", v)
 
@@ -215,9 +219,70 @@ def keycodec_seeds():
     return seeds
 
 
+# ---- test/fuzz/fuzz_values.c: the first byte picks the decoder ----
+# Indexes into its columns[] and layouts[] tables (keep in step with them).
+VALUE_COLUMNS = ["bool", "int2", "int4", "int8", "float4", "float8", "date",
+                 "timestamp", "timestamptz", "uuid", "text", "varchar", "bytea",
+                 "numeric", "numeric(8,2)", "json", "jsonb", "interval", "inet",
+                 "cidr", "macaddr", "time", "timetz", "money", "point", "box",
+                 "path", "polygon", "varbit", "int4[]", "text[]", "float8[]",
+                 "int4range", "tsvector", "tsquery", "oid", "char", "name"]
+KEY_LAYOUTS = 6
+TEXT_ROWKEY = len(VALUE_COLUMNS) + KEY_LAYOUTS
+
+
+def col(name):
+    return u8(VALUE_COLUMNS.index(name))
+
+
+def layout(n):
+    return u8(len(VALUE_COLUMNS) + n)
+
+
+def reverse_digits(d):
+    return bytes(ord("9") - c + ord("0") for c in d)
+
+
+def values_seeds():
+    unix_2021 = 1614945840000000  # 2021-03-05 12:04:00 UTC, in microseconds
+    int4_array = (u32be(1) + u32be(0) + u32be(23) + u32be(3) + u32be(1)
+                  + b"".join(u32be(4) + u32be(v) for v in (1, 2, 3)))
+    return {
+        "bool": col("bool") + b"\x01",
+        "int2": col("int2") + struct.pack(">h", -2),
+        "int4": col("int4") + struct.pack(">i", 94558),
+        "int8": col("int8") + struct.pack(">q", -1),
+        "float4": col("float4") + struct.pack(">f", 1.5),
+        "float8": col("float8") + struct.pack(">d", -76.5),
+        "date": col("date") + struct.pack(">i", 18691),
+        "timestamp": col("timestamp") + struct.pack(">q", unix_2021),
+        "timestamptz-infinity": col("timestamptz") + struct.pack(">q", 2**63 - 1),
+        "uuid": col("uuid") + bytes(range(16)),
+        "text": col("text") + "Grüße".encode(),
+        "bytea": col("bytea") + b"\x00\xff",
+        "numeric": col("numeric") + b"-12.50",
+        "numeric-typmod": col("numeric(8,2)") + b"123456.789",
+        "json": col("json") + b'{"a": [1, 2]}',
+        "jsonb": col("jsonb") + b'{"b": null, "a": 1.0}',
+        "interval": col("interval") + struct.pack(">qii", 3600000000, 2, 1),
+        "inet": col("inet") + bytes([2, 24, 0, 4, 192, 168, 1, 0]),
+        "int4-array": col("int4[]") + int4_array,
+        "key-text-int-reversed-ts": layout(0) + b"phone#0000004242#" + reverse_digits(b"20200501123456000001"),
+        "key-negative-ints": layout(1) + b"-99998#-9223372036854775807",
+        "key-date-ts-varchar": layout(2) + reverse_digits(b"20211231") + b"|20000229000000000000|x",
+        "key-text-text-date-int": layout(3) + b"a#b#" + reverse_digits(b"20210305") + b"#0000000000000000001",
+        "key-int8": layout(4) + b"9223372036854775807",
+        "key-ts-reversed": layout(5) + reverse_digits(b"00010101000000000000"),
+        # found by the fuzzer: year 0000 was read as 1 BC, which no key is
+        "key-ts-year-0": layout(5) + b"99998994895099988498",
+        "rowkey-text": u8(TEXT_ROWKEY) + b"us-west2#3698#2021-03-05-1200",
+    }
+
+
 def main():
     top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
-    for target, seeds in (("wire", wire_seeds()), ("keycodec", keycodec_seeds())):
+    for target, seeds in (("wire", wire_seeds()), ("keycodec", keycodec_seeds()),
+                          ("values", values_seeds())):
         d = os.path.join(top, target)
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
