@@ -66,7 +66,9 @@ fuzz: deps
 asan: deps
 	sh test/scripts/as-postgres.sh sh test/fuzz/asan.sh
 
-# The slow tests: 8 clients writing concurrently, then invariant checks.
+# The slow tests: 8 clients writing concurrently, then invariant checks;
+# then every suite under the sanitizers, as make asan.
 check-long: deps
 	sh test/scripts/build.sh
 	sh test/scripts/as-postgres.sh sh test/long/run.sh
+	sh test/scripts/as-postgres.sh sh test/fuzz/asan.sh

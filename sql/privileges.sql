@@ -39,8 +39,50 @@ SET ROLE priv_nobody;
 CREATE SERVER priv_other FOREIGN DATA WRAPPER widecolumn_fdw;
 RESET ROLE;
 
+-- functions that write through the table need the same privileges: the
+-- caller's (SECURITY INVOKER, the default) or the owner's (SECURITY DEFINER)
+CREATE FUNCTION priv_bump(key text) RETURNS int LANGUAGE sql
+    AS $$ UPDATE priv SET v = v + 1 WHERE k = key RETURNING v $$;
+CREATE FUNCTION priv_remove(key text) RETURNS void LANGUAGE plpgsql
+    AS $$ BEGIN DELETE FROM priv WHERE k = key; END $$;
+CREATE FUNCTION priv_remove_as_owner(key text) RETURNS void LANGUAGE plpgsql
+    SECURITY DEFINER AS $$ BEGIN DELETE FROM priv WHERE k = key; END $$;
+REVOKE EXECUTE ON FUNCTION priv_remove_as_owner(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION priv_remove_as_owner(text) TO priv_writer;
+SET ROLE priv_reader;
+SELECT priv_bump('a');
+SELECT priv_remove('a');
+SELECT priv_remove_as_owner('a');
+COPY priv (k, v) FROM stdin;
+z	26
+\.
+RESET ROLE;
+SET ROLE priv_writer;
+SELECT priv_bump('b');
+SELECT priv_remove('b');
+SELECT priv_remove_as_owner('b');
+COPY priv (k, v) FROM stdin;
+e	5
+\.
+RESET ROLE;
+
+-- the extension's own SQL functions, called directly with NULLs and
+-- nonsense: errors or nothing, and nothing changes
+SELECT widecolumn_fdw_handler();
+SELECT widecolumn_fdw_validator(NULL, NULL);
+SELECT widecolumn_fdw_validator('{}', 0);
+SELECT widecolumn_fdw_validator('{nonsense}', 0);
+SELECT widecolumn_fdw_validator('{path}', 'pg_foreign_server'::regclass);
+SELECT widecolumn_fdw_validator(ARRAY[NULL], 'pg_foreign_server'::regclass);
+SELECT widecolumn_fdw_validator('{table=x}', 'pg_class'::regclass);
+SELECT widecolumn_fdw_validator('{table=}', 'pg_foreign_table'::regclass);
+SET ROLE priv_nobody;
+SELECT widecolumn_fdw_validator('{path=/etc}', 'pg_foreign_server'::regclass);
+RESET ROLE;
+
 -- only the writes that were allowed happened
 SELECT * FROM priv;
 
 DROP SERVER priv_srv CASCADE;
+DROP FUNCTION priv_bump(text), priv_remove(text), priv_remove_as_owner(text);
 DROP ROLE priv_reader, priv_writer, priv_nobody;
