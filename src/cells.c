@@ -77,6 +77,7 @@ struct WcCellScan
 	int			range;			/* position in iteration order */
 	bool		positioned;
 	bool		done;
+	int			batch_bytes;	/* a batch ends once it is this large */
 	StringInfoData rowkey;		/* table+row prefix of the current row */
 	StringInfoData arena;		/* reverse scans: the row's entries */
 	WcEntry    *entries_buf;
@@ -204,6 +205,11 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	s->odb = odb;
 	s->reverse = reverse;
 	s->limit = limit;
+	/*
+	 * A bulk scan reads the table through: bigger batches mean fewer round
+	 * trips, during which the worker would wait for the backend.
+	 */
+	s->batch_bytes = fill_cache ? WC_BATCH_BYTES : WC_BULK_BATCH_BYTES;
 	/* A full scan must not push the point reads' blocks out of the cache. */
 	s->it = storage_iter(odb->db, snap, fill_cache);
 	initStringInfo(&s->rowkey);
@@ -358,7 +364,7 @@ row_end(WcCellScan *s, StringInfo out, uint32 *nrows)
 static void
 scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
 {
-	while (!s->done && out->len < WC_BATCH_BYTES)
+	while (!s->done && out->len < s->batch_bytes)
 	{
 		const uint8 *k;
 		size_t		n,
@@ -430,7 +436,7 @@ scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
 static void
 scan_reverse(WcCellScan *s, StringInfo out, uint32 *nrows)
 {
-	while (!s->done && out->len < WC_BATCH_BYTES)
+	while (!s->done && out->len < s->batch_bytes)
 	{
 		const uint8 *k;
 		size_t		n,
@@ -534,7 +540,7 @@ scan_reverse(WcCellScan *s, StringInfo out, uint32 *nrows)
 
 /*
  * cells_scan_fill
- *		Append one BATCH answer of about WC_BATCH_BYTES to out; true if it
+ *		Append one BATCH answer of about s->batch_bytes to out; true if it
  *		is the last.
  */
 bool

@@ -33,6 +33,7 @@
 
 /* Target size of one scan batch and of one write message. */
 #define WC_BATCH_BYTES			(128 * 1024)
+#define WC_BULK_BATCH_BYTES		(512 * 1024)
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
 /*
