@@ -109,4 +109,60 @@ INSERT INTO tx2 VALUES ('2pc', 5);
 PREPARE TRANSACTION 'wc';
 SELECT count(*) FROM tx2 WHERE k = '2pc';
 
+-- Rows written out of key order (ascending runs that restart), written
+-- again, deleted, updated, written in subtransactions that roll back, with
+-- reads in between.  The transaction keeps the rows in key order however
+-- they arrive (txn.c: a sorted part, and a tail merged in before reads and
+-- the commit).  A native table given the same statements is the oracle.
+CREATE FOREIGN TABLE tx_order (k text OPTIONS (rowkey 'true') COLLATE "C", v int, w int) SERVER tx_srv;
+CREATE TABLE tx_order_native (k text COLLATE "C" PRIMARY KEY, v int, w int);
+CREATE FUNCTION tx_order_apply(tbl regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    rk text;
+    seen bigint := 0;
+    n bigint;
+BEGIN
+    FOR i IN 0..1999 LOOP
+        rk := lpad(((i % 500) * 7 % 1000)::text, 4, '0');
+        IF i % 11 = 5 THEN
+            EXECUTE format('UPDATE %s SET w = coalesce(w, 0) + 1 WHERE k = $1', tbl) USING rk;
+        ELSIF i % 13 = 6 THEN
+            EXECUTE format('DELETE FROM %s WHERE k = $1', tbl) USING rk;
+        ELSIF i % 17 = 7 THEN
+            BEGIN
+                EXECUTE format('UPDATE %s SET v = -1 WHERE k = $1', tbl) USING rk;
+                EXECUTE format('INSERT INTO %s (k, v) VALUES ($1, -1)', tbl) USING rk || 'x';
+                RAISE EXCEPTION 'roll back';
+            EXCEPTION WHEN raise_exception THEN
+                NULL;
+            END;
+        ELSIF tbl = 'tx_order'::regclass THEN
+            -- a Put: cells given are set, the others kept
+            INSERT INTO tx_order (k, v) VALUES (rk, i);
+        ELSE
+            INSERT INTO tx_order_native (k, v) VALUES (rk, i)
+                ON CONFLICT (k) DO UPDATE SET v = EXCLUDED.v;
+        END IF;
+        IF i % 97 = 0 THEN
+            EXECUTE format('SELECT count(*) FROM %s WHERE k >= $1', tbl) USING rk INTO n;
+            seen := seen + n;
+        END IF;
+    END LOOP;
+    RETURN seen;
+END
+$$;
+BEGIN;
+SELECT tx_order_apply('tx_order') = tx_order_apply('tx_order_native') AS same_reads;
+SELECT count(*) AS rows,
+       (SELECT count(*) FROM (TABLE tx_order EXCEPT TABLE tx_order_native) d) AS only_foreign,
+       (SELECT count(*) FROM (TABLE tx_order_native EXCEPT TABLE tx_order) d) AS only_native
+FROM tx_order;
+COMMIT;
+SELECT count(*) AS rows,
+       (SELECT count(*) FROM (TABLE tx_order EXCEPT TABLE tx_order_native) d) AS only_foreign,
+       (SELECT count(*) FROM (TABLE tx_order_native EXCEPT TABLE tx_order) d) AS only_native
+FROM tx_order;
+DROP FUNCTION tx_order_apply(regclass);
+DROP TABLE tx_order_native;
+
 DROP SERVER tx_srv CASCADE;

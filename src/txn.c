@@ -4,8 +4,8 @@
  *	  A transaction's writes, held in this backend until COMMIT.
  *
  * Every INSERT, UPDATE and DELETE appends operations to one log for the
- * whole transaction; an index by stored table and row key lets reads find
- * a row's operations.  Keeping a log rather than only the latest state
+ * whole transaction; each stored table keeps its rows in key order (see
+ * WcTxnTable) so that reads find a row's operations.  Keeping a log rather than only the latest state
  * gives three things cheaply:
  *	- a scan sees the operations that existed when it started (its
  *	  "horizon"), so a statement never reads its own writes;
@@ -21,7 +21,6 @@
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/lock.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "widecolumn_fdw.h"
@@ -41,7 +40,7 @@ typedef struct WcOp
 	size_t		value_len;
 } WcOp;
 
-/* Hash key of a row: the row key's bytes, by pointer. */
+/* A row key's bytes, by pointer. */
 typedef struct WcRowKey
 {
 	const uint8 *data;
@@ -56,13 +55,6 @@ typedef struct WcRowEntry
 	int			cap;
 } WcRowEntry;
 
-/* An entry of the rows hash: a row key and the row it belongs to. */
-typedef struct WcRowRef
-{
-	WcRowKey	key;
-	WcRowEntry *row;
-} WcRowRef;
-
 struct WcTxnTable
 {
 	Oid			serverid;
@@ -74,16 +66,19 @@ struct WcTxnTable
 	size_t		table_key_len;
 
 	/*
-	 * The rows written.  While they arrive in ascending key order, as a bulk
-	 * load usually does, they are only appended to "sorted" and looked up by
-	 * binary search; the first row out of order moves them into the hash
-	 * "rows", and "sorted" is then rebuilt when needed.
+	 * The rows written, in rows[0..nrows).  The first nsorted are in key
+	 * order, each key once.  The rest, the tail, are in the order they were
+	 * first written, and a key may be there more than once (and in the
+	 * sorted part too).  A bulk load in key order only ever appends to the
+	 * sorted part.  A row out of order goes to the tail without a lookup,
+	 * and sort_rows merges the tail in before the next read or the commit:
+	 * a load in a few ascending runs costs a few merge passes, not a hash
+	 * lookup per row and a full sort.
 	 */
-	HTAB	   *rows;			/* NULL while rows arrive in order */
-	WcRowEntry **sorted;		/* rows by key, when sorted_valid */
+	WcRowEntry **rows;
+	int			nrows;
 	int			nsorted;
-	int			sorted_cap;
-	bool		sorted_valid;
+	int			rows_cap;
 	/* the columns written, escaped family+qualifier */
 	uint8	  **cols;
 	size_t	   *col_lens;
@@ -110,23 +105,6 @@ static WcLogEntry *txn_log = NULL;
 static uint32 txn_log_len = 0;
 static uint32 txn_log_cap = 0;
 static List *savepoints = NIL;	/* in TopTransactionContext */
-
-static uint32
-rowkey_hash(const void *key, Size keysize)
-{
-	const WcRowKey *k = key;
-
-	return hash_bytes(k->data, (int) k->len);
-}
-
-static int
-rowkey_match(const void *a, const void *b, Size keysize)
-{
-	const WcRowKey *x = a;
-	const WcRowKey *y = b;
-
-	return wc_compare_bytes(x->data, x->len, y->data, y->len);
-}
 
 /*
  * wc_txn_table
@@ -172,7 +150,6 @@ wc_txn_table(WcTable *t, bool create)
 	tt->desc->natts = 0;
 	tt->desc->cols = NULL;
 
-	tt->sorted_valid = true;
 	txn_tables = lappend(txn_tables, tt);
 	MemoryContextSwitchTo(old);
 	return tt;
@@ -226,37 +203,6 @@ log_append(WcTxnTable *tt, WcRowEntry *row, WcOpKind kind, uint32 col,
 	row->ops[row->nops++] = txn_log_len++;
 }
 
-static int
-entry_cmp(const void *a, const void *b)
-{
-	const WcRowEntry *x = *(WcRowEntry *const *) a;
-	const WcRowEntry *y = *(WcRowEntry *const *) b;
-
-	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
-}
-
-/* Move the rows, so far in key order in tt->sorted, into a hash. */
-static void
-hash_rows(WcTxnTable *tt)
-{
-	HASHCTL		ctl;
-
-	memset(&ctl, 0, sizeof(ctl));
-	ctl.keysize = sizeof(WcRowKey);
-	ctl.entrysize = sizeof(WcRowRef);
-	ctl.hash = rowkey_hash;
-	ctl.match = rowkey_match;
-	ctl.hcxt = txn_cxt;
-	tt->rows = hash_create("widecolumn_fdw rows", Max(256, tt->nsorted * 2), &ctl,
-						   HASH_ELEM | HASH_FUNCTION | HASH_COMPARE | HASH_CONTEXT);
-	for (int i = 0; i < tt->nsorted; i++)
-	{
-		WcRowRef   *ref = hash_search(tt->rows, &tt->sorted[i]->key, HASH_ENTER, NULL);
-
-		ref->row = tt->sorted[i];
-	}
-}
-
 static WcRowEntry *
 new_row(const uint8 *rowkey, size_t rowkey_len)
 {
@@ -267,75 +213,189 @@ new_row(const uint8 *rowkey, size_t rowkey_len)
 	return row;
 }
 
+static int
+row_cmp(const WcRowEntry *x, const WcRowEntry *y)
+{
+	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
+}
+
+/* The end of the run of non-decreasing keys that starts at a[i]. */
+static int
+run_end(WcRowEntry **a, int i, int n)
+{
+	int			j = i + 1;
+
+	while (j < n && row_cmp(a[j - 1], a[j]) <= 0)
+		j++;
+	return j;
+}
+
+/*
+ * Give row a the operations of row b, which has the same key: their
+ * positions merged in log order, and the log entries pointed at a.
+ */
+static void
+absorb_row(WcRowEntry *a, WcRowEntry *b)
+{
+	uint32	   *ops = palloc(sizeof(uint32) * Max(4, a->nops + b->nops));
+	int			i = 0,
+				j = 0,
+				n = 0;
+
+	while (i < a->nops || j < b->nops)
+	{
+		if (j == b->nops || (i < a->nops && a->ops[i] < b->ops[j]))
+			ops[n++] = a->ops[i++];
+		else
+		{
+			txn_log[b->ops[j]].row = a;
+			ops[n++] = b->ops[j++];
+		}
+	}
+	if (a->ops)
+		pfree(a->ops);
+	a->ops = ops;
+	a->nops = n;
+	a->cap = Max(4, n);
+	b->nops = 0;
+}
+
+/*
+ * sort_rows
+ *		Merge the tail of tt->rows into the sorted part.
+ *
+ * A natural merge sort: the array is cut into runs of non-decreasing keys
+ * (the sorted part is the first), which are merged pairwise until one is
+ * left.  It is stable, so rows with the same key stay in the order they
+ * were written; they are then made one row.
+ */
+static void
+sort_rows(WcTxnTable *tt)
+{
+	int			n = tt->nrows;
+	WcRowEntry **a = tt->rows;
+	WcRowEntry **b;
+	int			w = 0;
+	MemoryContext old;
+
+	if (tt->nsorted == n)
+		return;
+	/* reads call this too: the merged rows must outlive their statement */
+	old = MemoryContextSwitchTo(txn_cxt);
+	b = palloc_extended(sizeof(WcRowEntry *) * n, MCXT_ALLOC_HUGE);
+	for (;;)
+	{
+		int			runs = 0;
+		WcRowEntry **t;
+
+		for (int i = 0; i < n;)
+		{
+			int			mid = run_end(a, i, n);
+			int			end = mid < n ? run_end(a, mid, n) : n;
+			int			l = i,
+						r = mid,
+						o = i;
+
+			while (l < mid || r < end)
+			{
+				if (r == end || (l < mid && row_cmp(a[l], a[r]) <= 0))
+					b[o++] = a[l++];
+				else
+					b[o++] = a[r++];
+			}
+			runs++;
+			i = end;
+		}
+		t = a;
+		a = b;
+		b = t;
+		if (runs == 1)
+			break;
+	}
+	if (a != tt->rows)
+	{
+		memcpy(tt->rows, a, sizeof(WcRowEntry *) * n);
+		b = a;
+	}
+	pfree(b);
+
+	for (int r = 0; r < n; r++)
+	{
+		if (w > 0 && row_cmp(tt->rows[w - 1], tt->rows[r]) == 0)
+			absorb_row(tt->rows[w - 1], tt->rows[r]);
+		else
+			tt->rows[w++] = tt->rows[r];
+	}
+	tt->nrows = tt->nsorted = w;
+	MemoryContextSwitchTo(old);
+}
+
+/* Append a new row to tt->rows; it is in the sorted part if sorted. */
+static WcRowEntry *
+append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
+{
+	WcRowEntry *row = new_row(rowkey, rowkey_len);
+
+	if (tt->nrows == tt->rows_cap)
+	{
+		tt->rows_cap = Max(1024, tt->rows_cap * 2);
+		tt->rows = tt->rows ?
+			repalloc_huge(tt->rows, sizeof(WcRowEntry *) * tt->rows_cap) :
+			MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * tt->rows_cap);
+	}
+	tt->rows[tt->nrows++] = row;
+	if (sorted)
+		tt->nsorted++;
+	return row;
+}
+
 /*
  * find_row
  *		The entry of a row this transaction wrote; with create, a new one if
  *		there is none.
+ *
+ * With create, a row out of key order is appended to the tail without
+ * looking for it, and may so get a second entry: sort_rows makes the two
+ * one.  Without create (a read), the tail is merged in first.
  */
 static WcRowEntry *
 find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
 {
-	WcRowKey	key;
-	WcRowEntry *row;
-	WcRowRef   *ref;
-	bool		found;
+	int			lo = 0,
+				hi = tt->nsorted;
 
-	key.data = rowkey;
-	key.len = rowkey_len;
-	if (tt->rows == NULL)
+	if (!create)
+		sort_rows(tt);
+	else if (tt->nrows > tt->nsorted)
+		return append_row(tt, rowkey, rowkey_len, false);
+
+	if (hi > 0)
 	{
-		int			lo = 0,
-					hi = tt->nsorted;
-		bool		after_last = tt->nsorted == 0 ||
-			wc_compare_bytes(rowkey, rowkey_len, tt->sorted[hi - 1]->key.data,
-							 tt->sorted[hi - 1]->key.len) > 0;
+		WcRowEntry *last = tt->rows[hi - 1];
+		int			c = wc_compare_bytes(rowkey, rowkey_len, last->key.data, last->key.len);
 
-		if (!after_last)
-		{
-			while (lo < hi)
-			{
-				int			mid = (lo + hi) / 2;
-				int			c = wc_compare_bytes(tt->sorted[mid]->key.data,
-												 tt->sorted[mid]->key.len,
-												 rowkey, rowkey_len);
-
-				if (c == 0)
-					return tt->sorted[mid];
-				if (c < 0)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-		}
-		if (!create)
-			return NULL;
-		if (after_last)
-		{
-			if (tt->nsorted == tt->sorted_cap)
-			{
-				tt->sorted_cap = Max(1024, tt->sorted_cap * 2);
-				tt->sorted = tt->sorted ?
-					repalloc_huge(tt->sorted, sizeof(WcRowEntry *) * tt->sorted_cap) :
-					MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * tt->sorted_cap);
-			}
-			row = new_row(rowkey, rowkey_len);
-			tt->sorted[tt->nsorted++] = row;
-			return row;
-		}
-		hash_rows(tt);
+		if (c == 0)
+			return last;
+		if (c > 0)
+			return create ? append_row(tt, rowkey, rowkey_len, true) : NULL;
 	}
+	else
+		return create ? append_row(tt, rowkey, rowkey_len, true) : NULL;
 
-	ref = hash_search(tt->rows, &key, create ? HASH_ENTER : HASH_FIND, &found);
-	if (ref == NULL)
-		return NULL;
-	if (!found)
+	while (lo < hi)
 	{
-		row = new_row(rowkey, rowkey_len);
-		ref->key = row->key;
-		ref->row = row;
-		tt->sorted_valid = false;
+		int			mid = (lo + hi) / 2;
+		int			c = wc_compare_bytes(tt->rows[mid]->key.data, tt->rows[mid]->key.len,
+										 rowkey, rowkey_len);
+
+		if (c == 0)
+			return tt->rows[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return ref->row;
+	return create ? append_row(tt, rowkey, rowkey_len, false) : NULL;
 }
 
 /*
@@ -458,30 +518,6 @@ wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 	return e != NULL && replay(tt, e, horizon, row);
 }
 
-/* Make tt->sorted hold the table's rows in key order. */
-static void
-sort_rows(WcTxnTable *tt)
-{
-	HASH_SEQ_STATUS seq;
-	WcRowRef   *ref;
-	long		n;
-
-	if (tt->sorted_valid)
-		return;
-	n = hash_get_num_entries(tt->rows);
-	if (n > tt->sorted_cap)
-	{
-		tt->sorted_cap = n;
-		tt->sorted = repalloc_huge(tt->sorted, sizeof(WcRowEntry *) * tt->sorted_cap);
-	}
-	tt->nsorted = 0;
-	hash_seq_init(&seq, tt->rows);
-	while ((ref = hash_seq_search(&seq)) != NULL)
-		tt->sorted[tt->nsorted++] = ref->row;
-	qsort(tt->sorted, tt->nsorted, sizeof(WcRowEntry *), entry_cmp);
-	tt->sorted_valid = true;
-}
-
 /* Compare a row's stored key prefix (table, row key) with a range bound. */
 static int
 row_vs_bound(WcTxnTable *tt, WcRowEntry *e, const uint8 *bound, size_t blen)
@@ -515,7 +551,7 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 	{
 		int			mid = (lo + hi) / 2;
 
-		if (row_vs_bound(tt, tt->sorted[mid], range->start, range->start_len) < 0)
+		if (row_vs_bound(tt, tt->rows[mid], range->start, range->start_len) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -525,9 +561,9 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 	for (int i = lo; i < tt->nsorted; i++)
 	{
 		if (range->end_len > 0 &&
-			row_vs_bound(tt, tt->sorted[i], range->end, range->end_len) >= 0)
+			row_vs_bound(tt, tt->rows[i], range->end, range->end_len) >= 0)
 			break;
-		if (replay(tt, tt->sorted[i], horizon, &(*rows)[n]))
+		if (replay(tt, tt->rows[i], horizon, &(*rows)[n]))
 			n++;
 	}
 	if (reverse)
@@ -579,7 +615,7 @@ flush_db(const char *path, uint32 horizon)
 		sort_rows(tt);
 		for (int r = 0; r < tt->nsorted; r++)
 		{
-			WcRowEntry *e = tt->sorted[r];
+			WcRowEntry *e = tt->rows[r];
 			WcTxnRow	row;
 			size_t		klen;
 			uint8	   *k;
