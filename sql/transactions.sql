@@ -165,4 +165,43 @@ FROM tx_order;
 DROP FUNCTION tx_order_apply(regclass);
 DROP TABLE tx_order_native;
 
+-- A scan asks the worker for its next batches before it needs them
+-- (client.c).  Two cursors read alternately, one forwards and one
+-- backwards, with point reads in between and the second closed before its
+-- end: every row must still come once and in order.  Batches are a few
+-- KiB, so these scans take many.  A native table is the oracle.
+CREATE FOREIGN TABLE tx_many (k text OPTIONS (rowkey 'true') COLLATE "C", v text) SERVER tx_srv;
+CREATE TABLE tx_many_native (k text COLLATE "C" PRIMARY KEY, v text);
+INSERT INTO tx_many SELECT lpad(i::text, 5, '0'), repeat('x', i % 50) FROM generate_series(1, 5000) i;
+INSERT INTO tx_many_native SELECT lpad(i::text, 5, '0'), repeat('x', i % 50) FROM generate_series(1, 5000) i;
+CREATE FUNCTION tx_interleaved(tbl regclass) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+    a refcursor;
+    b refcursor;
+    r record;
+    acc text := '';
+    n bigint;
+BEGIN
+    OPEN a FOR EXECUTE format('SELECT k, v FROM %s WHERE k >= ''01000'' ORDER BY k', tbl);
+    OPEN b FOR EXECUTE format('SELECT k, v FROM %s ORDER BY k DESC', tbl);
+    LOOP
+        FETCH a INTO r;
+        EXIT WHEN NOT FOUND;
+        acc := md5(acc || r.k || r.v);
+        FETCH b INTO r;
+        acc := md5(acc || r.k || r.v);
+        IF r.k LIKE '%7' THEN
+            EXECUTE format('SELECT count(*) FROM %s WHERE k = $1', tbl) USING r.k INTO n;
+            acc := md5(acc || n);
+        END IF;
+    END LOOP;
+    CLOSE b;
+    CLOSE a;
+    RETURN acc;
+END
+$$;
+SELECT tx_interleaved('tx_many') = tx_interleaved('tx_many_native') AS same_rows;
+DROP FUNCTION tx_interleaved(regclass);
+DROP TABLE tx_many_native;
+
 DROP SERVER tx_srv CASCADE;

@@ -78,6 +78,7 @@ struct WcCellScan
 	bool		positioned;
 	bool		done;
 	int			batch_bytes;	/* a batch ends once it is this large */
+	int			batches;		/* batches filled so far */
 	StringInfoData rowkey;		/* table+row prefix of the current row */
 	StringInfoData arena;		/* reverse scans: the row's entries */
 	WcEntry    *entries_buf;
@@ -209,7 +210,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	 * A bulk scan reads the table through: bigger batches mean fewer round
 	 * trips, during which the worker would wait for the backend.
 	 */
-	s->batch_bytes = fill_cache ? WC_BATCH_BYTES : WC_BULK_BATCH_BYTES;
+	s->batch_bytes = fill_cache ? WC_FIRST_BATCH_BYTES : WC_BULK_BATCH_BYTES;
 	/* A full scan must not push the point reads' blocks out of the cache. */
 	s->it = storage_iter(odb->db, snap, fill_cache);
 	initStringInfo(&s->rowkey);
@@ -559,11 +560,30 @@ cells_scan_fill(WcCellScan *s, StringInfo out)
 	else
 		scan_forward(s, out, &nrows);
 
+	/*
+	 * The first batches are small, so that the backend starts early and
+	 * reads while the worker fills the next: a scan of a thousand rows is
+	 * over in a few.  A longer scan gets bigger batches, for fewer round
+	 * trips.
+	 */
+	if (++s->batches > WC_SMALL_BATCHES && s->batch_bytes < WC_BATCH_BYTES)
+		s->batch_bytes *= 2;
+	else if (s->batch_bytes < WC_SMALL_BATCH_BYTES)
+		s->batch_bytes = WC_SMALL_BATCH_BYTES;
 	read = s->entries - before;
 	out->data[header + 1] = s->done ? 1 : 0;
 	memcpy(out->data + header + 2, &nrows, 4);
 	memcpy(out->data + header + 6, &read, 8);
 	return s->done;
+}
+
+/* Append the BATCH answer of a scan that has ended: done, no rows. */
+void
+cells_scan_empty_batch(StringInfo out)
+{
+	appendStringInfoChar(out, WC_RESP_BATCH);
+	appendStringInfoChar(out, 1);
+	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
 }
 
 /* Read the stored commit clock, so that new commits sort after old ones. */

@@ -40,15 +40,26 @@
 #define WC_WORKER_START_TIMEOUT_MS	10000
 
 /* A scan's state on our side. */
+/*
+ * How many batches a scan asks for ahead of the one being read: with two,
+ * the worker has the next request in hand when it finishes a batch and
+ * does not wait for this backend to wake up.  A bulk scan's batches are
+ * big, so it asks for one.
+ */
+#define WC_SCAN_AHEAD		2
+#define WC_BULK_SCAN_AHEAD	1
+
 typedef struct WcRemoteScan
 {
 	uint32		id;
 	SubTransactionId subid;
 	bool		finished;		/* the last batch has been handed out */
-	bool		inflight;		/* an answer for this scan is on its way */
-	bool		have_next;		/* next_answer holds an answer */
+	int			ahead;			/* WC_SCAN_AHEAD or WC_BULK_SCAN_AHEAD */
+	int			asked;			/* answers on their way */
+	int			nready;			/* answers received, not handed out */
+	int			head;			/* the first of them in ready[] */
 	StringInfoData current;		/* the batch being read */
-	StringInfoData next_answer;
+	StringInfoData ready[WC_SCAN_AHEAD];
 	uint64		entries;
 } WcRemoteScan;
 
@@ -331,10 +342,13 @@ receive_one(void)
 
 		if (s != NULL)
 		{
-			resetStringInfo(&s->next_answer);
-			appendBinaryStringInfo(&s->next_answer, data, len);
-			s->have_next = true;
-			s->inflight = false;
+			StringInfo	slot = &s->ready[(s->head + s->nready) % WC_SCAN_AHEAD];
+
+			Assert(s->asked > 0 && s->nready < WC_SCAN_AHEAD);
+			resetStringInfo(slot);
+			appendBinaryStringInfo(slot, data, len);
+			s->nready++;
+			s->asked--;
 		}
 	}
 	pfree(ex);
@@ -608,8 +622,10 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	s = palloc0(sizeof(WcRemoteScan));
 	s->id = next_id++;
 	s->subid = GetCurrentSubTransactionId();
+	s->ahead = bulk ? WC_BULK_SCAN_AHEAD : WC_SCAN_AHEAD;
 	initStringInfo(&s->current);
-	initStringInfo(&s->next_answer);
+	for (int i = 0; i < WC_SCAN_AHEAD; i++)
+		initStringInfo(&s->ready[i]);
 	conn->scans = lappend(conn->scans, s);
 	MemoryContextSwitchTo(old);
 
@@ -625,7 +641,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	msg_u32(&msg, list_length(ranges));
 	foreach(lc, ranges)
 		msg_range(&msg, lfirst(lc));
-	s->inflight = true;
+	s->asked = 1;
 	send_msg(&msg, s->id, true);
 	pfree(msg.data);
 	return s->id;
@@ -653,7 +669,7 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 	if (s->finished)
 		return false;
 
-	while (!s->have_next)
+	while (s->nready == 0)
 	{
 		if (!receive_one())
 			wait_for_worker();
@@ -661,11 +677,12 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 			return false;		/* cannot happen: conn_lost raises */
 	}
 
-	/* The answer just taken becomes current; its buffer is reused next. */
+	/* The answer taken becomes current; its buffer is reused next. */
 	tmp = s->current;
-	s->current = s->next_answer;
-	s->next_answer = tmp;
-	s->have_next = false;
+	s->current = s->ready[s->head];
+	s->ready[s->head] = tmp;
+	s->head = (s->head + 1) % WC_SCAN_AHEAD;
+	s->nready--;
 
 	if (s->current.len > 0 && s->current.data[0] == WC_RESP_ERROR)
 	{
@@ -687,14 +704,21 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 		s->finished = true;
 	else
 	{
-		/* Ask for the next batch now, so the worker works while we read. */
-		StringInfoData msg;
+		/*
+		 * Ask for the next batches now, so the worker works while we read.
+		 * One of them may come after the last: the worker answers it with
+		 * an empty last batch, which nobody reads.
+		 */
+		while (s->asked + s->nready < s->ahead)
+		{
+			StringInfoData msg;
 
-		msg_begin(&msg, WC_REQ_NEXT);
-		msg_u32(&msg, s->id);
-		s->inflight = true;
-		send_msg(&msg, s->id, true);
-		pfree(msg.data);
+			msg_begin(&msg, WC_REQ_NEXT);
+			msg_u32(&msg, s->id);
+			s->asked++;
+			send_msg(&msg, s->id, true);
+			pfree(msg.data);
+		}
 	}
 	return true;
 }
@@ -722,7 +746,8 @@ scan_forget(WcRemoteScan *s)
 	/* An answer still on its way finds no scan and is dropped. */
 	conn->scans = list_delete_ptr(conn->scans, s);
 	pfree(s->current.data);
-	pfree(s->next_answer.data);
+	for (int i = 0; i < WC_SCAN_AHEAD; i++)
+		pfree(s->ready[i].data);
 	pfree(s);
 }
 

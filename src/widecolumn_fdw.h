@@ -31,7 +31,13 @@
 #define WC_REQUEST_QUEUE_SIZE	(256 * 1024)
 #define WC_RESPONSE_QUEUE_SIZE	(1024 * 1024)
 
-/* Target size of one scan batch and of one write message. */
+/*
+ * Target sizes of scan batches (cells.c: the first, the next few, at most;
+ * full scans: always the bulk size) and of one write message.
+ */
+#define WC_FIRST_BATCH_BYTES	(8 * 1024)
+#define WC_SMALL_BATCH_BYTES	(16 * 1024)
+#define WC_SMALL_BATCHES		6
 #define WC_BATCH_BYTES			(128 * 1024)
 #define WC_BULK_BATCH_BYTES		(512 * 1024)
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)

@@ -599,9 +599,14 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 			{
 				WcClientScan *cs = lookup_scan(c, wc_get_u32(&r));
 
+				/*
+				 * Backends ask for batches ahead, so one may ask after the
+				 * scan's last batch: the answer is an empty last batch.
+				 */
 				if (cs == NULL)
-					protocol_error("next");
-				fill_batch(c, cs, out);
+					cells_scan_empty_batch(out);
+				else
+					fill_batch(c, cs, out);
 				break;
 			}
 

@@ -34,6 +34,7 @@ extern void cells_recover(WcOpenDb *odb);
 extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
 								   bool reverse, bool fill_cache, uint64 limit);
 extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
+extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern void cells_commit(WcOpenDb *odb, List *writes, bool sync);
