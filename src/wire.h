@@ -35,7 +35,7 @@ typedef enum WcMsgType
 							 * u64 limit (rows, 0 = none), u16 ncols
 							 * {str family+qualifier}, u32 nranges {str start,
 							 * str end}: answered BATCH/ERROR */
-	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH/ERROR */
+	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH/ERROR (an ended scan: empty, done) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
 	WC_REQ_WRITE = 7,		/* u32 db, then rows: str table+rowkey, u8 deleted,
 							 * u32 ncells {str family+qualifier, u8 tag,
