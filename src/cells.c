@@ -210,7 +210,13 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	 * A bulk scan reads the table through: bigger batches mean fewer round
 	 * trips, during which the worker would wait for the backend.
 	 */
-	s->batch_bytes = fill_cache ? WC_FIRST_BATCH_BYTES : WC_BULK_BATCH_BYTES;
+	/*
+	 * Small batches first let the backend decode rows while the worker reads
+	 * more (cells_scan_fill).  With no cells wanted (count(*)) the backend
+	 * has little to do, and the batches are full-size from the start.
+	 */
+	s->batch_bytes = !fill_cache ? WC_BULK_BATCH_BYTES :
+		s->ncols == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;
 	/* A full scan must not push the point reads' blocks out of the cache. */
 	s->it = storage_iter(odb->db, snap, fill_cache);
 	initStringInfo(&s->rowkey);
