@@ -289,8 +289,10 @@ row_entry(WcCellScan *s, StringInfo out, const uint8 *k, size_t n,
 	if (row->have_last && fqlen == (size_t) row->lastcell.len &&
 		memcmp(fq, row->lastcell.data, fqlen) == 0)
 		return;
-	resetStringInfo(&row->lastcell);
-	appendBinaryStringInfo(&row->lastcell, (const char *) fq, fqlen);
+	if ((size_t) row->lastcell.maxlen <= fqlen)
+		enlargeStringInfo(&row->lastcell, fqlen);
+	memcpy(row->lastcell.data, fq, fqlen);
+	row->lastcell.len = fqlen;
 	row->have_last = true;
 
 	if (fqlen == sizeof(row_tombstone_fq) &&
@@ -420,10 +422,8 @@ scan_forward(WcCellScan *s, StringInfo out, uint32 *nrows)
 
 			v = storage_iter_value(s->it, &vlen);
 			row_entry(s, out, k, n, rowend, cellend, v, vlen);
-			storage_iter_next(s->it);
-			if (!storage_iter_valid(s->it))
+			if (!storage_iter_next_key(s->it, &k, &n))
 				break;
-			k = storage_iter_key(s->it, &n);
 			if (n < rowend || memcmp(k, s->rowkey.data, rowend) != 0 ||
 				(end_in_row && !before_end(s, k, n)))
 				break;

@@ -43,18 +43,15 @@
 /*
  * How many batches a scan asks for ahead of the one being read: with two,
  * the worker has the next request in hand when it finishes a batch and
- * does not wait for this backend to wake up.  A bulk scan's batches are
- * big, so it asks for one.
+ * does not wait for this backend to wake up.
  */
 #define WC_SCAN_AHEAD		2
-#define WC_BULK_SCAN_AHEAD	1
 
 typedef struct WcRemoteScan
 {
 	uint32		id;
 	SubTransactionId subid;
 	bool		finished;		/* the last batch has been handed out */
-	int			ahead;			/* WC_SCAN_AHEAD or WC_BULK_SCAN_AHEAD */
 	int			asked;			/* answers on their way */
 	int			nready;			/* answers received, not handed out */
 	int			head;			/* the first of them in ready[] */
@@ -622,7 +619,6 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	s = palloc0(sizeof(WcRemoteScan));
 	s->id = next_id++;
 	s->subid = GetCurrentSubTransactionId();
-	s->ahead = bulk ? WC_BULK_SCAN_AHEAD : WC_SCAN_AHEAD;
 	initStringInfo(&s->current);
 	for (int i = 0; i < WC_SCAN_AHEAD; i++)
 		initStringInfo(&s->ready[i]);
@@ -709,7 +705,7 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 		 * One of them may come after the last: the worker answers it with
 		 * an empty last batch, which nobody reads.
 		 */
-		while (s->asked + s->nready < s->ahead)
+		while (s->asked + s->nready < WC_SCAN_AHEAD)
 		{
 			StringInfoData msg;
 

@@ -273,6 +273,20 @@ storage_iter_next(WcIter *i)
 	leveldb_iter_next(i->it);
 }
 
+/*
+ * Step forward and take the key, in one call: a scan does this for every
+ * entry.  False at the end (or on an error: see storage_iter_check).
+ */
+bool
+storage_iter_next_key(WcIter *i, const uint8_t **key, size_t *len)
+{
+	leveldb_iter_next(i->it);
+	if (!leveldb_iter_valid(i->it))
+		return false;
+	*key = (const uint8_t *) leveldb_iter_key(i->it, len);
+	return true;
+}
+
 void
 storage_iter_prev(WcIter *i)
 {

@@ -34,6 +34,7 @@ extern void storage_iter_seek(WcIter *it, const uint8_t *key, size_t len);
 extern void storage_iter_seek_last(WcIter *it);
 extern bool storage_iter_valid(WcIter *it);
 extern void storage_iter_next(WcIter *it);
+extern bool storage_iter_next_key(WcIter *it, const uint8_t **key, size_t *len);
 extern void storage_iter_prev(WcIter *it);
 extern const uint8_t *storage_iter_key(WcIter *it, size_t *len);
 extern const uint8_t *storage_iter_value(WcIter *it, size_t *len);
