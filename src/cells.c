@@ -207,13 +207,11 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 	s->reverse = reverse;
 	s->limit = limit;
 	/*
-	 * A bulk scan reads the table through: bigger batches mean fewer round
-	 * trips, during which the worker would wait for the backend.
-	 */
-	/*
-	 * Small batches first let the backend decode rows while the worker reads
-	 * more (cells_scan_fill).  With no cells wanted (count(*)) the backend
-	 * has little to do, and the batches are full-size from the start.
+	 * A bulk scan reads the table through: big batches mean fewer round
+	 * trips.  Other scans start small, so that the backend decodes rows while
+	 * the worker reads more (cells_scan_fill); with no cells wanted
+	 * (count(*)) the backend has little to do, and the batches are full-size
+	 * from the start.
 	 */
 	s->batch_bytes = !fill_cache ? WC_BULK_BATCH_BYTES :
 		s->ncols == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;

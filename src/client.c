@@ -39,7 +39,6 @@
 /* How long to wait for a worker that is not running before giving up. */
 #define WC_WORKER_START_TIMEOUT_MS	10000
 
-/* A scan's state on our side. */
 /*
  * How many batches a scan asks for ahead of the one being read: with two,
  * the worker has the next request in hand when it finishes a batch and
@@ -47,6 +46,7 @@
  */
 #define WC_SCAN_AHEAD		2
 
+/* A scan's state on our side. */
 typedef struct WcRemoteScan
 {
 	uint32		id;
