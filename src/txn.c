@@ -5,8 +5,8 @@
  *
  * Every INSERT, UPDATE and DELETE appends operations to one log for the
  * whole transaction; each stored table keeps its rows in key order (see
- * WcTxnTable) so that reads find a row's operations.  Keeping a log rather than only the latest state
- * gives three things cheaply:
+ * WcTxnTable) so that reads find a row's operations.  Keeping a log rather
+ * than only the latest state gives three things cheaply:
  *	- a scan sees the operations that existed when it started (its
  *	  "horizon"), so a statement never reads its own writes;
  *	- ROLLBACK TO SAVEPOINT truncates the log to where the savepoint began;
