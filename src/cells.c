@@ -544,6 +544,28 @@ scan_reverse(WcCellScan *s, StringInfo out, uint32 *nrows)
 }
 
 /*
+ * A BATCH answer: type, u8 done, u32 rows, u64 entries read, then the rows.
+ * batch_begin reserves the header; batch_end fills it in.
+ */
+static int
+batch_begin(StringInfo out)
+{
+	int			header = out->len;
+
+	appendStringInfoChar(out, WC_RESP_BATCH);
+	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
+	return header;
+}
+
+static void
+batch_end(StringInfo out, int header, bool done, uint32 nrows, uint64 read)
+{
+	out->data[header + 1] = done ? 1 : 0;
+	memcpy(out->data + header + 2, &nrows, 4);
+	memcpy(out->data + header + 6, &read, 8);
+}
+
+/*
  * cells_scan_fill
  *		Append one BATCH answer of about s->batch_bytes to out; true if it
  *		is the last.
@@ -551,13 +573,10 @@ scan_reverse(WcCellScan *s, StringInfo out, uint32 *nrows)
 bool
 cells_scan_fill(WcCellScan *s, StringInfo out)
 {
-	int			header = out->len;
+	int			header = batch_begin(out);
 	uint32		nrows = 0;
 	uint64		before = s->entries;
 	uint64		read;
-
-	appendStringInfoChar(out, WC_RESP_BATCH);
-	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
 
 	if (s->reverse)
 		scan_reverse(s, out, &nrows);
@@ -575,9 +594,7 @@ cells_scan_fill(WcCellScan *s, StringInfo out)
 	else if (s->batch_bytes < WC_SMALL_BATCH_BYTES)
 		s->batch_bytes = WC_SMALL_BATCH_BYTES;
 	read = s->entries - before;
-	out->data[header + 1] = s->done ? 1 : 0;
-	memcpy(out->data + header + 2, &nrows, 4);
-	memcpy(out->data + header + 6, &read, 8);
+	batch_end(out, header, s->done, nrows, read);
 	return s->done;
 }
 
@@ -585,9 +602,7 @@ cells_scan_fill(WcCellScan *s, StringInfo out)
 void
 cells_scan_empty_batch(StringInfo out)
 {
-	appendStringInfoChar(out, WC_RESP_BATCH);
-	appendStringInfoChar(out, 1);
-	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0", 12);
+	batch_end(out, batch_begin(out), true, 0, 0);
 }
 
 /* Read the stored commit clock, so that new commits sort after old ones. */

@@ -215,6 +215,17 @@ datum_bytes(Datum d, const uint8 **p, size_t *len)
 	*len = VARSIZE_ANY_EXHDR(v);
 }
 
+/* The key prefix of the equal parts, followed by part neq holding value. */
+static StringInfo
+prefix_and_part(WcTable *t, StringInfo prefix, int neq, Datum value)
+{
+	StringInfo	k = makeStringInfo();
+
+	appendBinaryStringInfo(k, prefix->data, prefix->len);
+	wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], value, k);
+	return k;
+}
+
 /*
  * eval_parts
  *		The keys a WC_KEY_PARTS condition selects (pushdown.c's classify_parts).
@@ -271,27 +282,21 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	hi = prefix.len > 0 ? after_prefix((uint8 *) prefix.data, prefix.len) : infinite();
 	if (lo_strategy != 0)
 	{
-		StringInfoData k;
+		StringInfo	k = prefix_and_part(t, &prefix, neq, values[lo_expr]);
 
-		initStringInfo(&k);
-		appendBinaryStringInfo(&k, prefix.data, prefix.len);
-		wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], values[lo_expr], &k);
 		/* > v: past every key whose part is v (fixed width: they share a prefix) */
 		lo = lo_strategy == BTGreaterEqualStrategyNumber ?
-			bound((uint8 *) k.data, k.len, true) : after_prefix((uint8 *) k.data, k.len);
+			bound((uint8 *) k->data, k->len, true) : after_prefix((uint8 *) k->data, k->len);
 		if (lo.inf)
 			return none();
 		lo.incl = true;
 	}
 	if (hi_strategy != 0)
 	{
-		StringInfoData k;
+		StringInfo	k = prefix_and_part(t, &prefix, neq, values[hi_expr]);
 
-		initStringInfo(&k);
-		appendBinaryStringInfo(&k, prefix.data, prefix.len);
-		wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], values[hi_expr], &k);
 		hi = hi_strategy == BTLessStrategyNumber ?
-			bound((uint8 *) k.data, k.len, false) : after_prefix((uint8 *) k.data, k.len);
+			bound((uint8 *) k->data, k->len, false) : after_prefix((uint8 *) k->data, k->len);
 	}
 	return one(lo, hi);
 }

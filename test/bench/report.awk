@@ -71,14 +71,11 @@ function ratio(a, b) {
 	return a / b
 }
 
+# A ratio: as fmt, but two decimals below 1 too.
 function rfmt(x) {
-	if (x == "")
-		return "—"
-	if (x >= 100)
-		return sprintf("%.0f", x)
-	if (x >= 10)
-		return sprintf("%.1f", x)
-	return sprintf("%.2f", x)
+	if (x != "" && x < 1)
+		return sprintf("%.2f", x)
+	return fmt(x)
 }
 
 # Ratios against targets: enough digits to see which side of the goal.

@@ -85,16 +85,18 @@ build_values() {
 	driver=$($cc -print-file-name=libclang_rt.fuzzer_no_main-x86_64.a)
 	[ -f "$driver" ] || { echo "no $driver: this clang has no libFuzzer driver library"; return 1; }
 	sanitize=fuzzer-no-link,undefined
+	libasan=""
 	if [ -f "$asan_rt" ]; then
 		# an uninstrumented postgres loads the library: ASan's runtime is
 		# preloaded (asan_preload.c says why it needs a companion)
 		sanitize=$sanitize,address
+		libasan=-shared-libasan
 		$cc -O1 -shared -fPIC -o "$work/asan_preload.so" "$here/asan_preload.c" || return 1
 		preload="$asan_rt:$work/asan_preload.so"
 	fi
 	# UBSan traps: its runtime is not linked into shared libraries
 	$cc -g -O1 -fPIC -shared -fno-omit-frame-pointer -fsanitize=$sanitize \
-		-fsanitize-trap=undefined -shared-libasan \
+		-fsanitize-trap=undefined $libasan \
 		-Wall -Wno-ignored-attributes -Wno-compound-token-split-by-macro \
 		-I"$incdir" -I"$top/src" -o "$1.so" "$here/fuzz_values.c" \
 		"$top/src/valuecodec.c" "$top/src/rowkey.c" "$top/src/keycodec.c" \
