@@ -12,21 +12,35 @@
  *
  * Writing: a commit's mutations are applied as one WriteBatch, every entry
  * stamped with the same commit timestamp, taken from a clock that never runs
- * backwards (it is stored with each commit, so a restart or a clock step
- * cannot make a new write older than an old one).
+ * backwards (a bound on the timestamps given out is stored, so a restart or a
+ * clock step cannot make a new write older than an old one).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "storage/fd.h"
 #include "utils/timestamp.h"
 
 #include "keycodec.h"
 #include "widecolumn_fdw.h"
 #include "worker.h"
 
-/* The key holding the last commit timestamp: sorts before every table. */
+/*
+ * The key holding the clock: a timestamp no commit has reached yet.  It sorts
+ * before every table.  Rewriting it with every commit would put that low key
+ * into every memtable, so that during a bulk load each flushed table file
+ * would span the whole key space and LevelDB would merge them all, instead
+ * of placing the load's sorted, disjoint files straight into a deeper level.
+ * So it is written ahead, WC_CLOCK_AHEAD_US at a time: a commit writes it
+ * only when its timestamp passes the stored one.
+ */
 static const uint8 clock_key[] = {0x00, 0x00, 'c', 'l', 'o', 'c', 'k'};
+
+#define WC_CLOCK_AHEAD_US	(10 * USECS_PER_SEC)
 
 /* The family and qualifier of a row tombstone: both empty. */
 static const uint8 row_tombstone_fq[] = {0x00, 0x01, 0x00, 0x01};
@@ -605,7 +619,10 @@ cells_scan_empty_batch(StringInfo out)
 	batch_end(out, batch_begin(out), true, 0, 0);
 }
 
-/* Read the stored commit clock, so that new commits sort after old ones. */
+/*
+ * Read the stored clock, so that new commits sort after old ones.  Every
+ * timestamp given out before is below it, so the next commits start there.
+ */
 void
 cells_load_clock(WcOpenDb *odb)
 {
@@ -615,6 +632,7 @@ cells_load_clock(WcOpenDb *odb)
 	odb->last_commit_ts = 0;
 	if (v != NULL && len == 8)
 		memcpy(&odb->last_commit_ts, v, 8);
+	odb->clock_stored = odb->last_commit_ts;
 }
 
 /* Microseconds since the Unix epoch. */
@@ -627,30 +645,32 @@ unix_micros(void)
 }
 
 /*
- * A commit larger than this is written as several LevelDB batches, so that
- * LevelDB can switch memtables and compact the first while the rest is being
- * written, instead of holding the whole load uncompressed in one memtable and
- * its log.  The worker writes them one after the other without serving any
- * other request in between, so no snapshot sees part of the commit; a crash
- * in between is undone at the next open, from the pending-commit record.
+ * A commit whose WRITE payloads come to more than this is written as several
+ * LevelDB batches of about this size, so that LevelDB can switch memtables
+ * and flush the first while the rest is being written, instead of holding
+ * the whole load uncompressed in one memtable and its log.  The worker writes
+ * them one after the other without serving any other request in between, so
+ * no snapshot sees part of the commit; a crash in between is undone at the
+ * next open, from the pending-commit file.
  */
 #define WC_COMMIT_CHUNK_BYTES	(4 * 1024 * 1024)
 
 /*
  * The record of a commit whose batches are not all written: u64 timestamp,
- * then str lowest row prefix, str highest row prefix.  Sorts before every
- * table, like the clock.
+ * then str lowest row prefix, str highest row prefix.  It is a file in the
+ * database's directory, not a LevelDB entry, for the clock's reason: an entry
+ * written before the first batch and deleted with the last would make the
+ * last memtable span the whole load.  LevelDB leaves files it does not name
+ * alone.
  */
-static const uint8 pending_key[] = {0x00, 0x00, 'p', 'e', 'n', 'd', 'i', 'n', 'g'};
-
-/* Test hook: die (as kill -9 would) after this many batches of a commit. */
-int			wc_debug_crash_after_commit_batches = 0;
+#define WC_PENDING_FILE "widecolumn-pending-commit"
 
 typedef struct WcCommit
 {
 	WcOpenDb   *odb;
 	WcBatch    *batch;
 	bool		sync;
+	bool		chunked;		/* written in several batches */
 	uint64		ts;
 	int			batches;		/* written so far */
 	StringInfoData lowest;		/* lowest and highest row prefix written */
@@ -679,36 +699,146 @@ commit_note_row(WcCommit *cm, const uint8 *prefix, size_t plen)
 	}
 }
 
+static void
+malformed_write(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("malformed write request from a backend")));
+}
+
+/* Note the row prefixes of every WRITE payload, before the first batch. */
+static void
+commit_span(WcCommit *cm, List *writes)
+{
+	ListCell   *lc;
+
+	foreach(lc, writes)
+	{
+		StringInfo	msg = lfirst(lc);
+		WcReader	r;
+
+		wc_reader_init(&r, msg->data, msg->len);
+		while (!r.bad && wc_reader_left(&r) > 0)
+		{
+			size_t		plen,
+						len;
+			const uint8 *prefix = wc_get_str(&r, &plen);
+			uint32		ncells;
+
+			(void) wc_get_u8(&r);
+			ncells = wc_get_u32(&r);
+			for (uint32 i = 0; i < ncells && !r.bad; i++)
+			{
+				(void) wc_get_str(&r, &len);
+				(void) wc_get_u8(&r);
+				(void) wc_get_str(&r, &len);
+			}
+			if (!r.bad)
+				commit_note_row(cm, prefix, plen);
+		}
+		if (r.bad)
+			malformed_write();
+	}
+}
+
+static char *
+pending_path(WcOpenDb *odb)
+{
+	return psprintf("%s/%s", odb->path, WC_PENDING_FILE);
+}
+
+/*
+ * Write the pending-commit file, before the first batch.  With sync on it
+ * reaches the disk first, so that no batch can survive a crash without it.
+ */
+static void
+pending_write(WcCommit *cm)
+{
+	char	   *path = pending_path(cm->odb);
+	char	   *tmp = psprintf("%s.tmp", path);
+	StringInfoData rec;
+	int			fd;
+
+	initStringInfo(&rec);
+	appendBinaryStringInfo(&rec, (const char *) &cm->ts, 8);
+	append_u32(&rec, cm->lowest.len);
+	appendBinaryStringInfo(&rec, cm->lowest.data, cm->lowest.len);
+	append_u32(&rec, cm->highest.len);
+	appendBinaryStringInfo(&rec, cm->highest.data, cm->highest.len);
+
+	fd = OpenTransientFile(tmp, O_CREAT | O_TRUNC | O_WRONLY | PG_BINARY);
+	if (fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", tmp)));
+	errno = 0;
+	if (write(fd, rec.data, rec.len) != rec.len)
+	{
+		if (errno == 0)
+			errno = ENOSPC;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", tmp)));
+	}
+	if (CloseTransientFile(fd) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not close file \"%s\": %m", tmp)));
+	if (cm->sync)
+		durable_rename(tmp, path, ERROR);
+	else if (rename(tmp, path) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rename file \"%s\" to \"%s\": %m", tmp, path)));
+	pfree(rec.data);
+	pfree(tmp);
+	pfree(path);
+	cm->odb->commit_partial = true;
+}
+
+/*
+ * Remove the pending-commit file: from then on the commit stands.  Until it
+ * is gone (durably, with sync on) the commit can still be rolled back, so an
+ * error here closes the database and the next open does so.
+ */
+static void
+pending_remove(WcOpenDb *odb, bool sync)
+{
+	char	   *path = pending_path(odb);
+
+	if (sync)
+		durable_unlink(path, ERROR);
+	else if (unlink(path) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not remove file \"%s\": %m", path)));
+	pfree(path);
+	odb->commit_partial = false;
+}
+
+/* Test hook: die (as kill -9 would) after this many batches of a commit. */
+int			wc_debug_crash_after_commit_batches = 0;
+
 /*
  * commit_write_batch
- *		Write the batch built so far.  All but the last carry the pending
- *		record; the last removes it.  Each is synced when the commit is, so
- *		that no earlier batch can be lost while the last survives.
+ *		Write the batch built so far.  The first carries the clock when the
+ *		commit's timestamp has passed it.  Each is synced when the commit is,
+ *		so that no earlier batch can be lost while the last survives.
  */
 static void
 commit_write_batch(WcCommit *cm, bool last)
 {
-	if (!last)
-	{
-		StringInfoData rec;
+	uint64		clock = cm->ts + WC_CLOCK_AHEAD_US;
+	bool		advance = cm->batches == 0 && cm->ts > cm->odb->clock_stored;
 
-		initStringInfo(&rec);
-		appendBinaryStringInfo(&rec, (const char *) &cm->ts, 8);
-		append_u32(&rec, cm->lowest.len);
-		appendBinaryStringInfo(&rec, cm->lowest.data, cm->lowest.len);
-		append_u32(&rec, cm->highest.len);
-		appendBinaryStringInfo(&rec, cm->highest.data, cm->highest.len);
-		storage_batch_put(cm->batch, pending_key, sizeof(pending_key),
-						  (uint8 *) rec.data, rec.len);
-		pfree(rec.data);
-	}
-	else if (cm->batches > 0)
-		storage_batch_delete(cm->batch, pending_key, sizeof(pending_key));
-	storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &cm->ts, 8);
+	if (advance)
+		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
 	storage_write(cm->odb->db, cm->batch, cm->sync);
 	storage_batch_clear(cm->batch);
 	cm->batches++;
-	cm->odb->commit_partial = !last;
+	if (advance)
+		cm->odb->clock_stored = clock;
 
 	if (!last && wc_debug_crash_after_commit_batches > 0 &&
 		cm->batches >= wc_debug_crash_after_commit_batches)
@@ -750,6 +880,7 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 	StringInfoData key;
 	StringInfoData val;
 	ListCell   *lc;
+	size_t		total = 0;
 
 	memset(&cm, 0, sizeof(cm));
 	cm.odb = odb;
@@ -761,9 +892,17 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 	wc_encode_ts(ts, tsbuf);
 	initStringInfo(&key);
 	initStringInfo(&val);
+	foreach(lc, writes)
+		total += ((StringInfo) lfirst(lc))->len;
+	cm.chunked = total > WC_COMMIT_CHUNK_BYTES;
 
 	PG_TRY();
 	{
+		if (cm.chunked)
+		{
+			commit_span(&cm, writes);
+			pending_write(&cm);
+		}
 		foreach(lc, writes)
 		{
 			StringInfo	msg = lfirst(lc);
@@ -779,9 +918,9 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 
 				if (r.bad)
 					break;
-				if (storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
+				if (cm.chunked &&
+					storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
 					commit_write_batch(&cm, false);
-				commit_note_row(&cm, prefix, plen);
 				if (deleted)
 					commit_put(&cm, &key, &val, prefix, plen, row_tombstone_fq,
 							   sizeof(row_tombstone_fq), tsbuf, -1, NULL, 0);
@@ -799,11 +938,11 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 				}
 			}
 			if (r.bad)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROTOCOL_VIOLATION),
-						 errmsg("malformed write request from a backend")));
+				malformed_write();
 		}
 		commit_write_batch(&cm, true);
+		if (cm.chunked)
+			pending_remove(odb, sync);
 	}
 	PG_FINALLY();
 	{
@@ -811,6 +950,33 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 	}
 	PG_END_TRY();
 	odb->last_commit_ts = ts;
+}
+
+/* Read the pending-commit file at path; false if there is none. */
+static bool
+pending_read(const char *path, StringInfo rec)
+{
+	FILE	   *f = AllocateFile(path, PG_BINARY_R);
+	char		buf[1024];
+	size_t		n;
+
+	if (f == NULL)
+	{
+		if (errno == ENOENT)
+			return false;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open file \"%s\": %m", path)));
+	}
+	initStringInfo(rec);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		appendBinaryStringInfo(rec, buf, n);
+	if (ferror(f))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m", path)));
+	FreeFile(f);
+	return true;
 }
 
 /*
@@ -821,8 +987,8 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 void
 cells_recover(WcOpenDb *odb)
 {
-	size_t		len;
-	uint8	   *rec = storage_get(odb->db, pending_key, sizeof(pending_key), &len);
+	char	   *path = pending_path(odb);
+	StringInfoData rec;
 	WcReader	r;
 	uint64		ts;
 	uint8		tsbuf[WC_TS_LEN];
@@ -834,16 +1000,17 @@ cells_recover(WcOpenDb *odb)
 	WcBatch    *batch;
 	uint64		removed = 0;
 
-	if (rec == NULL)
+	if (!pending_read(path, &rec))
 		return;
-	wc_reader_init(&r, rec, len);
+	wc_reader_init(&r, rec.data, rec.len);
 	ts = wc_get_u64(&r);
 	lowest = wc_get_str(&r, &llen);
 	highest = wc_get_str(&r, &hlen);
 	if (r.bad || wc_reader_left(&r) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("malformed pending-commit record in LevelDB database \"%s\"", odb->path)));
+				 errmsg("malformed pending-commit file \"%s\"", path),
+				 errhint("The LevelDB database may hold part of a commit. Restore it from a backup, or remove the file to keep what the commit wrote.")));
 	wc_encode_ts(ts, tsbuf);
 
 	batch = storage_batch_new();
@@ -870,8 +1037,8 @@ cells_recover(WcOpenDb *odb)
 			}
 		}
 		storage_iter_check(it);
-		storage_batch_delete(batch, pending_key, sizeof(pending_key));
 		storage_write(odb->db, batch, true);
+		durable_unlink(path, ERROR);
 	}
 	PG_FINALLY();
 	{

@@ -21,6 +21,7 @@ typedef struct WcOpenDb
 	WcDbOptions opts;
 	WcDb	   *db;				/* NULL: closed after a failed write */
 	uint64		last_commit_ts;
+	uint64		clock_stored;	/* the clock as stored: above every commit */
 	bool		commit_partial; /* a commit's first batches are written, not
 								 * its last: reopen to roll them back */
 } WcOpenDb;

@@ -2,9 +2,10 @@
 # A crash between the LevelDB batches of one large commit.
 #
 # A commit larger than a few megabytes is written as several LevelDB write
-# batches (src/cells.c), each carrying a pending-commit record, so that
-# LevelDB can compact while a bulk load is being written.  If the worker dies
-# between two of them, the next open must remove every entry of that commit,
+# batches (src/cells.c), after a pending-commit file is written in the
+# database's directory, so that LevelDB can flush memtables while a bulk load
+# is being written.  If the worker dies between two of them, the next open
+# must find the file and remove every entry of that commit,
 # so that none of it is visible, and the rows it overwrote or deleted must
 # read as they did before.
 #
@@ -97,6 +98,9 @@ note("client said: $err");
 ok(defined wait_for_new_worker($node, $old), 'the storage worker came back');
 $node->poll_query_until('postgres', 'SELECT true')
   or die 'the cluster did not come back';
+# The worker opens a database when a backend first asks for it.
+my @pending = glob($node->data_dir . '/widecolumn_fdw/*/widecolumn-pending-commit');
+is(scalar(@pending), 1, 'the interrupted commit left its pending-commit file');
 $node->safe_psql('postgres',
 	'ALTER SYSTEM RESET widecolumn_fdw.debug_crash_after_commit_batches; SELECT pg_reload_conf();'
 );
@@ -106,6 +110,7 @@ is(snapshot('a', 'b'), $before,
 ok( $node->log_contains(
 		qr/widecolumn_fdw rolled back an interrupted commit in LevelDB database/),
 	'the worker logged the roll-back');
+ok(!-e $pending[0], 'the roll-back removed the pending-commit file');
 
 # The same transaction, uninterrupted, commits in full.
 $node->safe_psql('postgres',
@@ -115,6 +120,8 @@ $node->safe_psql('postgres', $big);
 my $after = snapshot('a_oracle', 'b_oracle');
 isnt($after, $before, 'the transaction changes the tables');
 is(snapshot('a', 'b'), $after, 'run again without the crash, it commits in full');
+
+ok(!-e $pending[0], 'the full commit removed its pending-commit file');
 
 # ... and survives a restart: the roll-back left no record behind that
 # would remove it at the next open.
