@@ -7,7 +7,7 @@
  * balloon rows -- key escape(table) escape(row key) escape(family)
  * escape(qualifier) ~ts (src/keycodec.c), value 0x01 + 8 big-endian bytes --
  * and the options the storage worker opens databases with (src/storage.c:
- * 16 KiB blocks, Snappy, 10-bit Bloom filter, 64 MiB block cache, 16 MiB
+ * 16 KiB blocks, Snappy, 10-bit Bloom filter, 256 MiB block cache, 16 MiB
  * write buffer).  Then it measures, single-threaded:
  *
  *	load      rows written in write batches of -b rows (default 1000; 0: all
@@ -177,7 +177,7 @@ db_options(void)
 	leveldb_options_set_max_open_files(o, 500);
 	leveldb_options_set_block_size(o, 16 * 1024);
 	leveldb_options_set_compression(o, leveldb_snappy_compression);
-	leveldb_options_set_cache(o, leveldb_cache_create_lru(64 * 1024 * 1024));
+	leveldb_options_set_cache(o, leveldb_cache_create_lru(256 * 1024 * 1024));
 	leveldb_options_set_filter_policy(o, leveldb_filterpolicy_create_bloom(10));
 	return o;
 }

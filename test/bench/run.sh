@@ -126,22 +126,67 @@ inside() {
 	) TO '$data';
 	SQL
 
-	# COPY, once per table, timed by psql (the statement, its commit included)
-	for t in balloon_native balloon; do
-		say "COPY into $t"
-		sql >"$OUT/copy.$t.log" 2>&1 <<-SQL
+	# COPY, timed by psql (the statement, its commit included), in ROUNDS
+	# rounds alternating which table loads first; each load starts after a
+	# CHECKPOINT and a sync, so that neither pays for the other's writeback.
+	# All rounds but the last load scratch tables (a scratch server, so a
+	# LevelDB database of its own); the last loads the tables the workloads
+	# read.  The median goes into the results.
+	copy_one() {	# table, round
+		sql -c CHECKPOINT
+		sync
+		sql >"$OUT/copy.$1.$2.log" 2>&1 <<-SQL
 		SELECT pg_backend_pid() AS pid \gset
 		\setenv BACKEND_PID :pid
 		\timing on
-		COPY $t FROM '$data';
+		COPY $1 FROM '$data';
 		\timing off
 		\! grep VmHWM /proc/\$BACKEND_PID/status
 		SQL
-		ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/copy.$t.log")
+		ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/copy.$1.$2.log")
+		echo "$ms" >>"$WORK/copy_ms.$3"
+	}
+	rm -f "$WORK"/copy_ms.*
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		if [ $r -lt "$ROUNDS" ]; then
+			say "COPY round $r (scratch tables)"
+			sql <<-SQL
+			CREATE SERVER wc_copy$r FOREIGN DATA WRAPPER widecolumn_fdw;
+			CREATE FOREIGN TABLE balloon_copy$r (
+			    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
+			    pressure bigint OPTIONS (column 'measurements:pressure'),
+			    temp     float8 OPTIONS (column 'measurements:temperature'),
+			    humidity float8 OPTIONS (column 'measurements:humidity'),
+			    altitude float8 OPTIONS (column 'measurements:altitude')
+			) SERVER wc_copy$r OPTIONS (table 'weather');
+			CREATE TABLE balloon_native_copy$r (LIKE balloon_native INCLUDING ALL);
+			SQL
+			native=balloon_native_copy$r foreign=balloon_copy$r
+		else
+			say "COPY round $r"
+			native=balloon_native foreign=balloon
+		fi
+		if [ $((r % 2)) = 1 ]; then
+			copy_one "$native" $r balloon_native
+			copy_one "$foreign" $r balloon
+		else
+			copy_one "$foreign" $r balloon
+			copy_one "$native" $r balloon_native
+		fi
+		if [ $r -lt "$ROUNDS" ]; then
+			sql -c "DROP TABLE $native" -c "DROP SERVER wc_copy$r CASCADE"
+		fi
+		r=$((r + 1))
+	done
+	for t in balloon_native balloon; do
+		ms=$(sort -n "$WORK/copy_ms.$t" | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')
+		put "copy_runs_ms.$t" "$(tr '\n' ' ' <"$WORK/copy_ms.$t" | sed 's/ $//')"
 		put "copy_s.$t" "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
 		put "copy_rows_per_s.$t" "$(awk -v ms="$ms" -v n="$SCALE" 'BEGIN { printf "%.0f", n / (ms / 1000) }')"
-		put "copy_backend_peak_kb.$t" "$(awk '/VmHWM/ { print $2 }' "$OUT/copy.$t.log")"
 	done
+	put "copy_backend_peak_kb.balloon_native" "$(awk '/VmHWM/ { print $2 }' "$OUT/copy.balloon_native.$ROUNDS.log")"
+	put "copy_backend_peak_kb.balloon" "$(awk '/VmHWM/ { print $2 }' "$OUT/copy.balloon.$ROUNDS.log")"
 	rm -f "$data"
 
 	# sizes right after the load
