@@ -794,7 +794,6 @@ pending_write(WcCommit *cm)
 	pfree(rec.data);
 	pfree(tmp);
 	pfree(path);
-	cm->odb->commit_partial = true;
 }
 
 /*
@@ -839,6 +838,9 @@ commit_write_batch(WcCommit *cm, bool last)
 	cm->batches++;
 	if (advance)
 		cm->odb->clock_stored = clock;
+	/* Part of it is in LevelDB: until the file is removed, undo it. */
+	if (cm->chunked)
+		cm->odb->commit_partial = true;
 
 	if (!last && wc_debug_crash_after_commit_batches > 0 &&
 		cm->batches >= wc_debug_crash_after_commit_batches)
@@ -944,11 +946,26 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 		if (cm.chunked)
 			pending_remove(odb, sync);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
+		/*
+		 * With no batch written nothing of the commit is in LevelDB, and the
+		 * database stays open: the file would only be left for the next
+		 * open to find nothing with.  Either way the timestamp is used up.
+		 */
+		if (cm.chunked && cm.batches == 0)
+		{
+			char	   *path = pending_path(odb);
+
+			(void) unlink(path);
+			pfree(path);
+		}
+		odb->last_commit_ts = ts;
 		storage_batch_free(cm.batch);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	storage_batch_free(cm.batch);
 	odb->last_commit_ts = ts;
 }
 
