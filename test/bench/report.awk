@@ -251,11 +251,13 @@ END {
 	printf("| After a full compaction (server stopped) | — | %s | %s |\n", mb(v["size_bytes_compacted.balloon"]), rfmt(ratio(v["size_bytes_compacted.balloon"], sn)))
 	printf("| raw_leveldb, same entries, compacted | — | %s | %s |\n", mb(v["raw_compacted_bytes"]), rfmt(ratio(v["raw_compacted_bytes"], sn)))
 	print ""
-	printf("Did LevelDB compact? Right after the load the directory held %s of write-ahead log (`*.log`) and %d table files (%s); its LOG reported %d memtable flushes and %d compactions. ",
+	printf("Was the load flushed into table files? Right after the load the directory held %s of write-ahead log (`*.log`) and %d table files (%s); its LOG reported %d memtable flushes and %d compactions. ",
 		   mb(v["leveldb_loaded_log_bytes"]), v["leveldb_loaded_tables"], mb(v["leveldb_loaded_table_bytes"]),
 		   v["leveldb_loaded_flushes"], v["leveldb_loaded_compactions"])
 	if (v["leveldb_loaded_tables"] + 0 == 0)
 		printf("So **no**: the whole load was still in the memtable and its log, uncompressed. ")
+	else if (v["leveldb_loaded_compactions"] + 0 == 0)
+		printf("So **yes**: the commit's 4 MiB batches let LevelDB flush memtables while the load was written, and the flushed files, each a disjoint run of keys, went down without being merged again; what remains in the log is the last memtable. ")
 	else
 		printf("So **yes**: the commit's 4 MiB batches let LevelDB flush and compact memtables while the load was written; what remains in the log is the last memtable. ")
 	printf("After the workloads: %s of log, %d table files (%s), %d flushes and %d compactions so far. After the offline compaction: %d table files (%s).\n",
