@@ -635,11 +635,14 @@ cells_load_clock(WcOpenDb *odb)
 	odb->clock_stored = odb->last_commit_ts;
 }
 
+/* Test hook: a system clock this many seconds behind. */
+int			wc_debug_clock_step_back = 0;
+
 /* Microseconds since the Unix epoch. */
 static uint64
 unix_micros(void)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now = GetCurrentTimestamp() - (int64) wc_debug_clock_step_back * USECS_PER_SEC;
 
 	return (uint64) (now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
 }

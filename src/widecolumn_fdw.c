@@ -29,10 +29,11 @@ _PG_init(void)
 				 errmsg("widecolumn_fdw must be loaded via shared_preload_libraries"),
 				 errhint("Add widecolumn_fdw to shared_preload_libraries in postgresql.conf and restart the server.")));
 
-	MarkGUCPrefixReserved("widecolumn_fdw");
 	wc_shmem_init();
 	wc_worker_register();
 	wc_txn_init();
+	/* After the settings are defined: it drops placeholders it does not know. */
+	MarkGUCPrefixReserved("widecolumn_fdw");
 }
 
 PG_FUNCTION_INFO_V1(widecolumn_fdw_handler);

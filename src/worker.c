@@ -156,6 +156,15 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("widecolumn_fdw.debug_clock_step_back",
+							"Sets the storage worker's clock this many seconds back (for tests).",
+							NULL,
+							&wc_debug_clock_step_back,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_S,
+							NULL, NULL, NULL);
+
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
 	worker.bgw_start_time = BgWorkerStart_PostmasterStart;

@@ -30,6 +30,7 @@ typedef struct WcCellScan WcCellScan;
 
 /* in cells.c */
 extern int	wc_debug_crash_after_commit_batches;
+extern int	wc_debug_clock_step_back;
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
 extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
