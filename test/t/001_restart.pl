@@ -30,11 +30,7 @@ use Time::HiRes qw(usleep);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
-my $node = PostgreSQL::Test::Cluster->new('wc_restart');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'widecolumn_fdw'\n");
-$node->start;
+my $node = wc_node('wc_restart');
 
 $node->safe_psql(
 	'postgres', q{

@@ -60,15 +60,8 @@ my $WORKER = 'widecolumn_fdw storage worker';
 my $PAD    = 200;            # filler bytes per row of ta
 my $SCRIPT_TX = 3000;        # transactions per small client's script
 
-my $node = PostgreSQL::Test::Cluster->new('wc_crash');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', qq{
-shared_preload_libraries = 'widecolumn_fdw'
 # the point of this test: a crashed child makes the postmaster restart all
-restart_after_crash = on
-});
-$node->start;
+my $node = wc_node('wc_crash', "restart_after_crash = on\n");
 
 $node->safe_psql(
 	'postgres', qq{

@@ -59,11 +59,7 @@ use Time::HiRes qw(usleep);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
-my $node = PostgreSQL::Test::Cluster->new('wc_storage');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'widecolumn_fdw'\n");
-$node->start;
+my $node = wc_node('wc_storage');
 
 my $base = PostgreSQL::Test::Utils::tempdir;
 
@@ -251,11 +247,7 @@ SKIP:
 {
 	my $label = 'database open in another cluster';
 	my $d = "$base/shared";
-	my $other = PostgreSQL::Test::Cluster->new('wc_other');
-	$other->init;
-	$other->append_conf('postgresql.conf',
-		"shared_preload_libraries = 'widecolumn_fdw'\n");
-	$other->start;
+	my $other = wc_node('wc_other');
 	$other->safe_psql('postgres', 'CREATE EXTENSION widecolumn_fdw');
 	make_server($other, 's_shared', $d);
 	$other->safe_psql('postgres',

@@ -42,11 +42,7 @@ my %signo;
 my @pg_signals = grep { exists $signo{$_} }
   qw(HUP INT QUIT TERM USR1 USR2 ALRM URG);
 
-my $node = PostgreSQL::Test::Cluster->new('wc_sigmask');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'widecolumn_fdw'\n");
-$node->start;
+my $node = wc_node('wc_sigmask');
 
 # A 1 MB write buffer: a few MB of writes force memtable flushes, which
 # LevelDB runs on its background thread.

@@ -27,11 +27,7 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
 
-my $node = PostgreSQL::Test::Cluster->new('wc_partial');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'widecolumn_fdw'\nrestart_after_crash = on\n");
-$node->start;
+my $node = wc_node('wc_partial', "restart_after_crash = on\n");
 
 $node->safe_psql(
 	'postgres', q{

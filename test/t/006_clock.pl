@@ -13,12 +13,11 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
 
-my $node = PostgreSQL::Test::Cluster->new('wc_clock');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'widecolumn_fdw'\n");
-$node->start;
+my $node = wc_node('wc_clock');
 
 $node->safe_psql(
 	'postgres', q{

@@ -5,12 +5,27 @@ use strict;
 use warnings;
 
 use Exporter 'import';
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(worker_pid wait_for_new_worker sqlstate);
+our @EXPORT = qw(wc_node worker_pid wait_for_new_worker sqlstate);
 
 my $WORKER = 'widecolumn_fdw storage worker';
+
+# A new cluster with the extension preloaded, started; $conf is added to its
+# postgresql.conf.
+sub wc_node
+{
+	my ($name, $conf) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+
+	$node->init;
+	$node->append_conf('postgresql.conf',
+		"shared_preload_libraries = 'widecolumn_fdw'\n" . ($conf // ''));
+	$node->start;
+	return $node;
+}
 
 # The storage worker's pid, or undef while none runs.  The worker has no
 # database connection, so it is not in pg_stat_activity on every version:
