@@ -11,9 +11,11 @@
  * fills batch n+1 while this backend decodes batch n; when two scans are
  * open at once, an answer that belongs to the other scan is kept for it.
  *
- * Nothing here waits without a timeout: every wait is on our latch, checks
- * for interrupts, and checks that the worker we talk to is still the one
- * that is running, so a dead worker gives an error, never a hang.
+ * Nothing here waits without a timeout.  A scan waiting for a batch polls
+ * the queue for a moment first (poll_for_answer); every longer wait is on
+ * our latch, checks for interrupts, and checks that the worker we talk to
+ * is still the one that is running, so a dead worker gives an error, never
+ * a hang.
  *
  * Scans are named by id, not pointer, and their state lives here, in
  * memory of our own, so that executor memory freed at abort never leaves a
@@ -26,15 +28,20 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
 #include "storage/shm_mq.h"
 #include "storage/shm_toc.h"
 #include "storage/spin.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "widecolumn_fdw.h"
+
+#include <sched.h>
+#include <unistd.h>
 
 /* How long to wait for a worker that is not running before giving up. */
 #define WC_WORKER_START_TIMEOUT_MS	10000
@@ -45,6 +52,11 @@
  * does not wait for this backend to wake up.
  */
 #define WC_SCAN_AHEAD		2
+
+/* widecolumn_fdw.poll_microseconds: see poll_for_answer. */
+#define WC_DEFAULT_POLL_US	100
+static int	poll_us = WC_DEFAULT_POLL_US;
+static bool can_poll = false;
 
 /* A scan's state on our side. */
 typedef struct WcRemoteScan
@@ -102,6 +114,7 @@ static uint32 next_id = 1;
 static bool exit_hook_set = false;
 
 static void conn_drop(void);
+static bool receive_one(void);
 
 static void
 clear_slot(int code, Datum arg)
@@ -171,6 +184,47 @@ wait_for_worker(void)
 	worker_state(&pid, &generation, NULL);
 	if (pid == 0 || generation != conn->generation)
 		conn_lost();
+}
+
+/*
+ * poll_for_answer
+ *		Wait for an answer without sleeping, for a short while; true if one
+ *		came.
+ *
+ * Sleeping on the latch costs a wake-up per batch: the worker signals the
+ * latch (a kill(2)) and the kernel schedules us again, which takes tens of
+ * microseconds on a virtual machine, as long as the worker takes to fill a
+ * small batch.  So for up to widecolumn_fdw.poll_microseconds we check the
+ * queue, yielding the CPU between checks so that a process that needs it
+ * (the worker itself, on a busy machine) runs first.  We do not poll while
+ * the worker is serving other sessions too, nor with a single CPU: our turn
+ * may be far off.
+ */
+static bool
+poll_for_answer(void)
+{
+	instr_time	start,
+				now;
+
+	if (!can_poll || poll_us == 0 ||
+		pg_atomic_read_u32(&wc_shared->busy_clients) > 1)
+		return false;
+	INSTR_TIME_SET_CURRENT(start);
+	for (;;)
+	{
+		for (int i = 0; i < 4; i++)
+		{
+			if (receive_one())
+				return true;
+			pg_spin_delay();
+		}
+		sched_yield();
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, start);
+		if (INSTR_TIME_GET_MICROSEC(now) >= poll_us ||
+			pg_atomic_read_u32(&wc_shared->busy_clients) > 1)
+			return false;
+	}
 }
 
 /*
@@ -667,7 +721,7 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 
 	while (s->nready == 0)
 	{
-		if (!receive_one())
+		if (!receive_one() && !poll_for_answer())
 			wait_for_worker();
 		if (find_scan(id) != s)
 			return false;		/* cannot happen: conn_lost raises */
@@ -893,4 +947,22 @@ wc_client_subxact_abort(SubTransactionId subid)
 			return;
 		}
 	}
+}
+
+/*
+ * wc_client_init
+ *		Define the setting of this file (at library load).
+ */
+void
+wc_client_init(void)
+{
+	DefineCustomIntVariable("widecolumn_fdw.poll_microseconds",
+							"How long a session polls for a scan's next batch before it sleeps.",
+							"Polling skips the wake-up that sleeping costs; 0 always sleeps.",
+							&poll_us,
+							WC_DEFAULT_POLL_US, 0, 10000,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+	can_poll = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }

@@ -4,7 +4,7 @@
  *	  Entry points: library load and the FDW handler.
  *
  * _PG_init only delegates: shared memory and the storage worker (worker.c),
- * transaction callbacks (txn.c).  The library must be preloaded, because
+ * transaction callbacks (txn.c), the link to the worker (client.c).  The library must be preloaded, because
  * the worker and its shared memory can only be set up at server start.
  *
  *-------------------------------------------------------------------------
@@ -32,6 +32,7 @@ _PG_init(void)
 	wc_shmem_init();
 	wc_worker_register();
 	wc_txn_init();
+	wc_client_init();
 	/* After the settings are defined: it drops placeholders it does not know. */
 	MarkGUCPrefixReserved("widecolumn_fdw");
 }

@@ -61,6 +61,8 @@ typedef struct WcShared
 	pid_t		worker_pid;		/* 0 while no worker runs */
 	Latch	   *worker_latch;
 	uint64		generation;
+	/* clients the worker had work for in its last pass (client.c polls) */
+	pg_atomic_uint32 busy_clients;
 	int			nslots;
 	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
 } WcShared;
@@ -169,6 +171,7 @@ typedef struct WcBatchReader
 	bool		done;
 } WcBatchReader;
 
+extern void wc_client_init(void);
 extern uint32 wc_client_open_db(WcTable *t);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern void wc_client_snapshot_release(uint32 snapshot);

@@ -120,6 +120,7 @@ wc_shmem_startup(void)
 	{
 		memset(wc_shared, 0, wc_shmem_size());
 		SpinLockInit(&wc_shared->mutex);
+		pg_atomic_init_u32(&wc_shared->busy_clients, 0);
 		wc_shared->nslots = MaxBackends;
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -888,7 +889,7 @@ wc_worker_main(Datum arg)
 
 	while (!got_sigterm)
 	{
-		bool		worked = false;
+		uint32		busy = 0;
 
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
@@ -900,9 +901,11 @@ wc_worker_main(Datum arg)
 		attach_clients(generation);
 		for (int i = 0; i < wc_shared->nslots; i++)
 			if (clients[i] != NULL && serve_client(clients[i]))
-				worked = true;
+				busy++;
+		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
+			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 
-		if (!worked)
+		if (busy == 0)
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 1000L, PG_WAIT_EXTENSION);
 	}
