@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "storage/fd.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "keycodec.h"
@@ -850,6 +851,19 @@ commit_write_batch(WcCommit *cm, bool last)
 		raise(SIGKILL);
 }
 
+/* The one batch of a small commit: the clock goes in it if it must. */
+static void
+commit_add_clock(WcCommit *cm)
+{
+	uint64		clock = cm->ts + WC_CLOCK_AHEAD_US;
+
+	if (cm->ts > cm->odb->clock_stored)
+	{
+		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
+		cm->odb->clock_stored = clock;
+	}
+}
+
 /* Add one cell (or row tombstone, with value NULL) to the batch. */
 static void
 commit_put(WcCommit *cm, StringInfo key, StringInfo val,
@@ -873,10 +887,32 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val,
 }
 
 /*
+ * Is this commit written in chunks by cells_commit?  The caller must then
+ * wait for the commit writer first (storage_writer_drain), so that the
+ * chunks go after every commit before it.
+ */
+bool
+cells_commit_is_large(List *writes)
+{
+	ListCell   *lc;
+	size_t		total = 0;
+
+	foreach(lc, writes)
+		total += ((StringInfo) lfirst(lc))->len;
+	return total > WC_COMMIT_CHUNK_BYTES;
+}
+
+/*
  * cells_commit
  *		Apply the WRITE payloads of one transaction atomically.
+ *
+ * A commit of up to WC_COMMIT_CHUNK_BYTES is returned as one batch for the
+ * caller to write (through the commit writer, storage_submit), with the
+ * clock in it when the commit's timestamp has passed the stored one; if
+ * that write fails, the database is reopened, which reads the stored clock
+ * again.  A larger commit is written here, in chunks, and NULL returned.
  */
-void
+WcBatch *
 cells_commit(WcOpenDb *odb, List *writes, bool sync)
 {
 	uint64		ts = Max(unix_micros(), odb->last_commit_ts + 1);
@@ -885,11 +921,16 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 	StringInfoData key;
 	StringInfoData val;
 	ListCell   *lc;
-	size_t		total = 0;
 
 	memset(&cm, 0, sizeof(cm));
 	cm.odb = odb;
-	cm.batch = storage_batch_new();
+	{
+		/* It may outlive this request: the commit writer writes it. */
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		cm.batch = storage_batch_new();
+		MemoryContextSwitchTo(old);
+	}
 	cm.sync = sync;
 	cm.ts = ts;
 	initStringInfo(&cm.lowest);
@@ -897,9 +938,7 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 	wc_encode_ts(ts, tsbuf);
 	initStringInfo(&key);
 	initStringInfo(&val);
-	foreach(lc, writes)
-		total += ((StringInfo) lfirst(lc))->len;
-	cm.chunked = total > WC_COMMIT_CHUNK_BYTES;
+	cm.chunked = cells_commit_is_large(writes);
 
 	PG_TRY();
 	{
@@ -945,9 +984,13 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 			if (r.bad)
 				malformed_write();
 		}
-		commit_write_batch(&cm, true);
 		if (cm.chunked)
+		{
+			commit_write_batch(&cm, true);
 			pending_remove(odb, sync);
+		}
+		else
+			commit_add_clock(&cm);
 	}
 	PG_CATCH();
 	{
@@ -968,8 +1011,11 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	storage_batch_free(cm.batch);
 	odb->last_commit_ts = ts;
+	if (!cm.chunked)
+		return cm.batch;
+	storage_batch_free(cm.batch);
+	return NULL;
 }
 
 /* Read the pending-commit file at path; false if there is none. */

@@ -7,18 +7,25 @@
  * worker.  Every LevelDB error string is freed here and turned into an
  * ereport with a fitting SQLSTATE, so the rest of the code never sees
  * errptr.  Iterator keys and values are valid only until the next move;
- * callers copy what they keep.
+ * callers copy what they keep.  Small commits are written by a thread of
+ * the worker's, the commit writer (see below), so that fsync does not stop
+ * the worker.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <leveldb/c.h>
 
 #include "common/file_perm.h"
 #include "miscadmin.h"
+#include "utils/memutils.h"
+
 #include "storage.h"
 
 struct WcDb
@@ -51,18 +58,283 @@ struct WcBatch
 	size_t		bytes;
 };
 
+static void raise_leveldb_error(char *msg, const char *what, const char *path) pg_attribute_noreturn();
+static void report_leveldb_error(char *err, const char *what, const char *path) pg_attribute_noreturn();
+
 /*
- * report_leveldb_error
- *		Free LevelDB's message and raise it as an ERROR with a fitting code.
+ * The commit writer: a thread that writes commits while the worker goes on
+ * serving reads.
+ *
+ * A synced write waits for fsync, a quarter of a millisecond or more, and
+ * the worker is one thread: every session's reads used to wait for every
+ * commit.  Now the worker hands a commit's batch over (storage_submit) and
+ * answers the commit when it gets the batch back (storage_next_written).
+ * The thread writes the batches in the order they came; the batches of one
+ * database waiting when it starts a write go into that one write, with one
+ * fsync, as LevelDB itself does for writers on several threads.  After a
+ * failed write it writes nothing more to that database: what is queued for
+ * it fails too, until the worker reopens it (see storage_write).
+ *
+ * The thread calls nothing of PostgreSQL's: it writes, and copies LevelDB's
+ * error into the slot; memory and errors are the worker's thread's work.
+ * Slots are used in order; counters only grow, and a slot is
+ * counter % size.
+ */
+typedef struct WcWrite
+{
+	WcDb	   *db;
+	WcBatch    *batch;
+	bool		sync;
+	void	   *owner;
+	char	   *path;			/* for the error message: db may be gone */
+	bool		failed;
+	char		err[256];
+} WcWrite;
+
+static struct
+{
+	bool		running;
+	pthread_t	thread;
+	pthread_mutex_t mutex;
+	pthread_cond_t wake;		/* the thread: work or stop */
+	pthread_cond_t written;		/* storage_writer_drain: a write is done */
+	int			efd;			/* readable when a write is done */
+	WcWrite    *slots;
+	uint64		size;
+	uint64		submitted;		/* counters, under mutex */
+	uint64		finished;
+	uint64		collected;		/* only the worker's thread uses these two */
+	uint64		drained;		/* collected when efd was last emptied */
+	bool		stop;
+} writer;
+
+/* The slot of counter n. */
+#define WRITER_SLOT(n) (&writer.slots[(n) % writer.size])
+
+static void *
+writer_main(void *arg)
+{
+	pthread_mutex_lock(&writer.mutex);
+	for (;;)
+	{
+		uint64		first = writer.finished;
+		uint64		last = writer.submitted;
+
+		if (first == last)
+		{
+			if (writer.stop)
+				break;
+			pthread_cond_wait(&writer.wake, &writer.mutex);
+			continue;
+		}
+		pthread_mutex_unlock(&writer.mutex);
+
+		/* Runs of one database, oldest first. */
+		while (first < last)
+		{
+			WcWrite    *w = WRITER_SLOT(first);
+			uint64		end = first + 1;
+			bool		sync = w->sync;
+			char	   *err = NULL;
+
+			while (end < last && WRITER_SLOT(end)->db == w->db)
+				sync |= WRITER_SLOT(end++)->sync;
+			if (!w->db->write_failed)
+			{
+				leveldb_writeoptions_t *wo = sync ? w->db->sync_write : w->db->async_write;
+
+				if (end == first + 1)
+					leveldb_write(w->db->db, wo, w->batch->wb, &err);
+				else
+				{
+					leveldb_writebatch_t *all = leveldb_writebatch_create();
+
+					for (uint64 n = first; n < end; n++)
+						leveldb_writebatch_append(all, WRITER_SLOT(n)->batch->wb);
+					leveldb_write(w->db->db, wo, all, &err);
+					leveldb_writebatch_destroy(all);
+				}
+			}
+			pthread_mutex_lock(&writer.mutex);
+			if (err != NULL)
+				w->db->write_failed = true;
+			for (uint64 n = first; n < end; n++)
+			{
+				WcWrite    *x = WRITER_SLOT(n);
+
+				x->failed = w->db->write_failed;
+				if (x->failed)
+					strlcpy(x->err, err ? err : "an earlier write to this database failed",
+							sizeof(x->err));
+			}
+			writer.finished = end;
+			/*
+			 * Under the mutex: see storage_next_written.  Adding 1 to an
+			 * eventfd fails only at a count of 2^64 - 1.
+			 */
+			if (write(writer.efd, &(uint64) {1}, sizeof(uint64)) < 0)
+				abort();
+			pthread_cond_broadcast(&writer.written);
+			pthread_mutex_unlock(&writer.mutex);
+			if (err != NULL)
+				leveldb_free(err);
+			first = end;
+		}
+		pthread_mutex_lock(&writer.mutex);
+	}
+	pthread_mutex_unlock(&writer.mutex);
+	return arg;
+}
+
+/*
+ * storage_writer_start
+ *		Start the commit writer, for at most capacity writes at a time; the
+ *		descriptor returned is readable when one is done.
+ */
+int
+storage_writer_start(int capacity)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	writer.size = capacity;
+	writer.slots = MemoryContextAllocZero(TopMemoryContext, sizeof(WcWrite) * capacity);
+	writer.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (writer.efd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create an event descriptor: %m")));
+	pthread_mutex_init(&writer.mutex, NULL);
+	pthread_cond_init(&writer.wake, NULL);
+	pthread_cond_init(&writer.written, NULL);
+
+	/* PostgreSQL's signal handlers must run on the worker's own thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&writer.thread, NULL, writer_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start the commit writer thread: %s", strerror(rc))));
+	writer.running = true;
+	return writer.efd;
+}
+
+/* Let the writes in progress finish, then stop the thread (at exit). */
+void
+storage_writer_stop(void)
+{
+	if (!writer.running)
+		return;
+	pthread_mutex_lock(&writer.mutex);
+	writer.stop = true;
+	pthread_cond_signal(&writer.wake);
+	pthread_mutex_unlock(&writer.mutex);
+	pthread_join(writer.thread, NULL);
+	writer.running = false;
+}
+
+/*
+ * storage_submit
+ *		Give the batch to the commit writer; it is written after every batch
+ *		given before it.  owner comes back from storage_next_written.
+ */
+void
+storage_submit(WcDb *d, WcBatch *b, bool sync, void *owner)
+{
+	WcWrite    *w;
+
+	Assert(writer.running);
+	if (writer.submitted - writer.collected >= writer.size)
+		elog(ERROR, "too many commits waiting for the widecolumn_fdw commit writer");
+	w = WRITER_SLOT(writer.submitted);
+	w->db = d;
+	w->batch = b;
+	w->sync = sync;
+	w->owner = owner;
+	w->path = MemoryContextStrdup(TopMemoryContext, d->path);
+	w->failed = false;
+	pthread_mutex_lock(&writer.mutex);
+	writer.submitted++;
+	pthread_cond_signal(&writer.wake);
+	pthread_mutex_unlock(&writer.mutex);
+}
+
+/*
+ * storage_next_written
+ *		The owner of the oldest write that is done and not yet finished with
+ *		storage_finish_written; false if there is none.
+ */
+bool
+storage_next_written(void **owner)
+{
+	uint64		n;
+
+	/* Nothing out, and the descriptor emptied since the last collected. */
+	if (!writer.running ||
+		(writer.submitted == writer.collected && writer.collected == writer.drained))
+		return false;
+
+	pthread_mutex_lock(&writer.mutex);
+	if (writer.collected < writer.finished)
+	{
+		pthread_mutex_unlock(&writer.mutex);
+		*owner = WRITER_SLOT(writer.collected)->owner;
+		return true;
+	}
+
+	/*
+	 * The thread signals under the mutex, so every signal so far is for a
+	 * write already collected: empty the descriptor, or the worker's wait
+	 * would return at once.
+	 */
+	while (read(writer.efd, &n, sizeof(n)) > 0)
+		;
+	writer.drained = writer.collected;
+	pthread_mutex_unlock(&writer.mutex);
+	return false;
+}
+
+/* Free that write's batch, and raise its error if it failed. */
+void
+storage_finish_written(void)
+{
+	WcWrite    *w = WRITER_SLOT(writer.collected);
+	char	   *path = pstrdup(w->path);
+	bool		failed = w->failed;
+	char	   *msg = pstrdup(w->err);
+
+	writer.collected++;
+	pfree(w->path);
+	storage_batch_free(w->batch);
+	if (failed)
+		raise_leveldb_error(msg, "write to", path);
+}
+
+/* Wait until every write given to the commit writer is done. */
+void
+storage_writer_drain(void)
+{
+	if (!writer.running)
+		return;
+	pthread_mutex_lock(&writer.mutex);
+	while (writer.finished < writer.submitted)
+		pthread_cond_wait(&writer.written, &writer.mutex);
+	pthread_mutex_unlock(&writer.mutex);
+}
+
+/*
+ * raise_leveldb_error
+ *		Raise LevelDB's message (palloc'd) as an ERROR with a fitting code.
  */
 static void
-report_leveldb_error(char *err, const char *what, const char *path)
+raise_leveldb_error(char *msg, const char *what, const char *path)
 {
-	char	   *msg = pstrdup(err);
 	int			code = ERRCODE_IO_ERROR;
 	const char *hint = NULL;
 
-	leveldb_free(err);
 	if (strstr(msg, "No space left") != NULL)
 		code = ERRCODE_DISK_FULL;
 	else if (strncmp(msg, "Corruption", 10) == 0)
@@ -79,6 +351,16 @@ report_leveldb_error(char *err, const char *what, const char *path)
 			 errmsg("could not %s LevelDB database \"%s\"", what, path),
 			 errdetail("LevelDB reported: %s", msg),
 			 hint ? errhint("%s", hint) : 0));
+}
+
+/* Free LevelDB's message and raise it as an ERROR with a fitting code. */
+static void
+report_leveldb_error(char *err, const char *what, const char *path)
+{
+	char	   *msg = pstrdup(err);
+
+	leveldb_free(err);
+	raise_leveldb_error(msg, what, path);
 }
 
 /*
@@ -189,6 +471,8 @@ storage_open(const char *path, const WcDbOptions *o)
 void
 storage_close(WcDb *d)
 {
+	/* The commit writer may be writing to it. */
+	storage_writer_drain();
 	if (d->db)
 		leveldb_close(d->db);
 	if (d->options)
@@ -388,7 +672,14 @@ storage_write(WcDb *d, WcBatch *b, bool sync)
 bool
 storage_write_failed(WcDb *d)
 {
-	return d->write_failed;
+	bool		failed;
+
+	if (!writer.running)
+		return d->write_failed;
+	pthread_mutex_lock(&writer.mutex);
+	failed = d->write_failed;
+	pthread_mutex_unlock(&writer.mutex);
+	return failed;
 }
 
 /* Does a LevelDB database exist at path? */

@@ -83,6 +83,8 @@ typedef struct WcClient
 	StringInfoData answer;		/* built or waiting to be sent */
 	bool		answer_pending;
 	ErrorData  *deferred;		/* error of an unanswered request */
+	bool		commit_waiting; /* its commit is with the commit writer */
+	bool		gone;			/* freed while it was: collect_commits frees */
 } WcClient;
 
 static WcClient **clients;		/* by slot */
@@ -197,6 +199,12 @@ wc_worker_exit(int code, Datum arg)
 	wc_shared->worker_pid = 0;
 	wc_shared->worker_latch = NULL;
 	SpinLockRelease(&wc_shared->mutex);
+
+	/*
+	 * The write in progress finishes; its backend is not answered, and hears
+	 * that its COMMIT may or may not have been applied (client.c).
+	 */
+	storage_writer_stop();
 
 	foreach(lc, open_dbs)
 	{
@@ -429,14 +437,24 @@ fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
 	PG_END_TRY();
 }
 
-/* Apply the writes a client sent for db; they are gone either way. */
-static void
+/*
+ * commit_writes
+ *		Apply the writes a client sent for db; they are gone either way.
+ *
+ * True when the commit went to the commit writer: collect_commits answers
+ * it.  A large commit is written here, after the writer's queue.
+ */
+static bool
 commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 {
 	WcClientWrites *w = client_writes(c, db, false);
+	WcBatch    *batch = NULL;
 
 	PG_TRY();
 	{
+		if (w != NULL && cells_commit_is_large(w->msgs))
+			storage_writer_drain();
+
 		/*
 		 * After a failed write the handle still serves reads, but is
 		 * reopened before it is written to again.
@@ -447,7 +465,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 			open_storage(odb);
 		}
 		if (w != NULL)
-			cells_commit(odb, w->msgs, sync);
+			batch = cells_commit(odb, w->msgs, sync);
 	}
 	PG_CATCH();
 	{
@@ -459,6 +477,55 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 	}
 	PG_END_TRY();
 	discard_writes(c, db);
+	if (batch == NULL)
+		return false;
+	storage_submit(odb->db, batch, sync, c);
+	c->commit_waiting = true;
+	return true;
+}
+
+/*
+ * collect_commits
+ *		Answer the commits the commit writer has written; true if any.
+ */
+static bool
+collect_commits(void)
+{
+	void	   *owner;
+	bool		any = false;
+
+	while (storage_next_written(&owner))
+	{
+		WcClient   *c = owner;
+
+		MemoryContextSwitchTo(request_cxt);
+		resetStringInfo(&c->answer);
+		PG_TRY();
+		{
+			storage_finish_written();
+			appendStringInfoChar(&c->answer, WC_RESP_OK);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(c->cxt);
+			edata = CopyErrorData();
+			FlushErrorState();
+			answer_error(&c->answer, edata);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(worker_cxt);
+		MemoryContextReset(request_cxt);
+
+		c->commit_waiting = false;
+		if (c->gone)
+			MemoryContextDelete(c->cxt);
+		else
+			c->answer_pending = true;
+		any = true;
+	}
+	return any;
 }
 
 /*
@@ -652,8 +719,9 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				uint32		db = wc_get_u32(&r);
 				bool		sync = wc_get_u8(&r) != 0;
 				WcOpenDb   *odb = lookup_db(db);
-				commit_writes(c, odb, db, sync);
-				appendStringInfoChar(out, WC_RESP_OK);
+
+				if (!commit_writes(c, odb, db, sync))
+					appendStringInfoChar(out, WC_RESP_OK);
 				break;
 			}
 
@@ -735,7 +803,8 @@ handle_request(WcClient *c, const uint8 *data, size_t len)
 	MemoryContextSwitchTo(worker_cxt);
 	MemoryContextReset(request_cxt);
 
-	if (answered(type))
+	/* A commit with the commit writer is answered when it is written. */
+	if (answered(type) && !c->commit_waiting)
 		c->answer_pending = true;
 }
 
@@ -755,7 +824,10 @@ client_free(WcClient *c)
 	}
 	dsm_detach(c->seg);
 	clients[c->slot] = NULL;
-	MemoryContextDelete(c->cxt);
+	if (c->commit_waiting)
+		c->gone = true;
+	else
+		MemoryContextDelete(c->cxt);
 }
 
 /*
@@ -826,7 +898,8 @@ serve_client(WcClient *c)
 {
 	bool		worked = false;
 
-	for (int n = 0; n < 16; n++)
+	/* Nothing more until its commit is written, in the order it sent. */
+	for (int n = 0; n < 16 && !c->commit_waiting; n++)
 	{
 		shm_mq_result res;
 		Size		len;
@@ -864,6 +937,7 @@ void
 wc_worker_main(Datum arg)
 {
 	uint64		generation;
+	WaitEventSet *wait_set;
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -877,6 +951,12 @@ wc_worker_main(Datum arg)
 	clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
 	storage_start_background_thread();
+	wait_set = CreateWaitEventSet(TopMemoryContext, 3);
+	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(wait_set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	/* Each backend has at most one commit out, and one more if it left. */
+	AddWaitEventToSet(wait_set, WL_SOCKET_READABLE,
+					  storage_writer_start(2 * wc_shared->nslots), NULL, NULL);
 
 	SpinLockAcquire(&wc_shared->mutex);
 	generation = ++wc_shared->generation;
@@ -899,6 +979,8 @@ wc_worker_main(Datum arg)
 		}
 
 		attach_clients(generation);
+		if (collect_commits())
+			busy++;
 		for (int i = 0; i < wc_shared->nslots; i++)
 			if (clients[i] != NULL && serve_client(clients[i]))
 				busy++;
@@ -906,8 +988,11 @@ wc_worker_main(Datum arg)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 
 		if (busy == 0)
-			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-							 1000L, PG_WAIT_EXTENSION);
+		{
+			WaitEvent	ev;
+
+			(void) WaitEventSetWait(wait_set, 1000L, &ev, 1, PG_WAIT_EXTENSION);
+		}
 	}
 
 	/* Exit code 0 would tell the postmaster never to start us again. */

@@ -39,7 +39,8 @@ extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
-extern void cells_commit(WcOpenDb *odb, List *writes, bool sync);
+extern bool cells_commit_is_large(List *writes);
+extern WcBatch *cells_commit(WcOpenDb *odb, List *writes, bool sync);
 extern uint64 cells_estimate(WcOpenDb *odb, WcReader *r);
 
 #endif							/* WC_WORKER_H */
