@@ -203,14 +203,11 @@ wait_for_worker(void)
 static bool
 poll_for_answer(void)
 {
-	instr_time	start,
-				now;
+	instr_time	start;
 
-	if (!can_poll || poll_us == 0 ||
-		pg_atomic_read_u32(&wc_shared->busy_clients) > 1)
-		return false;
 	INSTR_TIME_SET_CURRENT(start);
-	for (;;)
+	while (pg_atomic_read_u32(&wc_shared->busy_clients) <= 1 &&
+		   wc_poll_again(&start))
 	{
 		for (int i = 0; i < 4; i++)
 		{
@@ -218,13 +215,31 @@ poll_for_answer(void)
 				return true;
 			pg_spin_delay();
 		}
-		sched_yield();
-		INSTR_TIME_SET_CURRENT(now);
-		INSTR_TIME_SUBTRACT(now, start);
-		if (INSTR_TIME_GET_MICROSEC(now) >= poll_us ||
-			pg_atomic_read_u32(&wc_shared->busy_clients) > 1)
-			return false;
 	}
+	return false;
+}
+
+/*
+ * wc_poll_again
+ *		Should a process that began to wait at *start poll once more rather
+ *		than sleep?  Gives up the CPU first, if so.
+ *
+ * Backends polling for a batch and the worker polling for requests
+ * (worker.c) share widecolumn_fdw.poll_microseconds.
+ */
+bool
+wc_poll_again(instr_time *start)
+{
+	instr_time	now;
+
+	if (!can_poll || poll_us == 0)
+		return false;
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, *start);
+	if (INSTR_TIME_GET_MICROSEC(now) >= poll_us)
+		return false;
+	sched_yield();
+	return true;
 }
 
 /*

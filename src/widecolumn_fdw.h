@@ -17,6 +17,7 @@
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "storage/dsm.h"
+#include "portability/instr_time.h"
 #include "storage/latch.h"
 #include "storage/s_lock.h"
 #include "utils/relcache.h"
@@ -172,6 +173,7 @@ typedef struct WcBatchReader
 } WcBatchReader;
 
 extern void wc_client_init(void);
+extern bool wc_poll_again(instr_time *start);
 extern uint32 wc_client_open_db(WcTable *t);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern void wc_client_snapshot_release(uint32 snapshot);

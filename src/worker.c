@@ -938,6 +938,8 @@ wc_worker_main(Datum arg)
 {
 	uint64		generation;
 	WaitEventSet *wait_set;
+	bool		idle = false;
+	instr_time	idle_since;
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -987,7 +989,25 @@ wc_worker_main(Datum arg)
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 
-		if (busy == 0)
+		if (busy > 0)
+		{
+			idle = false;
+			continue;
+		}
+
+		/*
+		 * Poll a little before sleeping: the next request of a session that
+		 * is scanning or running queries back to back is often that close,
+		 * and a wake-up costs as much (client.c, poll_for_answer).
+		 */
+		if (!idle)
+		{
+			INSTR_TIME_SET_CURRENT(idle_since);
+			idle = true;
+		}
+		if (wc_poll_again(&idle_since))
+			continue;
+		idle = false;
 		{
 			WaitEvent	ev;
 
