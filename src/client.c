@@ -966,13 +966,14 @@ wc_client_subxact_abort(SubTransactionId subid)
 
 /*
  * wc_client_init
- *		Define the setting of this file (at library load).
+ *		Define the setting of this file, which the worker reads too (at
+ *		library load).
  */
 void
 wc_client_init(void)
 {
 	DefineCustomIntVariable("widecolumn_fdw.poll_microseconds",
-							"How long a session polls for a scan's next batch before it sleeps.",
+							"How long sessions waiting for a scan's next batch, and the storage worker waiting for requests, poll before they sleep.",
 							"Polling skips the wake-up that sleeping costs; 0 always sleeps.",
 							&poll_us,
 							WC_DEFAULT_POLL_US, 0, 10000,

@@ -164,8 +164,8 @@ writer_main(void *arg)
 
 				x->failed = w->db->write_failed;
 				if (x->failed)
-					strlcpy(x->err, err ? err : "an earlier write to this database failed",
-							sizeof(x->err));
+					snprintf(x->err, sizeof(x->err), "%s",
+							 err ? err : "an earlier write to this database failed");
 			}
 			writer.finished = end;
 			/*

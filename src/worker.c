@@ -12,7 +12,10 @@
  * any one of them: queues are read and written without blocking, an answer
  * that does not fit is kept and retried on the next round, and a scan
  * answers one bounded batch per request.  So a long scan in one session
- * cannot stall a point read in another.
+ * cannot stall a point read in another.  Nor does a commit's fsync: a
+ * commit's batch goes to the commit writer, a thread of storage.c, and the
+ * commit is answered when it comes back (collect_commits).  When there is
+ * nothing to do the loop polls a little before it sleeps (wc_poll_again).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
  * the worker itself exits only on SIGTERM or postmaster death, and the
