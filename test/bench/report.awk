@@ -224,6 +224,25 @@ END {
 	print ""
 	print ""
 
+	# --- polling
+	print "## Polling, and what waking an idle CPU costs here"
+	print ""
+	print "Sessions and the storage worker poll for up to `widecolumn_fdw.poll_microseconds` (100 µs by default) before they sleep, giving up the CPU between checks (README). So while queries come back to back, the worker keeps a CPU from going idle. On some machines, virtual ones especially, waking an idle CPU costs far more than switching between processes on a busy one; then that alone speeds up every process on the machine, the native table's pgbench runs included. To show how much of the results above comes from it, point reads and prefix scans ran once more, in the same rounds: the native table beside `cpu_keeper` (`test/bench/cpu_keeper.c`, a process that keeps one CPU busy and only yields it), and the foreign table with polling off. Median tx/s:"
+	print ""
+	print "| | Point read | Prefix scan, 1000 rows |"
+	print "|---|---|---|"
+	printf("| Native (as above) | %s | %s |\n", fmt(med("point", "balloon_native")), fmt(med("prefix", "balloon_native")))
+	printf("| Native, beside a busy CPU | %s | %s |\n", fmt(med("wake_point", "native_busy")), fmt(med("wake_prefix", "native_busy")))
+	printf("| Foreign (polling, as above) | %s | %s |\n", fmt(med("point", "balloon")), fmt(med("prefix", "balloon")))
+	printf("| Foreign, polling off | %s | %s |\n", fmt(med("wake_point", "foreign_nopoll")), fmt(med("wake_prefix", "foreign_nopoll")))
+	printf("| Foreign ÷ native beside a busy CPU | %s | %s |\n",
+		   rfmt(ratio(med("point", "balloon"), med("wake_point", "native_busy"))),
+		   rfmt(ratio(med("prefix", "balloon"), med("wake_prefix", "native_busy"))))
+	printf("| Foreign with polling off ÷ native | %s | %s |\n",
+		   rfmt(ratio(med("wake_point", "foreign_nopoll"), med("point", "balloon_native"))),
+		   rfmt(ratio(med("wake_prefix", "foreign_nopoll"), med("prefix", "balloon_native"))))
+	print ""
+
 	# --- the 0.1% prefix
 	print "## A 0.1% prefix against the full scan"
 	print ""
@@ -314,7 +333,7 @@ END {
 	print "## Notes"
 	print ""
 	print "- The native full scan is a parallel sequential scan (2 workers on this machine's defaults); the foreign scan is read by the one storage worker."
-	print "- All foreign-table work goes through a single storage worker process, which serializes the backends' requests: that bounds what more clients can gain."
+	print "- All foreign-table work goes through a single storage worker process, which serializes the backends' requests: that bounds what more clients can gain. Only the writing of commits runs beside it, on its commit-writer thread."
 	print "- The reads run on the state the load left: table files in levels 0 to 2 and the last memtable (see Size on disk); LevelDB may still be compacting in the background when they start."
 	print "- Every row is sent to the client in the scan workloads except the `count(*)` ones; both tables pay that equally."
 	printf("- `ORDER BY rowkey LIMIT 10` in a prefix, prepared as pgbench runs it (`LIKE bench_prefix($1, $2) || '%%'`): with a custom plan the foreign scan read %s entries, with a generic plan %s (ascending); descending %s and %s. `plan_cache_mode = auto` switches to the generic plan after five executions when it looks no more expensive. Plans: `explain.limit.txt`, `explain.limitDESC.txt`.\n",

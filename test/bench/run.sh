@@ -246,6 +246,20 @@ inside() {
 		sed 's/\bballoon\b/balloon_native/g' "$f" >"$WORK/scripts/balloon_native/$(basename "$f")"
 	done
 
+	# One pgbench run of a script for the wake-ups workloads.
+	wake_run() {
+		log=$OUT/pgbench/$1.$2.$4.log
+		if pgbench -n -M prepared -T "$SECONDS_PER_RUN" -D rows="$SCALE" -D ntimes="$NT" \
+			-f "$3" >"$log" 2>&1; then
+			tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+		else
+			tps=error
+			say "pgbench failed: $1 $2 (see $log)"
+		fi
+		lat=$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$log")
+		echo "$1 $2 $4 ${tps:-error} ${lat:--} 0" >>"$runs"
+	}
+
 	# name|clients|scripts (file[@weight] ...)|transactions per run ("" = -T)
 	while IFS='|' read -r name clients scripts tx; do
 		[ -n "$name" ] || continue
@@ -288,6 +302,29 @@ inside() {
 	mix1|1|point.sql@8 update.sql@1 insert.sql@1|
 	mix4|4|point.sql@8 update.sql@1 insert.sql@1|
 	EOF
+
+	# Waking an idle CPU: point reads and prefix scans once more, the native
+	# table beside cpu_keeper (a process that keeps a CPU busy and only
+	# yields), the foreign table with polling off (report: "Polling").
+	say "workload wake-ups: native beside a busy CPU, foreign without polling"
+	sql -c "ALTER SYSTEM SET widecolumn_fdw.poll_microseconds = 0" >/dev/null
+	sql -c "SELECT pg_reload_conf()" >/dev/null
+	sleep 1
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for s in point prefix; do
+			"$WORK/cpu_keeper" $((SECONDS_PER_RUN + 2)) &
+			keeper=$!
+			sleep 0.2
+			wake_run "wake_$s" native_busy "$WORK/scripts/balloon_native/$s.sql" $r
+			kill $keeper 2>/dev/null
+			wait $keeper 2>/dev/null || true
+			wake_run "wake_$s" foreign_nopoll "$WORK/scripts/balloon/$s.sql" $r
+		done
+		r=$((r + 1))
+	done
+	sql -c "ALTER SYSTEM RESET widecolumn_fdw.poll_microseconds" >/dev/null
+	sql -c "SELECT pg_reload_conf()" >/dev/null
 
 	# Every committed INSERT must have left its row.
 	for t in balloon_native balloon; do
@@ -383,6 +420,7 @@ started=$(date +%s)
 say "SCALE=$SCALE rows, ${SECONDS_PER_RUN}s per pgbench run, $ROUNDS rounds; results in $OUT"
 say "building test/bench/raw_leveldb.c"
 cc -O2 -Wall -Isrc -o "$WORK/raw_leveldb" test/bench/raw_leveldb.c src/keycodec.c -lleveldb
+cc -O2 -Wall -o "$WORK/cpu_keeper" test/bench/cpu_keeper.c
 
 say "raw LevelDB: load and measure (no PostgreSQL)"
 # -B: 4 MiB synced write batches, as the storage worker writes a large commit
