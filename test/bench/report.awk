@@ -223,6 +223,12 @@ END {
 		printf(" (A smoke run: the targets are about the 1,000,000-row run.)")
 	print ""
 	print ""
+	printf("Part of the point reads' and prefix scans' lead is this machine's, not the engine's: beside a process that keeps a CPU busy, the native table answers point reads %s and prefix scans %s times as fast as alone, and against those figures the foreign table is at %s and %s (see the next section).\n",
+		   rfmt(ratio(med("wake_point", "native_busy"), med("point", "balloon_native"))),
+		   rfmt(ratio(med("wake_prefix", "native_busy"), med("prefix", "balloon_native"))),
+		   rfmt(ratio(med("point", "balloon"), med("wake_point", "native_busy"))),
+		   rfmt(ratio(med("prefix", "balloon"), med("wake_prefix", "native_busy"))))
+	print ""
 
 	# --- polling
 	print "## Polling, and what waking an idle CPU costs here"
