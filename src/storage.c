@@ -75,8 +75,9 @@ static void report_leveldb_error(char *err, const char *what, const char *path) 
  * failed write it writes nothing more to that database: what is queued for
  * it fails too, until the worker reopens it (see storage_write).
  *
- * The thread calls nothing of PostgreSQL's: it writes, and copies LevelDB's
- * error into the slot; memory and errors are the worker's thread's work.
+ * The thread calls none of PostgreSQL's functions but snprintf, which only
+ * formats: it writes, and copies LevelDB's error into the slot; memory and
+ * errors are the worker's thread's work.
  * Slots are used in order; counters only grow, and a slot is
  * counter % size.
  */
