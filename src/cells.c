@@ -826,8 +826,10 @@ int			wc_debug_crash_after_commit_batches = 0;
 /*
  * commit_write_batch
  *		Write the batch built so far.  The first carries the clock when the
- *		commit's timestamp has passed it.  Each is synced when the commit is,
- *		so that no earlier batch can be lost while the last survives.
+ *		commit's timestamp has passed it.  None is synced on its own: when
+ *		the commit is, all are made durable together after the last
+ *		(storage_sync_logs), before the pending-commit file is removed, so
+ *		that no batch can be lost once the commit counts as done.
  */
 static void
 commit_write_batch(WcCommit *cm, bool last)
@@ -837,7 +839,7 @@ commit_write_batch(WcCommit *cm, bool last)
 
 	if (advance)
 		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
-	storage_write(cm->odb->db, cm->batch, cm->sync);
+	storage_write(cm->odb->db, cm->batch, false);
 	storage_batch_clear(cm->batch);
 	cm->batches++;
 	if (advance)
@@ -987,6 +989,8 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 		if (cm.chunked)
 		{
 			commit_write_batch(&cm, true);
+			if (sync)
+				storage_sync_logs(odb->db);
 			pending_remove(odb, sync);
 		}
 		else

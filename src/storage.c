@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 
 #include "common/file_perm.h"
 #include "miscadmin.h"
+#include "storage/fd.h"
 #include "utils/memutils.h"
 
 #include "storage.h"
@@ -667,6 +669,72 @@ storage_write(WcDb *d, WcBatch *b, bool sync)
 		d->write_failed = true;
 		report_leveldb_error(err, "write to", d->path);
 	}
+}
+
+/*
+ * storage_sync_logs
+ *		Make every write so far durable: fdatasync each of the database's
+ *		log files, then its directory.
+ *
+ * A large commit's batches are written without sync and made durable
+ * together at its end (cells.c).  LevelDB appends each write to its current
+ * log; when it switches memtables it starts a new log without syncing the
+ * old one, and deletes the old one only once its memtable is in a table file
+ * that it has synced.  So syncing the logs there are now covers every write
+ * before: those in deleted logs are in synced table files.  A log deleted
+ * while we list them is such a log.
+ */
+void
+storage_sync_logs(WcDb *d)
+{
+	DIR		   *dir = AllocateDir(d->path);
+	struct dirent *de;
+	int			fd;
+
+	while ((de = ReadDir(dir, d->path)) != NULL)
+	{
+		size_t		len = strlen(de->d_name);
+		char	   *path;
+
+		if (len < 4 || strcmp(de->d_name + len - 4, ".log") != 0)
+			continue;
+		path = psprintf("%s/%s", d->path, de->d_name);
+		fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0 || pg_fdatasync(fd) != 0)
+		{
+			int			save_errno = errno;
+
+			if (fd >= 0)
+				CloseTransientFile(fd);
+			FreeDir(dir);
+			d->write_failed = true;
+			errno = save_errno;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not fsync file \"%s\": %m", path)));
+		}
+		CloseTransientFile(fd);
+		pfree(path);
+	}
+	FreeDir(dir);
+
+	/* the names of the logs started since the directory was last synced */
+	fd = OpenTransientFile(d->path, O_RDONLY | PG_BINARY);
+	if (fd < 0 || pg_fsync(fd) != 0)
+	{
+		int			save_errno = errno;
+
+		if (fd >= 0)
+			CloseTransientFile(fd);
+		d->write_failed = true;
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync directory \"%s\": %m", d->path)));
+	}
+	CloseTransientFile(fd);
 }
 
 /* Did a write fail, so that the handle must not be written to again? */

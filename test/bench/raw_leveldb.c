@@ -12,8 +12,9 @@
  *
  *	load      rows written in write batches of -b rows (default 1000; 0: all
  *	          rows in one batch), the last synced; or, with -B bytes, in
- *	          batches of about that many bytes of keys and values, each
- *	          synced, as the storage worker writes a large commit (4 MiB)
+ *	          batches of about that many bytes of keys and values, the last
+ *	          synced, as the storage worker writes a large commit (4 MiB; it
+ *	          then syncs LevelDB's older log files too, one or two more)
  *	iterate   a full forward iteration of the table (fill_cache off, as the
  *	          worker's large scans), entries/s; the median of the passes
  *	point     random existing rows: a new iterator, Seek to the row, read its
@@ -298,7 +299,7 @@ load(leveldb_t *db)
 		if (batch_bytes > 0 ? (in_batch >= (uint64_t) batch_bytes || i + 1 == nrows) :
 			((batch_rows > 0 && (i + 1) % batch_rows == 0) || i + 1 == nrows))
 		{
-			leveldb_write(db, i + 1 == nrows || batch_bytes > 0 ? wo_sync : wo_async, wb, &err);
+			leveldb_write(db, i + 1 == nrows ? wo_sync : wo_async, wb, &err);
 			check(err, "write");
 			leveldb_writebatch_clear(wb);
 			in_batch = 0;

@@ -423,7 +423,8 @@ cc -O2 -Wall -Isrc -o "$WORK/raw_leveldb" test/bench/raw_leveldb.c src/keycodec.
 cc -O2 -Wall -o "$WORK/cpu_keeper" test/bench/cpu_keeper.c
 
 say "raw LevelDB: load and measure (no PostgreSQL)"
-# -B: 4 MiB synced write batches, as the storage worker writes a large commit
+# -B: 4 MiB write batches, the last synced, as the storage worker writes a
+# large commit
 "$WORK/raw_leveldb" -r "$SCALE" -B 4194304 -d "$WORK/rawdb" >"$OUT/raw.txt"
 echo "raw_compacted_bytes $(du -sb "$WORK/rawdb" | cut -f1)" >>"$OUT/raw.txt"
 rm -rf "$WORK/rawdb"
