@@ -820,6 +820,23 @@ pending_remove(WcOpenDb *odb, bool sync)
 	odb->commit_partial = false;
 }
 
+/*
+ * Put the clock in the commit's (first) batch if the commit's timestamp has
+ * passed the stored one.  clock_stored moves at once: if the write fails,
+ * the database is reopened, which reads the stored clock again.
+ */
+static void
+commit_add_clock(WcCommit *cm)
+{
+	uint64		clock = cm->ts + WC_CLOCK_AHEAD_US;
+
+	if (cm->ts > cm->odb->clock_stored)
+	{
+		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
+		cm->odb->clock_stored = clock;
+	}
+}
+
 /* Test hook: die (as kill -9 would) after this many batches of a commit. */
 int			wc_debug_crash_after_commit_batches = 0;
 
@@ -834,16 +851,11 @@ int			wc_debug_crash_after_commit_batches = 0;
 static void
 commit_write_batch(WcCommit *cm, bool last)
 {
-	uint64		clock = cm->ts + WC_CLOCK_AHEAD_US;
-	bool		advance = cm->batches == 0 && cm->ts > cm->odb->clock_stored;
-
-	if (advance)
-		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
+	if (cm->batches == 0)
+		commit_add_clock(cm);
 	storage_write(cm->odb->db, cm->batch, false);
 	storage_batch_clear(cm->batch);
 	cm->batches++;
-	if (advance)
-		cm->odb->clock_stored = clock;
 	/* Part of it is in LevelDB: until the file is removed, undo it. */
 	if (cm->chunked)
 		cm->odb->commit_partial = true;
@@ -851,19 +863,6 @@ commit_write_batch(WcCommit *cm, bool last)
 	if (!last && wc_debug_crash_after_commit_batches > 0 &&
 		cm->batches >= wc_debug_crash_after_commit_batches)
 		raise(SIGKILL);
-}
-
-/* The one batch of a small commit: the clock goes in it if it must. */
-static void
-commit_add_clock(WcCommit *cm)
-{
-	uint64		clock = cm->ts + WC_CLOCK_AHEAD_US;
-
-	if (cm->ts > cm->odb->clock_stored)
-	{
-		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
-		cm->odb->clock_stored = clock;
-	}
 }
 
 /* Add one cell (or row tombstone, with value NULL) to the batch. */

@@ -125,6 +125,7 @@ clear_slot(int code, Datum arg)
 		return;
 	SpinLockAcquire(&wc_shared->mutex);
 	wc_shared->slots[slot].handle = 0;
+	pg_atomic_fetch_add_u32(&wc_shared->slot_changes, 1);
 	SpinLockRelease(&wc_shared->mutex);
 }
 
@@ -334,6 +335,7 @@ conn_get(void)
 	SpinLockAcquire(&wc_shared->mutex);
 	wc_shared->slots[slot].handle = dsm_segment_handle(conn->seg);
 	wc_shared->slots[slot].generation = generation;
+	pg_atomic_fetch_add_u32(&wc_shared->slot_changes, 1);
 	latch = wc_shared->worker_latch;
 	SpinLockRelease(&wc_shared->mutex);
 	if (latch)

@@ -689,12 +689,13 @@ storage_sync_logs(WcDb *d)
 {
 	DIR		   *dir = AllocateDir(d->path);
 	struct dirent *de;
-	int			fd;
 
+	/* (an error leaves the files to the worker's error path: take_error) */
 	while ((de = ReadDir(dir, d->path)) != NULL)
 	{
 		size_t		len = strlen(de->d_name);
 		char	   *path;
+		int			fd;
 
 		if (len < 4 || strcmp(de->d_name + len - 4, ".log") != 0)
 			continue;
@@ -703,38 +704,15 @@ storage_sync_logs(WcDb *d)
 		if (fd < 0 && errno == ENOENT)
 			continue;
 		if (fd < 0 || pg_fdatasync(fd) != 0)
-		{
-			int			save_errno = errno;
-
-			if (fd >= 0)
-				CloseTransientFile(fd);
-			FreeDir(dir);
-			d->write_failed = true;
-			errno = save_errno;
 			ereport(ERROR,
 					(errcode_for_file_access(),
 					 errmsg("could not fsync file \"%s\": %m", path)));
-		}
 		CloseTransientFile(fd);
 		pfree(path);
 	}
 	FreeDir(dir);
-
 	/* the names of the logs started since the directory was last synced */
-	fd = OpenTransientFile(d->path, O_RDONLY | PG_BINARY);
-	if (fd < 0 || pg_fsync(fd) != 0)
-	{
-		int			save_errno = errno;
-
-		if (fd >= 0)
-			CloseTransientFile(fd);
-		d->write_failed = true;
-		errno = save_errno;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not fsync directory \"%s\": %m", d->path)));
-	}
-	CloseTransientFile(fd);
+	(void) fsync_fname_ext(d->path, true, false, ERROR);
 }
 
 /* Did a write fail, so that the handle must not be written to again? */

@@ -64,6 +64,8 @@ typedef struct WcShared
 	uint64		generation;
 	/* clients the worker had work for in its last pass (client.c polls) */
 	pg_atomic_uint32 busy_clients;
+	/* bumped at each change of a slot, so the worker rereads them only then */
+	pg_atomic_uint32 slot_changes;
 	int			nslots;
 	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
 } WcShared;

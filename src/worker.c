@@ -126,6 +126,7 @@ wc_shmem_startup(void)
 		memset(wc_shared, 0, wc_shmem_size());
 		SpinLockInit(&wc_shared->mutex);
 		pg_atomic_init_u32(&wc_shared->busy_clients, 0);
+		pg_atomic_init_u32(&wc_shared->slot_changes, 0);
 		wc_shared->nslots = MaxBackends;
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -237,6 +238,26 @@ answer_error(StringInfo out, ErrorData *edata)
 	len = edata->hint ? strlen(edata->hint) : 0;
 	appendBinaryStringInfo(out, (const char *) &len, 4);
 	appendBinaryStringInfo(out, edata->hint ? edata->hint : "", len);
+}
+
+/*
+ * take_error
+ *		In a PG_CATCH while serving c: the error, taken out of the error
+ *		state into c's memory.
+ *
+ * Files the failed work opened through fd.c are closed here: a backend's
+ * transaction end would close them, but the worker runs no transactions.
+ */
+static ErrorData *
+take_error(WcClient *c)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(c->cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AtEOXact_Files(false);
+	return edata;
 }
 
 static void
@@ -510,12 +531,10 @@ collect_commits(void)
 		}
 		PG_CATCH();
 		{
-			ErrorData  *edata;
+			ErrorData  *edata = take_error(c);
 
-			MemoryContextSwitchTo(c->cxt);
-			edata = CopyErrorData();
-			FlushErrorState();
 			answer_error(&c->answer, edata);
+			FreeErrorData(edata);
 		}
 		PG_END_TRY();
 		MemoryContextSwitchTo(worker_cxt);
@@ -792,15 +811,17 @@ handle_request(WcClient *c, const uint8 *data, size_t len)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
+		ErrorData  *edata = take_error(c);
 
-		MemoryContextSwitchTo(c->cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
 		if (answered(type))
+		{
 			answer_error(&c->answer, edata);
+			FreeErrorData(edata);
+		}
 		else if (c->deferred == NULL)
 			c->deferred = edata;
+		else
+			FreeErrorData(edata);
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(worker_cxt);
@@ -840,6 +861,16 @@ client_free(WcClient *c)
 static void
 attach_clients(uint64 generation)
 {
+	static bool scanned = false;
+	static uint32 seen;
+	uint32		changes = pg_atomic_read_u32(&wc_shared->slot_changes);
+
+	/* The loop comes here on every pass, polling too: read slots only on news. */
+	if (scanned && changes == seen)
+		return;
+	scanned = true;
+	seen = changes;
+
 	for (int i = 0; i < wc_shared->nslots; i++)
 	{
 		dsm_handle	h;
