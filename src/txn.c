@@ -73,12 +73,18 @@ struct WcTxnTable
 	 * sorted part.  A row out of order goes to the tail without a lookup,
 	 * and sort_rows merges the tail in before the next read or the commit:
 	 * a load in a few ascending runs costs a few merge passes, not a hash
-	 * lookup per row and a full sort.
+	 * lookup per row and a full sort.  The tail notes where each of its
+	 * ascending runs begins as it grows, so the merge need not look for
+	 * them.
 	 */
 	WcRowEntry **rows;
 	int			nrows;
 	int			nsorted;
 	int			rows_cap;
+	int		   *tail_runs;		/* where each run of the tail begins */
+	int			ntail_runs;
+	int			tail_runs_cap;
+	bool		tail_repeats;	/* a tail row has the key of the one before */
 	/* the columns written, escaped family+qualifier */
 	uint8	  **cols;
 	size_t	   *col_lens;
@@ -219,17 +225,6 @@ row_cmp(const WcRowEntry *x, const WcRowEntry *y)
 	return wc_compare_bytes(x->key.data, x->key.len, y->key.data, y->key.len);
 }
 
-/* The end of the run of non-decreasing keys that starts at a[i]. */
-static int
-run_end(WcRowEntry **a, int i, int n)
-{
-	int			j = i + 1;
-
-	while (j < n && row_cmp(a[j - 1], a[j]) <= 0)
-		j++;
-	return j;
-}
-
 /*
  * Give row a the operations of row b, which has the same key: their
  * positions merged in log order, and the log entries pointed at a.
@@ -261,72 +256,121 @@ absorb_row(WcRowEntry *a, WcRowEntry *b)
 }
 
 /*
+ * A row in a merge: its key's first 8 bytes as a big-endian number (zeros
+ * past the end), which orders most pairs of keys from different runs
+ * without following the row's pointers.
+ */
+typedef struct WcSortItem
+{
+	uint64		abbrev;
+	WcRowEntry *row;
+} WcSortItem;
+
+static uint64
+abbrev_key(const WcRowKey *k)
+{
+	uint64		v = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		v = (v << 8) | (i < k->len ? k->data[i] : 0);
+	return v;
+}
+
+static int
+item_cmp(const WcSortItem *x, const WcSortItem *y)
+{
+	if (x->abbrev != y->abbrev)
+		return x->abbrev < y->abbrev ? -1 : 1;
+	return row_cmp(x->row, y->row);
+}
+
+/*
  * sort_rows
  *		Merge the tail of tt->rows into the sorted part.
  *
- * A natural merge sort: the array is cut into runs of non-decreasing keys
- * (the sorted part is the first), which are merged pairwise until one is
- * left.  It is stable, so rows with the same key stay in the order they
- * were written; they are then made one row.
+ * The sorted part and the tail's runs are merged pairwise until one run is
+ * left.  The merge is stable, so rows with the same key stay in the order
+ * they were written; they are then made one row.
  */
 static void
 sort_rows(WcTxnTable *tt)
 {
 	int			n = tt->nrows;
-	WcRowEntry **a = tt->rows;
-	WcRowEntry **b;
+	WcSortItem *a;
+	WcSortItem *b;
+	int		   *bounds;			/* run i is [bounds[i], bounds[i + 1]) */
+	int			nruns = 0;
 	int			w = 0;
+	bool		repeats = tt->tail_repeats;
 	MemoryContext old;
 
 	if (tt->nsorted == n)
 		return;
 	/* reads call this too: the merged rows must outlive their statement */
 	old = MemoryContextSwitchTo(txn_cxt);
-	b = palloc_extended(sizeof(WcRowEntry *) * n, MCXT_ALLOC_HUGE);
-	for (;;)
+	a = palloc_extended(sizeof(WcSortItem) * n, MCXT_ALLOC_HUGE);
+	b = palloc_extended(sizeof(WcSortItem) * n, MCXT_ALLOC_HUGE);
+	for (int i = 0; i < n; i++)
 	{
-		int			runs = 0;
-		WcRowEntry **t;
+		a[i].row = tt->rows[i];
+		a[i].abbrev = abbrev_key(&tt->rows[i]->key);
+	}
+	bounds = palloc(sizeof(int) * (tt->ntail_runs + 2));
+	if (tt->nsorted > 0)
+		bounds[nruns++] = 0;
+	for (int r = 0; r < tt->ntail_runs; r++)
+		bounds[nruns++] = tt->tail_runs[r];
+	bounds[nruns] = n;
 
-		for (int i = 0; i < n;)
+	while (nruns > 1)
+	{
+		int			merged = 0;
+		WcSortItem *t;
+
+		for (int r = 0; r < nruns; r += 2)
 		{
-			int			mid = run_end(a, i, n);
-			int			end = mid < n ? run_end(a, mid, n) : n;
-			int			l = i,
-						r = mid,
-						o = i;
+			int			l = bounds[r],
+						mid = bounds[r + 1],
+						end = r + 2 <= nruns ? bounds[r + 2] : mid,
+						m = mid,
+						o = l;
 
-			while (l < mid || r < end)
+			while (l < mid && m < end)
 			{
-				if (r == end || (l < mid && row_cmp(a[l], a[r]) <= 0))
-					b[o++] = a[l++];
-				else
-					b[o++] = a[r++];
+				int			c = item_cmp(&a[l], &a[m]);
+
+				repeats |= c == 0;
+				b[o++] = c <= 0 ? a[l++] : a[m++];
 			}
-			runs++;
-			i = end;
+			while (l < mid)
+				b[o++] = a[l++];
+			while (m < end)
+				b[o++] = a[m++];
+			bounds[merged++] = bounds[r];
 		}
+		bounds[merged] = n;
+		nruns = merged;
 		t = a;
 		a = b;
 		b = t;
-		if (runs == 1)
-			break;
 	}
-	if (a != tt->rows)
-	{
-		memcpy(tt->rows, a, sizeof(WcRowEntry *) * n);
-		b = a;
-	}
-	pfree(b);
 
+	/* rows with the same key are next to each other: make them one */
 	for (int r = 0; r < n; r++)
 	{
-		if (w > 0 && row_cmp(tt->rows[w - 1], tt->rows[r]) == 0)
-			absorb_row(tt->rows[w - 1], tt->rows[r]);
+		WcRowEntry *row = a[r].row;
+
+		if (repeats && w > 0 && row_cmp(tt->rows[w - 1], row) == 0)
+			absorb_row(tt->rows[w - 1], row);
 		else
-			tt->rows[w++] = tt->rows[r];
+			tt->rows[w++] = row;
 	}
+	pfree(a);
+	pfree(b);
+	pfree(bounds);
 	tt->nrows = tt->nsorted = w;
+	tt->ntail_runs = 0;
+	tt->tail_repeats = false;
 	MemoryContextSwitchTo(old);
 }
 
@@ -335,6 +379,7 @@ static WcRowEntry *
 append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
 {
 	WcRowEntry *row = new_row(rowkey, rowkey_len);
+	int			c = 1;			/* the new row against the tail's last */
 
 	if (tt->nrows == tt->rows_cap)
 	{
@@ -343,9 +388,24 @@ append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
 			repalloc_huge(tt->rows, sizeof(WcRowEntry *) * tt->rows_cap) :
 			MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * tt->rows_cap);
 	}
-	tt->rows[tt->nrows++] = row;
+	if (!sorted && tt->nrows > tt->nsorted)
+		c = row_cmp(tt->rows[tt->nrows - 1], row);
+	tt->tail_repeats |= c == 0;
 	if (sorted)
 		tt->nsorted++;
+	else if (tt->nrows == tt->nsorted || c > 0)
+	{
+		/* the tail's first row, or one below the row before it */
+		if (tt->ntail_runs == tt->tail_runs_cap)
+		{
+			tt->tail_runs_cap = Max(16, tt->tail_runs_cap * 2);
+			tt->tail_runs = tt->tail_runs ?
+				repalloc_huge(tt->tail_runs, sizeof(int) * tt->tail_runs_cap) :
+				MemoryContextAllocHuge(txn_cxt, sizeof(int) * tt->tail_runs_cap);
+		}
+		tt->tail_runs[tt->ntail_runs++] = tt->nrows;
+	}
+	tt->rows[tt->nrows++] = row;
 	return row;
 }
 

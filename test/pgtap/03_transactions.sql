@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(51);
+SELECT plan(57);
 
 \ir setup.psql
 
@@ -313,16 +313,77 @@ SELECT pg_temp.state_eq('the refused prepared transaction stored nothing');
 SELECT dblink_disconnect('other') AS done
 \gset
 
+-- Writes out of key order.  The transaction's log keeps rows in key order
+-- by merging runs written out of order; rows written twice (in two runs,
+-- or twice in a row) must become one row, whatever the order.
+CREATE FOREIGN TABLE ord_f (k text OPTIONS (rowkey 'true'), i integer, s text)
+	SERVER spec_tx_srv OPTIONS (table 'spec_tx_order');
+CREATE TABLE ord_n (k text PRIMARY KEY, i integer, s text);
+BEGIN;
+-- five descending runs, then ascending runs that overlap them, then a
+-- shuffled batch: each key once per statement
+INSERT INTO ord_f SELECT 'o' || lpad(i::text, 5, '0'), i, 'desc' FROM generate_series(5000, 1, -1) i WHERE i % 5 <> 0 ORDER BY i % 4, i DESC;
+INSERT INTO ord_n SELECT 'o' || lpad(i::text, 5, '0'), i, 'desc' FROM generate_series(5000, 1, -1) i WHERE i % 5 <> 0;
+INSERT INTO ord_f SELECT 'o' || lpad(i::text, 5, '0'), i, 'fives' FROM generate_series(1, 5000) i WHERE i % 5 = 0 ORDER BY md5(i::text);
+INSERT INTO ord_n SELECT 'o' || lpad(i::text, 5, '0'), i, 'fives' FROM generate_series(1, 5000) i WHERE i % 5 = 0;
+UPDATE ord_f SET s = 'upd', i = -i WHERE i % 7 = 0;
+UPDATE ord_n SET s = 'upd', i = -i WHERE i % 7 = 0;
+SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f', 'SELECT k, i, s FROM ord_n ORDER BY k COLLATE "C"',
+	'rows written out of key order read back in key order, each once');
+-- after that read merged the log: more rows out of order, a row written
+-- twice in a row, and a savepoint rolled back over some of them
+INSERT INTO ord_f SELECT 'p' || lpad(i::text, 5, '0'), i, 'p' FROM generate_series(300, 1, -1) i;
+INSERT INTO ord_n SELECT 'p' || lpad(i::text, 5, '0'), i, 'p' FROM generate_series(300, 1, -1) i;
+-- INSERT is an upsert: these write rows already in the log, out of order
+INSERT INTO ord_f VALUES ('p00200', 200, 'again');
+INSERT INTO ord_n VALUES ('p00200', 200, 'again') ON CONFLICT (k) DO UPDATE SET i = EXCLUDED.i, s = EXCLUDED.s;
+INSERT INTO ord_f VALUES ('o00003', 3, 'again');
+INSERT INTO ord_n VALUES ('o00003', 3, 'again') ON CONFLICT (k) DO UPDATE SET i = EXCLUDED.i, s = EXCLUDED.s;
+INSERT INTO ord_f VALUES ('o00003', 34, 'twice');
+INSERT INTO ord_n VALUES ('o00003', 34, 'twice') ON CONFLICT (k) DO UPDATE SET i = EXCLUDED.i, s = EXCLUDED.s;
+UPDATE ord_f SET s = s || '+' WHERE k IN ('o00010', 'p00002', 'o04990');
+UPDATE ord_n SET s = s || '+' WHERE k IN ('o00010', 'p00002', 'o04990');
+UPDATE ord_f SET s = s || '+' WHERE k IN ('o00010', 'p00002', 'o04990');
+UPDATE ord_n SET s = s || '+' WHERE k IN ('o00010', 'p00002', 'o04990');
+SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f', 'SELECT k, i, s FROM ord_n ORDER BY k COLLATE "C"',
+	'rows written again, in and out of order, read back once with their last values');
+-- a row written again in a later run, and nothing else repeated
+INSERT INTO ord_f VALUES ('r00002', 2, 'r');
+INSERT INTO ord_f VALUES ('r00001', 1, 'r');
+INSERT INTO ord_f VALUES ('r00002', 3, 'r again');
+INSERT INTO ord_n VALUES ('r00001', 1, 'r'), ('r00002', 3, 'r again');
+SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f WHERE k >= ''r''', 'SELECT k, i, s FROM ord_n WHERE k >= ''r'' ORDER BY k COLLATE "C"',
+	'a row written again in a later run of the log is one row');
+-- a row written twice in a row in the same run, and nothing else repeated
+INSERT INTO ord_f VALUES ('s00002', 2, 's');
+INSERT INTO ord_f VALUES ('s00001', 1, 's');
+INSERT INTO ord_f VALUES ('s00001', 4, 's again');
+INSERT INTO ord_n VALUES ('s00001', 4, 's again'), ('s00002', 2, 's');
+SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f WHERE k >= ''s''', 'SELECT k, i, s FROM ord_n WHERE k >= ''s'' ORDER BY k COLLATE "C"',
+	'a row written twice in a row out of key order is one row');
+SAVEPOINT sp_order;
+DELETE FROM ord_f WHERE i % 3 = 0;
+INSERT INTO ord_f SELECT 'n' || lpad(i::text, 5, '0'), i, 'gone' FROM generate_series(50, 1, -1) i;
+ROLLBACK TO SAVEPOINT sp_order;
+DELETE FROM ord_f WHERE i % 11 = 0;
+DELETE FROM ord_n WHERE i % 11 = 0;
+COMMIT;
+SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f', 'SELECT k, i, s FROM ord_n ORDER BY k COLLATE "C"',
+	'the committed rows written out of order equal the oracle');
+SELECT pg_temp.check_eq('SELECT k FROM ord_f WHERE s LIKE ''%++''', 'VALUES (''o00010''), (''o04990''), (''p00002'')',
+	'a row updated twice kept both updates');
+
 -- Clean up.
 DELETE FROM tx_f;
 DELETE FROM other_f;
 DELETE FROM second_f;
 DELETE FROM big_f;
-SELECT is_empty('SELECT k FROM tx_f UNION ALL SELECT k FROM other_f UNION ALL SELECT k FROM second_f UNION ALL SELECT k FROM big_f',
+DELETE FROM ord_f;
+SELECT is_empty('SELECT k FROM tx_f UNION ALL SELECT k FROM other_f UNION ALL SELECT k FROM second_f UNION ALL SELECT k FROM big_f UNION ALL SELECT k FROM ord_f',
 	'the stored tables are empty again');
 DROP SERVER spec_tx_srv CASCADE;
 DROP SERVER spec_tx_srv2 CASCADE;
-DROP TABLE tx_n, other_n, second_n, big_n;
+DROP TABLE tx_n, other_n, second_n, big_n, ord_n;
 DROP EXTENSION dblink;
 
 SELECT * FROM finish();
