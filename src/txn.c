@@ -94,10 +94,27 @@ struct WcTxnTable
 
 typedef struct WcLogEntry
 {
-	WcTxnTable *table;
 	WcRowEntry *row;
 	WcOp		op;
 } WcLogEntry;
+
+/*
+ * The log is kept in segments of WC_LOG_SEGMENT entries, so that it grows
+ * without copying what it holds.
+ */
+#define WC_LOG_SEGMENT_BITS	16
+#define WC_LOG_SEGMENT		(1 << WC_LOG_SEGMENT_BITS)
+#define LOG_ENTRY(i) \
+	(&txn_log[(i) >> WC_LOG_SEGMENT_BITS][(i) & (WC_LOG_SEGMENT - 1)])
+
+/*
+ * Rows, their keys and the values written live as long as the transaction
+ * and are never freed one by one, so they are carved out of large blocks
+ * (txn_alloc): a load of a million rows is otherwise some seven million
+ * pallocs, each with its header and rounding, and twice the memory.
+ */
+#define WC_ARENA_MIN_BLOCK	(64 * 1024)
+#define WC_ARENA_MAX_BLOCK	(8 * 1024 * 1024)
 
 typedef struct WcSavepoint
 {
@@ -107,9 +124,13 @@ typedef struct WcSavepoint
 
 static MemoryContext txn_cxt = NULL;
 static List *txn_tables = NIL;
-static WcLogEntry *txn_log = NULL;
+static WcLogEntry **txn_log = NULL;	/* the segments */
 static uint32 txn_log_len = 0;
-static uint32 txn_log_cap = 0;
+static uint32 txn_log_segments = 0;
+static uint32 txn_log_segments_cap = 0;
+static char *arena_next = NULL;
+static size_t arena_left = 0;
+static size_t arena_block = 0;
 static List *savepoints = NIL;	/* in TopTransactionContext */
 
 /*
@@ -161,6 +182,33 @@ wc_txn_table(WcTable *t, bool create)
 	return tt;
 }
 
+/*
+ * txn_alloc
+ *		size bytes for the rest of the transaction, MAXALIGNed if aligned.
+ */
+static void *
+txn_alloc(size_t size, bool aligned)
+{
+	size_t		pad = 0;
+	char	   *p;
+
+	if (aligned && arena_left > 0)
+		pad = MAXALIGN((uintptr_t) arena_next) - (uintptr_t) arena_next;
+	if (arena_next == NULL || pad + size > arena_left)
+	{
+		if (size > WC_ARENA_MAX_BLOCK / 8)
+			return MemoryContextAllocHuge(txn_cxt, size);
+		arena_block = Min(Max(arena_block * 2, WC_ARENA_MIN_BLOCK), WC_ARENA_MAX_BLOCK);
+		arena_left = Max(arena_block, size);
+		arena_next = MemoryContextAlloc(txn_cxt, arena_left);
+		pad = 0;
+	}
+	p = arena_next + pad;
+	arena_next = p + size;
+	arena_left -= pad + size;
+	return p;
+}
+
 static uint32
 column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 {
@@ -181,19 +229,24 @@ column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 }
 
 static void
-log_append(WcTxnTable *tt, WcRowEntry *row, WcOpKind kind, uint32 col,
+log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 		   const uint8 *value, size_t value_len)
 {
 	WcLogEntry *e;
 
-	if (txn_log_len == txn_log_cap)
+	if (txn_log_len == txn_log_segments * WC_LOG_SEGMENT)
 	{
-		txn_log_cap = Max(1024, txn_log_cap * 2);
-		txn_log = txn_log ? repalloc_huge(txn_log, sizeof(WcLogEntry) * txn_log_cap)
-			: MemoryContextAllocHuge(txn_cxt, sizeof(WcLogEntry) * txn_log_cap);
+		if (txn_log_segments == txn_log_segments_cap)
+		{
+			txn_log_segments_cap = Max(16, txn_log_segments_cap * 2);
+			txn_log = txn_log ?
+				repalloc(txn_log, sizeof(WcLogEntry *) * txn_log_segments_cap) :
+				MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry *) * txn_log_segments_cap);
+		}
+		txn_log[txn_log_segments++] =
+			MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry) * WC_LOG_SEGMENT);
 	}
-	e = &txn_log[txn_log_len];
-	e->table = tt;
+	e = LOG_ENTRY(txn_log_len);
 	e->row = row;
 	e->op.kind = kind;
 	e->op.col = col;
@@ -202,9 +255,14 @@ log_append(WcTxnTable *tt, WcRowEntry *row, WcOpKind kind, uint32 col,
 
 	if (row->nops == row->cap)
 	{
+		uint32	   *ops;
+
+		/* the old array is left in the arena: rows seldom grow big */
 		row->cap = Max(4, row->cap * 2);
-		row->ops = row->ops ? repalloc(row->ops, sizeof(uint32) * row->cap)
-			: palloc(sizeof(uint32) * row->cap);
+		ops = txn_alloc(sizeof(uint32) * row->cap, true);
+		if (row->nops > 0)
+			memcpy(ops, row->ops, sizeof(uint32) * row->nops);
+		row->ops = ops;
 	}
 	row->ops[row->nops++] = txn_log_len++;
 }
@@ -212,9 +270,10 @@ log_append(WcTxnTable *tt, WcRowEntry *row, WcOpKind kind, uint32 col,
 static WcRowEntry *
 new_row(const uint8 *rowkey, size_t rowkey_len)
 {
-	WcRowEntry *row = palloc0(sizeof(WcRowEntry));
+	WcRowEntry *row = txn_alloc(sizeof(WcRowEntry) + rowkey_len, true);
 
-	row->key.data = memcpy(palloc(rowkey_len + 1), rowkey, rowkey_len);
+	memset(row, 0, sizeof(WcRowEntry));
+	row->key.data = memcpy((char *) row + sizeof(WcRowEntry), rowkey, rowkey_len);
 	row->key.len = rowkey_len;
 	return row;
 }
@@ -232,7 +291,7 @@ row_cmp(const WcRowEntry *x, const WcRowEntry *y)
 static void
 absorb_row(WcRowEntry *a, WcRowEntry *b)
 {
-	uint32	   *ops = palloc(sizeof(uint32) * Max(4, a->nops + b->nops));
+	uint32	   *ops = txn_alloc(sizeof(uint32) * Max(4, a->nops + b->nops), true);
 	int			i = 0,
 				j = 0,
 				n = 0;
@@ -243,12 +302,10 @@ absorb_row(WcRowEntry *a, WcRowEntry *b)
 			ops[n++] = a->ops[i++];
 		else
 		{
-			txn_log[b->ops[j]].row = a;
+			LOG_ENTRY(b->ops[j])->row = a;
 			ops[n++] = b->ops[j++];
 		}
 	}
-	if (a->ops)
-		pfree(a->ops);
 	a->ops = ops;
 	a->nops = n;
 	a->cap = Max(4, n);
@@ -472,19 +529,19 @@ wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 	WcRowEntry *row = find_row(tt, rowkey, rowkey_len, true);
 
 	if (delete_first)
-		log_append(tt, row, WC_OP_DELETE_ROW, 0, NULL, 0);
+		log_append(row, WC_OP_DELETE_ROW, 0, NULL, 0);
 	for (int i = 0; i < ncells; i++)
 	{
 		uint32		col = column_index(tt, cells[i].famqual, cells[i].famqual_len);
 
 		if (cells[i].value == NULL)
-			log_append(tt, row, WC_OP_DELETE_CELL, col, NULL, 0);
+			log_append(row, WC_OP_DELETE_CELL, col, NULL, 0);
 		else
 		{
-			uint8	   *v = palloc(cells[i].value_len + 1);
+			uint8	   *v = txn_alloc(Max(cells[i].value_len, 1), false);
 
 			memcpy(v, cells[i].value, cells[i].value_len);
-			log_append(tt, row, WC_OP_PUT, col, v, cells[i].value_len);
+			log_append(row, WC_OP_PUT, col, v, cells[i].value_len);
 		}
 	}
 	MemoryContextSwitchTo(old);
@@ -531,7 +588,7 @@ replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 
 		if (row->ops[i] >= horizon)
 			break;
-		op = &txn_log[row->ops[i]].op;
+		op = &LOG_ENTRY(row->ops[i])->op;
 		if (!any)
 		{
 			out->cells = palloc(sizeof(WcTxnCell) * tt->ncols);
@@ -818,7 +875,11 @@ txn_reset(void)
 	txn_tables = NIL;
 	txn_log = NULL;
 	txn_log_len = 0;
-	txn_log_cap = 0;
+	txn_log_segments = 0;
+	txn_log_segments_cap = 0;
+	arena_next = NULL;
+	arena_left = 0;
+	arena_block = 0;
 	savepoints = NIL;
 	table_locks = NIL;
 }
@@ -862,7 +923,7 @@ truncate_log(uint32 len)
 {
 	for (uint32 i = len; i < txn_log_len; i++)
 	{
-		WcRowEntry *row = txn_log[i].row;
+		WcRowEntry *row = LOG_ENTRY(i)->row;
 
 		while (row->nops > 0 && row->ops[row->nops - 1] >= len)
 			row->nops--;
