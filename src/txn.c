@@ -102,16 +102,17 @@ typedef struct WcLogEntry
  * The log is kept in segments of WC_LOG_SEGMENT entries, so that it grows
  * without copying what it holds.
  */
-#define WC_LOG_SEGMENT_BITS	16
+#define WC_LOG_SEGMENT_BITS	11
 #define WC_LOG_SEGMENT		(1 << WC_LOG_SEGMENT_BITS)
 #define LOG_ENTRY(i) \
 	(&txn_log[(i) >> WC_LOG_SEGMENT_BITS][(i) & (WC_LOG_SEGMENT - 1)])
 
 /*
- * Rows, their keys and the values written live as long as the transaction
- * and are never freed one by one, so they are carved out of large blocks
- * (txn_alloc): a load of a million rows is otherwise some seven million
- * pallocs, each with its header and rounding, and twice the memory.
+ * Rows, their keys, their operation arrays and the values written live as
+ * long as the transaction and are never freed one by one, so they are
+ * carved out of large blocks (txn_alloc): a load of a million rows is
+ * otherwise some seven million pallocs, each with its header and rounding,
+ * and nearly twice the memory.
  */
 #define WC_ARENA_MIN_BLOCK	(64 * 1024)
 #define WC_ARENA_MAX_BLOCK	(8 * 1024 * 1024)
@@ -196,11 +197,16 @@ txn_alloc(size_t size, bool aligned)
 		pad = MAXALIGN((uintptr_t) arena_next) - (uintptr_t) arena_next;
 	if (arena_next == NULL || pad + size > arena_left)
 	{
+		size_t		block = Min(Max(arena_block * 2, WC_ARENA_MIN_BLOCK),
+								WC_ARENA_MAX_BLOCK);
+
 		if (size > WC_ARENA_MAX_BLOCK / 8)
 			return MemoryContextAllocHuge(txn_cxt, size);
-		arena_block = Min(Max(arena_block * 2, WC_ARENA_MIN_BLOCK), WC_ARENA_MAX_BLOCK);
-		arena_left = Max(arena_block, size);
-		arena_next = MemoryContextAlloc(txn_cxt, arena_left);
+		/* the state changes only once the allocation has succeeded */
+		p = MemoryContextAlloc(txn_cxt, Max(block, size));
+		arena_block = block;
+		arena_next = p;
+		arena_left = Max(block, size);
 		pad = 0;
 	}
 	p = arena_next + pad;
@@ -217,15 +223,39 @@ column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 			return i;
 	if (tt->ncols == tt->colcap)
 	{
-		tt->colcap = Max(8, tt->colcap * 2);
-		tt->cols = tt->cols ? repalloc(tt->cols, sizeof(uint8 *) * tt->colcap)
-			: palloc(sizeof(uint8 *) * tt->colcap);
-		tt->col_lens = tt->col_lens ? repalloc(tt->col_lens, sizeof(size_t) * tt->colcap)
-			: palloc(sizeof(size_t) * tt->colcap);
+		int			cap = Max(8, tt->colcap * 2);
+
+		tt->cols = tt->cols ? repalloc(tt->cols, sizeof(uint8 *) * cap)
+			: palloc(sizeof(uint8 *) * cap);
+		tt->col_lens = tt->col_lens ? repalloc(tt->col_lens, sizeof(size_t) * cap)
+			: palloc(sizeof(size_t) * cap);
+		tt->colcap = cap;
 	}
 	tt->cols[tt->ncols] = memcpy(palloc(len), fq, len);
 	tt->col_lens[tt->ncols] = len;
 	return tt->ncols++;
+}
+
+/*
+ * Room for n more operations in row->ops.  The array doubles, and the old
+ * one is left in the arena, so a row's arrays come to at most twice its
+ * operations.
+ */
+static void
+row_reserve_ops(WcRowEntry *row, int n)
+{
+	int			cap = Max(4, row->cap);
+	uint32	   *ops;
+
+	if (row->nops + n <= row->cap)
+		return;
+	while (cap < row->nops + n)
+		cap *= 2;
+	ops = txn_alloc(sizeof(uint32) * cap, true);
+	if (row->nops > 0)
+		memcpy(ops, row->ops, sizeof(uint32) * row->nops);
+	row->ops = ops;
+	row->cap = cap;
 }
 
 static void
@@ -236,15 +266,19 @@ log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 
 	if (txn_log_len == txn_log_segments * WC_LOG_SEGMENT)
 	{
+		WcLogEntry *segment;
+
 		if (txn_log_segments == txn_log_segments_cap)
 		{
-			txn_log_segments_cap = Max(16, txn_log_segments_cap * 2);
+			uint32		cap = Max(16, txn_log_segments_cap * 2);
+
 			txn_log = txn_log ?
-				repalloc(txn_log, sizeof(WcLogEntry *) * txn_log_segments_cap) :
-				MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry *) * txn_log_segments_cap);
+				repalloc(txn_log, sizeof(WcLogEntry *) * cap) :
+				MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry *) * cap);
+			txn_log_segments_cap = cap;
 		}
-		txn_log[txn_log_segments++] =
-			MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry) * WC_LOG_SEGMENT);
+		segment = MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry) * WC_LOG_SEGMENT);
+		txn_log[txn_log_segments++] = segment;
 	}
 	e = LOG_ENTRY(txn_log_len);
 	e->row = row;
@@ -253,17 +287,7 @@ log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 	e->op.value = value;
 	e->op.value_len = value_len;
 
-	if (row->nops == row->cap)
-	{
-		uint32	   *ops;
-
-		/* the old array is left in the arena: rows seldom grow big */
-		row->cap = Max(4, row->cap * 2);
-		ops = txn_alloc(sizeof(uint32) * row->cap, true);
-		if (row->nops > 0)
-			memcpy(ops, row->ops, sizeof(uint32) * row->nops);
-		row->ops = ops;
-	}
+	row_reserve_ops(row, 1);
 	row->ops[row->nops++] = txn_log_len++;
 }
 
@@ -285,30 +309,21 @@ row_cmp(const WcRowEntry *x, const WcRowEntry *y)
 }
 
 /*
- * Give row a the operations of row b, which has the same key: their
- * positions merged in log order, and the log entries pointed at a.
+ * Give row a the operations of row b, which has the same key and was made
+ * after it, and point their log entries at a.  While a later entry for its
+ * key exists, a row gets no operations (find_row makes a new entry for every
+ * write while the tail is not empty), so all of b's come after a's.
  */
 static void
 absorb_row(WcRowEntry *a, WcRowEntry *b)
 {
-	uint32	   *ops = txn_alloc(sizeof(uint32) * Max(4, a->nops + b->nops), true);
-	int			i = 0,
-				j = 0,
-				n = 0;
-
-	while (i < a->nops || j < b->nops)
+	row_reserve_ops(a, b->nops);
+	for (int j = 0; j < b->nops; j++)
 	{
-		if (j == b->nops || (i < a->nops && a->ops[i] < b->ops[j]))
-			ops[n++] = a->ops[i++];
-		else
-		{
-			LOG_ENTRY(b->ops[j])->row = a;
-			ops[n++] = b->ops[j++];
-		}
+		Assert(a->nops == 0 || a->ops[a->nops - 1] < b->ops[j]);
+		LOG_ENTRY(b->ops[j])->row = a;
+		a->ops[a->nops++] = b->ops[j];
 	}
-	a->ops = ops;
-	a->nops = n;
-	a->cap = Max(4, n);
 	b->nops = 0;
 }
 
@@ -347,7 +362,7 @@ item_cmp(const WcSortItem *x, const WcSortItem *y)
  *
  * The sorted part and the tail's runs are merged pairwise until one run is
  * left.  The merge is stable, so rows with the same key stay in the order
- * they were written; they are then made one row.
+ * they were made, which absorb_row needs when it makes them one.
  */
 static void
 sort_rows(WcTxnTable *tt)
@@ -412,16 +427,22 @@ sort_rows(WcTxnTable *tt)
 		b = t;
 	}
 
-	/* rows with the same key are next to each other: make them one */
+	/*
+	 * Rows with the same key are next to each other: make them one.  They
+	 * go to b first, so that an error in absorb_row leaves tt->rows whole
+	 * (a row absorbed by then has no operations left, and reads as none).
+	 */
 	for (int r = 0; r < n; r++)
 	{
 		WcRowEntry *row = a[r].row;
 
-		if (repeats && w > 0 && row_cmp(tt->rows[w - 1], row) == 0)
-			absorb_row(tt->rows[w - 1], row);
+		if (repeats && w > 0 && row_cmp(b[w - 1].row, row) == 0)
+			absorb_row(b[w - 1].row, row);
 		else
-			tt->rows[w++] = row;
+			b[w++].row = row;
 	}
+	for (int r = 0; r < w; r++)
+		tt->rows[r] = b[r].row;
 	pfree(a);
 	pfree(b);
 	pfree(bounds);
@@ -440,10 +461,12 @@ append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
 
 	if (tt->nrows == tt->rows_cap)
 	{
-		tt->rows_cap = Max(1024, tt->rows_cap * 2);
+		int			cap = Max(1024, tt->rows_cap * 2);
+
 		tt->rows = tt->rows ?
-			repalloc_huge(tt->rows, sizeof(WcRowEntry *) * tt->rows_cap) :
-			MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * tt->rows_cap);
+			repalloc_huge(tt->rows, sizeof(WcRowEntry *) * cap) :
+			MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * cap);
+		tt->rows_cap = cap;
 	}
 	if (!sorted && tt->nrows > tt->nsorted)
 		c = row_cmp(tt->rows[tt->nrows - 1], row);
@@ -455,10 +478,12 @@ append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
 		/* the tail's first row, or one below the row before it */
 		if (tt->ntail_runs == tt->tail_runs_cap)
 		{
-			tt->tail_runs_cap = Max(16, tt->tail_runs_cap * 2);
+			int			cap = Max(16, tt->tail_runs_cap * 2);
+
 			tt->tail_runs = tt->tail_runs ?
-				repalloc_huge(tt->tail_runs, sizeof(int) * tt->tail_runs_cap) :
-				MemoryContextAllocHuge(txn_cxt, sizeof(int) * tt->tail_runs_cap);
+				repalloc_huge(tt->tail_runs, sizeof(int) * cap) :
+				MemoryContextAllocHuge(txn_cxt, sizeof(int) * cap);
+			tt->tail_runs_cap = cap;
 		}
 		tt->tail_runs[tt->ntail_runs++] = tt->nrows;
 	}
@@ -568,7 +593,7 @@ wc_txn_horizon(void)
  *		The state of a row after its operations before horizon.
  *
  * Returns false if it has none.  The cells array is palloc'd in the current
- * memory context; values point into the log.
+ * memory context; values point into the transaction's memory.
  */
 static bool
 replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(57);
+SELECT plan(58);
 
 \ir setup.psql
 
@@ -361,6 +361,14 @@ INSERT INTO ord_f VALUES ('s00001', 4, 's again');
 INSERT INTO ord_n VALUES ('s00001', 4, 's again'), ('s00002', 2, 's');
 SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f WHERE k >= ''s''', 'SELECT k, i, s FROM ord_n WHERE k >= ''s'' ORDER BY k COLLATE "C"',
 	'a row written twice in a row out of key order is one row');
+-- one key written 2,000 times while the tail holds rows: 2,000 entries
+-- that must become one row with the last write's values
+INSERT INTO ord_f VALUES ('a0', 0, 'low');
+INSERT INTO ord_n VALUES ('a0', 0, 'low');
+INSERT INTO ord_f SELECT 't', g, 'x' || g FROM generate_series(1, 2000) g;
+INSERT INTO ord_n VALUES ('t', 2000, 'x2000');
+SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f WHERE k IN (''a0'', ''t'')', 'VALUES (''a0'', 0, ''low''), (''t'', 2000, ''x2000'')',
+	'a key written 2,000 times out of order is one row with the last values');
 SAVEPOINT sp_order;
 DELETE FROM ord_f WHERE i % 3 = 0;
 INSERT INTO ord_f SELECT 'n' || lpad(i::text, 5, '0'), i, 'gone' FROM generate_series(50, 1, -1) i;
