@@ -677,31 +677,9 @@ typedef struct WcCommit
 	bool		chunked;		/* written in several batches */
 	uint64		ts;
 	int			batches;		/* written so far */
-	StringInfoData lowest;		/* lowest and highest row prefix written */
-	StringInfoData highest;
+	StringInfo	lowest;			/* the lowest and highest row prefix */
+	StringInfo	highest;
 } WcCommit;
-
-/* Note a row prefix, so that the pending record covers every entry. */
-static void
-commit_note_row(WcCommit *cm, const uint8 *prefix, size_t plen)
-{
-	if (cm->lowest.len == 0 && cm->highest.len == 0)
-	{
-		appendBinaryStringInfo(&cm->lowest, (const char *) prefix, plen);
-		appendBinaryStringInfo(&cm->highest, (const char *) prefix, plen);
-		return;
-	}
-	if (wc_compare_bytes(prefix, plen, (uint8 *) cm->lowest.data, cm->lowest.len) < 0)
-	{
-		resetStringInfo(&cm->lowest);
-		appendBinaryStringInfo(&cm->lowest, (const char *) prefix, plen);
-	}
-	if (wc_compare_bytes(prefix, plen, (uint8 *) cm->highest.data, cm->highest.len) > 0)
-	{
-		resetStringInfo(&cm->highest);
-		appendBinaryStringInfo(&cm->highest, (const char *) prefix, plen);
-	}
-}
 
 static void
 malformed_write(void)
@@ -709,41 +687,6 @@ malformed_write(void)
 	ereport(ERROR,
 			(errcode(ERRCODE_PROTOCOL_VIOLATION),
 			 errmsg("malformed write request from a backend")));
-}
-
-/* Note the row prefixes of every WRITE payload, before the first batch. */
-static void
-commit_span(WcCommit *cm, List *writes)
-{
-	ListCell   *lc;
-
-	foreach(lc, writes)
-	{
-		StringInfo	msg = lfirst(lc);
-		WcReader	r;
-
-		wc_reader_init(&r, msg->data, msg->len);
-		while (!r.bad && wc_reader_left(&r) > 0)
-		{
-			size_t		plen,
-						len;
-			const uint8 *prefix = wc_get_str(&r, &plen);
-			uint32		ncells;
-
-			(void) wc_get_u8(&r);
-			ncells = wc_get_u32(&r);
-			for (uint32 i = 0; i < ncells && !r.bad; i++)
-			{
-				(void) wc_get_str(&r, &len);
-				(void) wc_get_u8(&r);
-				(void) wc_get_str(&r, &len);
-			}
-			if (!r.bad)
-				commit_note_row(cm, prefix, plen);
-		}
-		if (r.bad)
-			malformed_write();
-	}
 }
 
 static char *
@@ -766,10 +709,10 @@ pending_write(WcCommit *cm)
 
 	initStringInfo(&rec);
 	appendBinaryStringInfo(&rec, (const char *) &cm->ts, 8);
-	append_u32(&rec, cm->lowest.len);
-	appendBinaryStringInfo(&rec, cm->lowest.data, cm->lowest.len);
-	append_u32(&rec, cm->highest.len);
-	appendBinaryStringInfo(&rec, cm->highest.data, cm->highest.len);
+	append_u32(&rec, cm->lowest->len);
+	appendBinaryStringInfo(&rec, cm->lowest->data, cm->lowest->len);
+	append_u32(&rec, cm->highest->len);
+	appendBinaryStringInfo(&rec, cm->highest->data, cm->highest->len);
 
 	fd = OpenTransientFile(tmp, O_CREAT | O_TRUNC | O_WRONLY | PG_BINARY);
 	if (fd < 0)
@@ -865,14 +808,17 @@ commit_write_batch(WcCommit *cm, bool last)
 		raise(SIGKILL);
 }
 
-/* Add one cell (or row tombstone, with value NULL) to the batch. */
+/*
+ * Add one cell (or the row tombstone, with tag -1) to the batch.  key holds
+ * the row's prefix, plen bytes; the cell's family, qualifier and timestamp
+ * go after it.
+ */
 static void
-commit_put(WcCommit *cm, StringInfo key, StringInfo val,
-		   const uint8 *prefix, size_t plen, const uint8 *fq, size_t fqlen,
+commit_put(WcCommit *cm, StringInfo key, StringInfo val, size_t plen,
+		   const uint8 *fq, size_t fqlen,
 		   const uint8 *tsbuf, int tag, const uint8 *v, size_t vlen)
 {
-	resetStringInfo(key);
-	appendBinaryStringInfo(key, (const char *) prefix, plen);
+	key->len = plen;
 	appendBinaryStringInfo(key, (const char *) fq, fqlen);
 	appendBinaryStringInfo(key, (const char *) tsbuf, WC_TS_LEN);
 	if (tag < 0)
@@ -893,12 +839,12 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val,
  * chunks go after every commit before it.
  */
 bool
-cells_commit_is_large(List *writes)
+cells_commit_is_large(WcClientWrites *w)
 {
 	ListCell   *lc;
 	size_t		total = 0;
 
-	foreach(lc, writes)
+	foreach(lc, w->msgs)
 		total += ((StringInfo) lfirst(lc))->len;
 	return total > WC_COMMIT_CHUNK_BYTES;
 }
@@ -914,7 +860,7 @@ cells_commit_is_large(List *writes)
  * again.  A larger commit is written here, in chunks, and NULL returned.
  */
 WcBatch *
-cells_commit(WcOpenDb *odb, List *writes, bool sync)
+cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 {
 	uint64		ts = Max(unix_micros(), odb->last_commit_ts + 1);
 	uint8		tsbuf[WC_TS_LEN];
@@ -934,21 +880,18 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 	}
 	cm.sync = sync;
 	cm.ts = ts;
-	initStringInfo(&cm.lowest);
-	initStringInfo(&cm.highest);
+	cm.lowest = &w->lowest;
+	cm.highest = &w->highest;
 	wc_encode_ts(ts, tsbuf);
 	initStringInfo(&key);
 	initStringInfo(&val);
-	cm.chunked = cells_commit_is_large(writes);
+	cm.chunked = cells_commit_is_large(w);
 
 	PG_TRY();
 	{
 		if (cm.chunked)
-		{
-			commit_span(&cm, writes);
 			pending_write(&cm);
-		}
-		foreach(lc, writes)
+		foreach(lc, w->msgs)
 		{
 			StringInfo	msg = lfirst(lc);
 			WcReader	r;
@@ -966,8 +909,10 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 				if (cm.chunked &&
 					storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
 					commit_write_batch(&cm, false);
+				resetStringInfo(&key);
+				appendBinaryStringInfo(&key, (const char *) prefix, plen);
 				if (deleted)
-					commit_put(&cm, &key, &val, prefix, plen, row_tombstone_fq,
+					commit_put(&cm, &key, &val, plen, row_tombstone_fq,
 							   sizeof(row_tombstone_fq), tsbuf, -1, NULL, 0);
 				for (uint32 i = 0; i < ncells && !r.bad; i++)
 				{
@@ -978,7 +923,7 @@ cells_commit(WcOpenDb *odb, List *writes, bool sync)
 					const uint8 *v = wc_get_str(&r, &vlen);
 
 					if (!r.bad)
-						commit_put(&cm, &key, &val, prefix, plen, fq, fqlen,
+						commit_put(&cm, &key, &val, plen, fq, fqlen,
 								   tsbuf, tag, v, vlen);
 				}
 			}

@@ -33,13 +33,18 @@ components(const uint8_t *s, size_t len, int n)
 
 /*
  * wc_check_write
- *		Check the rows of a WRITE request (after its type and database).
+ *		Check the rows of a WRITE request (after its type and database), and
+ *		find the lowest and highest of their row prefixes (table and row
+ *		key) if span is not NULL: the pending-commit record of a large
+ *		commit must cover them all.
  */
 int
-wc_check_write(const uint8_t *data, size_t len)
+wc_check_write(const uint8_t *data, size_t len, WcRowSpan *span)
 {
 	WcReader	r;
 
+	if (span != NULL)
+		span->lowest = span->highest = NULL;
 	wc_reader_init(&r, data, len);
 	while (!r.bad && wc_reader_left(&r) > 0)
 	{
@@ -53,6 +58,21 @@ wc_check_write(const uint8_t *data, size_t len)
 			return -1;
 		if (ncells > wc_reader_left(&r) / 9)
 			return -1;
+		if (span != NULL)
+		{
+			if (span->lowest == NULL ||
+				wc_compare_bytes(prefix, plen, span->lowest, span->lowest_len) < 0)
+			{
+				span->lowest = prefix;
+				span->lowest_len = plen;
+			}
+			if (span->highest == NULL ||
+				wc_compare_bytes(prefix, plen, span->highest, span->highest_len) > 0)
+			{
+				span->highest = prefix;
+				span->highest_len = plen;
+			}
+		}
 		for (uint32_t i = 0; i < ncells; i++)
 		{
 			size_t		fqlen,

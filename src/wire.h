@@ -156,8 +156,17 @@ wc_get_str(WcReader *r, size_t *len)
 	return s;
 }
 
+/* The lowest and highest row prefix of a WRITE request: pointers into it. */
+typedef struct WcRowSpan
+{
+	const uint8_t *lowest;		/* NULL: the request has no rows */
+	size_t		lowest_len;
+	const uint8_t *highest;
+	size_t		highest_len;
+} WcRowSpan;
+
 /* in wire.c */
-extern int	wc_check_write(const uint8_t *data, size_t len);
+extern int	wc_check_write(const uint8_t *data, size_t len, WcRowSpan *span);
 extern int	wc_check_scan(const uint8_t *data, size_t len);
 
 #endif							/* WC_WIRE_H */

@@ -65,13 +65,6 @@ typedef struct WcClientScan
 	WcCellScan *scan;
 } WcClientScan;
 
-/* The writes a backend has sent for a database and not yet committed. */
-typedef struct WcClientWrites
-{
-	uint32		db;
-	List	   *msgs;
-} WcClientWrites;
-
 typedef struct WcClient
 {
 	int			slot;
@@ -426,6 +419,8 @@ client_writes(WcClient *c, uint32 db, bool create)
 		return NULL;
 	w = palloc0(sizeof(WcClientWrites));
 	w->db = db;
+	initStringInfo(&w->lowest);
+	initStringInfo(&w->highest);
 	c->writes = lappend(c->writes, w);
 	return w;
 }
@@ -438,8 +433,35 @@ discard_writes(WcClient *c, uint32 db)
 	if (w == NULL)
 		return;
 	list_free_deep(w->msgs);
+	pfree(w->lowest.data);
+	pfree(w->highest.data);
 	c->writes = list_delete_ptr(c->writes, w);
 	pfree(w);
+}
+
+/*
+ * Widen the span of the rows a client sent for a database by one request's:
+ * a large commit's pending-commit record must cover them all.
+ */
+static void
+note_span(WcClientWrites *w, const WcRowSpan *span)
+{
+	if (span->lowest == NULL)
+		return;
+	if (w->lowest.len == 0 ||
+		wc_compare_bytes(span->lowest, span->lowest_len,
+						 (uint8 *) w->lowest.data, w->lowest.len) < 0)
+	{
+		resetStringInfo(&w->lowest);
+		appendBinaryStringInfo(&w->lowest, (const char *) span->lowest, span->lowest_len);
+	}
+	if (w->highest.len == 0 ||
+		wc_compare_bytes(span->highest, span->highest_len,
+						 (uint8 *) w->highest.data, w->highest.len) > 0)
+	{
+		resetStringInfo(&w->highest);
+		appendBinaryStringInfo(&w->highest, (const char *) span->highest, span->highest_len);
+	}
 }
 
 /* Append a scan's next batch to out; a scan that ends or fails is dropped. */
@@ -476,7 +498,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 
 	PG_TRY();
 	{
-		if (w != NULL && cells_commit_is_large(w->msgs))
+		if (w != NULL && cells_commit_is_large(w))
 			storage_writer_drain();
 
 		/*
@@ -489,7 +511,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 			open_storage(odb);
 		}
 		if (w != NULL)
-			batch = cells_commit(odb, w->msgs, sync);
+			batch = cells_commit(odb, w, sync);
 	}
 	PG_CATCH();
 	{
@@ -723,12 +745,14 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				uint32		db = wc_get_u32(&r);
 				WcClientWrites *w;
 				StringInfo	msg;
+				WcRowSpan	span;
 
 				(void) lookup_db(db);
-				if (r.bad || wc_check_write(r.p, wc_reader_left(&r)) != 0)
+				if (r.bad || wc_check_write(r.p, wc_reader_left(&r), &span) != 0)
 					protocol_error("write");
 				MemoryContextSwitchTo(c->cxt);
 				w = client_writes(c, db, true);
+				note_span(w, &span);
 				msg = makeStringInfo();
 				appendBinaryStringInfo(msg, (const char *) r.p, wc_reader_left(&r));
 				w->msgs = lappend(w->msgs, msg);

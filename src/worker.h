@@ -28,6 +28,15 @@ typedef struct WcOpenDb
 
 typedef struct WcCellScan WcCellScan;
 
+/* The writes a backend has sent for a database and not yet committed. */
+typedef struct WcClientWrites
+{
+	uint32		db;
+	List	   *msgs;			/* WRITE payloads (StringInfo) */
+	StringInfoData lowest;		/* the lowest and highest row prefix in them */
+	StringInfoData highest;
+} WcClientWrites;
+
 /* in cells.c */
 extern int	wc_debug_crash_after_commit_batches;
 extern int	wc_debug_clock_step_back;
@@ -39,8 +48,8 @@ extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
-extern bool cells_commit_is_large(List *writes);
-extern WcBatch *cells_commit(WcOpenDb *odb, List *writes, bool sync);
+extern bool cells_commit_is_large(WcClientWrites *w);
+extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 extern uint64 cells_estimate(WcOpenDb *odb, WcReader *r);
 
 #endif							/* WC_WORKER_H */

@@ -108,6 +108,9 @@ check_stored_key(const uint8_t *prefix, size_t plen,
 	free(k);
 }
 
+/* The span wc_check_write gave for the request walk_write reads. */
+static WcRowSpan walk_span;
+
 /*
  * The rows of an accepted WRITE, walked as cells_commit walks them.
  * Returns the offset of the end of the first row (0 if none).
@@ -130,6 +133,9 @@ walk_write(const uint8_t *data, size_t len)
 		CHECK(prefix != NULL);
 		CHECK(deleted == 0 || deleted == 1);
 		CHECK(n_components(prefix, plen, 2));
+		/* every row lies within the span wc_check_write found */
+		CHECK(wc_compare_bytes(prefix, plen, walk_span.lowest, walk_span.lowest_len) >= 0);
+		CHECK(wc_compare_bytes(prefix, plen, walk_span.highest, walk_span.highest_len) <= 0);
 		if (deleted)
 			check_stored_key(prefix, plen, row_tombstone_fq, sizeof(row_tombstone_fq));
 		for (uint32_t i = 0; i < ncells && !r.bad; i++)
@@ -200,12 +206,27 @@ walk_scan(const uint8_t *data, size_t len)
 static void
 write_request(const uint8_t *rest, size_t len)
 {
-	int			ok = wc_check_write(rest, len);
+	WcRowSpan	span;
+	int			ok = wc_check_write(rest, len, &span);
 
 	CHECK(ok == 0 || ok == -1);
 	if (ok == 0)
 	{
-		size_t		first = walk_write(rest, len);
+		size_t		first;
+
+		walk_span = span;
+		first = walk_write(rest, len);
+
+		/* the span lies within the request and is ordered */
+		CHECK((span.lowest == NULL) == (span.highest == NULL));
+		CHECK((span.lowest == NULL) == (len == 0));
+		if (span.lowest != NULL)
+		{
+			CHECK(span.lowest >= rest && span.lowest + span.lowest_len <= rest + len);
+			CHECK(span.highest >= rest && span.highest + span.highest_len <= rest + len);
+			CHECK(wc_compare_bytes(span.lowest, span.lowest_len,
+								   span.highest, span.highest_len) <= 0);
+		}
 
 		/* whole rows at the front are a valid request on their own */
 		if (first > 0)
@@ -214,7 +235,7 @@ write_request(const uint8_t *rest, size_t len)
 
 			CHECK(copy != NULL);
 			memcpy(copy, rest, first);
-			CHECK(wc_check_write(copy, first) == 0);
+			CHECK(wc_check_write(copy, first, NULL) == 0);
 			free(copy);
 		}
 	}
