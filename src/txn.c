@@ -50,6 +50,7 @@ typedef struct WcRowKey
 typedef struct WcRowEntry
 {
 	WcRowKey	key;
+	uint64		abbrev;			/* the key's first 8 bytes: abbrev_key */
 	uint32	   *ops;			/* positions in the log, ascending */
 	int			nops;
 	int			cap;
@@ -291,6 +292,20 @@ log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 	row->ops[row->nops++] = txn_log_len++;
 }
 
+/*
+ * The key's first 8 bytes as a big-endian number, zeros past its end: it
+ * orders most pairs of keys from different runs without reading the keys.
+ */
+static uint64
+abbrev_key(const uint8 *key, size_t len)
+{
+	uint64		v = 0;
+
+	for (size_t i = 0; i < 8; i++)
+		v = (v << 8) | (i < len ? key[i] : 0);
+	return v;
+}
+
 static WcRowEntry *
 new_row(const uint8 *rowkey, size_t rowkey_len)
 {
@@ -299,6 +314,7 @@ new_row(const uint8 *rowkey, size_t rowkey_len)
 	memset(row, 0, sizeof(WcRowEntry));
 	row->key.data = memcpy((char *) row + sizeof(WcRowEntry), rowkey, rowkey_len);
 	row->key.len = rowkey_len;
+	row->abbrev = abbrev_key(rowkey, rowkey_len);
 	return row;
 }
 
@@ -327,33 +343,13 @@ absorb_row(WcRowEntry *a, WcRowEntry *b)
 	b->nops = 0;
 }
 
-/*
- * A row in a merge: its key's first 8 bytes as a big-endian number (zeros
- * past the end), which orders most pairs of keys from different runs
- * without following the row's pointers.
- */
-typedef struct WcSortItem
-{
-	uint64		abbrev;
-	WcRowEntry *row;
-} WcSortItem;
-
-static uint64
-abbrev_key(const WcRowKey *k)
-{
-	uint64		v = 0;
-
-	for (size_t i = 0; i < 8; i++)
-		v = (v << 8) | (i < k->len ? k->data[i] : 0);
-	return v;
-}
-
+/* row_cmp, quicker for rows whose keys differ in their first 8 bytes */
 static int
-item_cmp(const WcSortItem *x, const WcSortItem *y)
+merge_cmp(const WcRowEntry *x, const WcRowEntry *y)
 {
 	if (x->abbrev != y->abbrev)
 		return x->abbrev < y->abbrev ? -1 : 1;
-	return row_cmp(x->row, y->row);
+	return row_cmp(x, y);
 }
 
 /*
@@ -368,8 +364,8 @@ static void
 sort_rows(WcTxnTable *tt)
 {
 	int			n = tt->nrows;
-	WcSortItem *a;
-	WcSortItem *b;
+	WcRowEntry **a;
+	WcRowEntry **b;
 	int		   *bounds;			/* run i is [bounds[i], bounds[i + 1]) */
 	int			nruns = 0;
 	int			w = 0;
@@ -380,13 +376,9 @@ sort_rows(WcTxnTable *tt)
 		return;
 	/* reads call this too: the merged rows must outlive their statement */
 	old = MemoryContextSwitchTo(txn_cxt);
-	a = palloc_extended(sizeof(WcSortItem) * n, MCXT_ALLOC_HUGE);
-	b = palloc_extended(sizeof(WcSortItem) * n, MCXT_ALLOC_HUGE);
-	for (int i = 0; i < n; i++)
-	{
-		a[i].row = tt->rows[i];
-		a[i].abbrev = abbrev_key(&tt->rows[i]->key);
-	}
+	a = palloc_extended(sizeof(WcRowEntry *) * n, MCXT_ALLOC_HUGE);
+	b = palloc_extended(sizeof(WcRowEntry *) * n, MCXT_ALLOC_HUGE);
+	memcpy(a, tt->rows, sizeof(WcRowEntry *) * n);
 	bounds = palloc(sizeof(int) * (tt->ntail_runs + 2));
 	if (tt->nsorted > 0)
 		bounds[nruns++] = 0;
@@ -397,7 +389,7 @@ sort_rows(WcTxnTable *tt)
 	while (nruns > 1)
 	{
 		int			merged = 0;
-		WcSortItem *t;
+		WcRowEntry **t;
 
 		for (int r = 0; r < nruns; r += 2)
 		{
@@ -409,7 +401,7 @@ sort_rows(WcTxnTable *tt)
 
 			while (l < mid && m < end)
 			{
-				int			c = item_cmp(&a[l], &a[m]);
+				int			c = merge_cmp(a[l], a[m]);
 
 				repeats |= c == 0;
 				b[o++] = c <= 0 ? a[l++] : a[m++];
@@ -434,15 +426,12 @@ sort_rows(WcTxnTable *tt)
 	 */
 	for (int r = 0; r < n; r++)
 	{
-		WcRowEntry *row = a[r].row;
-
-		if (repeats && w > 0 && row_cmp(b[w - 1].row, row) == 0)
-			absorb_row(b[w - 1].row, row);
+		if (repeats && w > 0 && row_cmp(b[w - 1], a[r]) == 0)
+			absorb_row(b[w - 1], a[r]);
 		else
-			b[w++].row = row;
+			b[w++] = a[r];
 	}
-	for (int r = 0; r < w; r++)
-		tt->rows[r] = b[r].row;
+	memcpy(tt->rows, b, sizeof(WcRowEntry *) * w);
 	pfree(a);
 	pfree(b);
 	pfree(bounds);
