@@ -14,8 +14,10 @@
  * answers one bounded batch per request.  So a long scan in one session
  * cannot stall a point read in another.  Nor does a commit's fsync: a
  * commit's batch goes to the commit writer, a thread of storage.c, and the
- * commit is answered when it comes back (collect_commits).  When there is
- * nothing to do the loop polls a little before it sleeps (wc_poll_again).
+ * commit is answered when it comes back (collect_commits).  A large commit's
+ * batches go there too, and until it is answered new reads of its database
+ * get a snapshot from before it (read_snapshot).  When there is nothing to
+ * do the loop polls a little before it sleeps (wc_poll_again).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
  * the worker itself exits only on SIGTERM or postmaster death, and the
@@ -63,6 +65,7 @@ typedef struct WcClientScan
 {
 	uint32		id;
 	WcCellScan *scan;
+	WcSnap	   *own_snap;		/* a share of the frozen snapshot, or NULL */
 } WcClientScan;
 
 typedef struct WcClient
@@ -81,12 +84,19 @@ typedef struct WcClient
 	ErrorData  *deferred;		/* error of an unanswered request */
 	bool		commit_waiting; /* its commit is with the commit writer */
 	bool		gone;			/* freed while it was: collect_commits frees */
+	WcOpenDb   *large_odb;		/* that commit is a large one, to this db */
+	bool		large_sync;
 } WcClient;
 
 static WcClient **clients;		/* by slot */
 static List *open_dbs = NIL;	/* WcOpenDb, index is the db id */
 static MemoryContext worker_cxt;
 static MemoryContext request_cxt;
+static MemoryContext collect_cxt;	/* collect_commits' */
+static int	large_commits = 0;	/* large commits with the commit writer */
+
+static void thaw(WcOpenDb *odb);
+static bool collect_commits(void);
 static volatile sig_atomic_t got_sigterm = false;
 
 static size_t
@@ -156,6 +166,15 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomStringVariable("widecolumn_fdw.debug_pause_commit_file",
+							   "Makes a large commit wait after its first batch while this file exists (for tests).",
+							   NULL,
+							   &wc_debug_pause_commit_file,
+							   "",
+							   PGC_SIGHUP,
+							   GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							   NULL, NULL, NULL);
+
 	DefineCustomIntVariable("widecolumn_fdw.debug_clock_step_back",
 							"Sets the storage worker's clock this many seconds back (for tests).",
 							NULL,
@@ -208,7 +227,10 @@ wc_worker_exit(int code, Datum arg)
 		WcOpenDb   *odb = lfirst(lc);
 
 		if (odb->db)
+		{
+			thaw(odb);
 			storage_close(odb->db);
+		}
 		odb->db = NULL;
 	}
 }
@@ -337,6 +359,31 @@ lookup_db(uint32 id)
 }
 
 /*
+ * The snapshot new reads of odb get: while a large commit is being written
+ * (odb->frozen is set), one taken before its first batch, so that nobody
+ * sees part of it; the commits after it wait behind it in the commit writer,
+ * and are answered after it.
+ */
+static WcSnap *
+read_snapshot(WcOpenDb *odb)
+{
+	if (odb->frozen != NULL)
+		return storage_snapshot_share(odb->frozen);
+	return storage_snapshot(odb->db);
+}
+
+/* The large commit is done: new reads see the latest state again. */
+static void
+thaw(WcOpenDb *odb)
+{
+	if (odb->frozen != NULL)
+	{
+		storage_release(odb->db, odb->frozen);
+		odb->frozen = NULL;
+	}
+}
+
+/*
  * close_after_failure
  *		Close a database a write failed on, so that it can be reopened.
  *
@@ -360,6 +407,8 @@ close_after_failure(WcOpenDb *odb)
 			if (cells_scan_db(cs->scan) == odb)
 			{
 				cells_scan_close(cs->scan);
+				if (cs->own_snap)
+					storage_release(odb->db, cs->own_snap);
 				c->scans = foreach_delete_current(c->scans, lc);
 			}
 		}
@@ -374,6 +423,7 @@ close_after_failure(WcOpenDb *odb)
 			}
 		}
 	}
+	thaw(odb);
 	storage_close(odb->db);
 	odb->db = NULL;
 	ereport(LOG,
@@ -399,8 +449,12 @@ lookup_scan(WcClient *c, uint32 id)
 static void
 drop_scan(WcClient *c, WcClientScan *cs)
 {
+	WcOpenDb   *odb = cells_scan_db(cs->scan);
+
 	c->scans = list_delete_ptr(c->scans, cs);
 	cells_scan_close(cs->scan);
+	if (cs->own_snap)
+		storage_release(odb->db, cs->own_snap);
 }
 
 static WcClientWrites *
@@ -488,44 +542,86 @@ fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
  *		Apply the writes a client sent for db; they are gone either way.
  *
  * True when the commit went to the commit writer: collect_commits answers
- * it.  A large commit is written here, after the writer's queue.
+ * it.  A large commit goes there too, as a chain of batches handed over as
+ * they are built; until it is answered, new reads of db get a snapshot taken
+ * before it (read_snapshot), so the worker serves them meanwhile.  One is
+ * written at a time, and the commits before it are written before that
+ * snapshot is taken.
  */
 static bool
 commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 {
 	WcClientWrites *w = client_writes(c, db, false);
 	WcBatch    *batch = NULL;
+	bool		large;
 
+	/* static: cells_commit sets it before it may throw */
+	static bool chained;
+
+	if (w == NULL)
+		return false;
+	large = cells_commit_is_large(w);
+	chained = false;
 	PG_TRY();
 	{
-		if (w != NULL && cells_commit_is_large(w))
+		if (large)
+		{
+			if (large_commits > 0)
+			{
+				storage_writer_drain();
+				collect_commits();
+			}
 			storage_writer_drain();
+		}
 
 		/*
 		 * After a failed write the handle still serves reads, but is
-		 * reopened before it is written to again.
+		 * reopened before it is written to again (collect_commits may just
+		 * have closed it).
 		 */
-		if (w != NULL && storage_write_failed(odb->db))
+		if (odb->db == NULL)
+			open_storage(odb);
+		else if (storage_write_failed(odb->db))
 		{
 			close_after_failure(odb);
 			open_storage(odb);
 		}
-		if (w != NULL)
-			batch = cells_commit(odb, w, sync);
+		if (large)
+		{
+			odb->frozen = storage_snapshot(odb->db);
+			c->large_odb = odb;
+			c->large_sync = sync;
+			large_commits++;
+		}
+		batch = cells_commit(odb, w, sync, c, &chained);
 	}
 	PG_CATCH();
 	{
-		/* Part of the commit is written: reopening rolls it back. */
-		if (odb->db != NULL && odb->commit_partial)
-			close_after_failure(odb);
 		discard_writes(c, db);
-		PG_RE_THROW();
+		if (!chained)
+		{
+			if (large && c->large_odb != NULL)
+			{
+				thaw(odb);
+				c->large_odb = NULL;
+				large_commits--;
+			}
+			PG_RE_THROW();
+		}
+
+		/*
+		 * Part of it is with the commit writer, which gives up the rest: the
+		 * commit fails when it comes back, and is answered then.
+		 */
+		EmitErrorReport();
+		FlushErrorState();
+		c->commit_waiting = true;
+		return true;
 	}
 	PG_END_TRY();
 	discard_writes(c, db);
-	if (batch == NULL)
-		return false;
-	storage_submit(odb->db, batch, sync, c);
+	if (!large)
+		storage_submit(odb->db, batch, sync, c);
 	c->commit_waiting = true;
 	return true;
 }
@@ -533,34 +629,63 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 /*
  * collect_commits
  *		Answer the commits the commit writer has written; true if any.
+ *
+ * A large commit is made durable here and its pending-commit file removed
+ * before it is answered; if any of it failed, the database is closed, and
+ * reopening rolls back what was written.  Runs between requests, and within
+ * one (commit_writes): it uses a memory context of its own.
  */
 static bool
 collect_commits(void)
 {
 	void	   *owner;
 	bool		any = false;
+	MemoryContext caller = CurrentMemoryContext;
 
 	while (storage_next_written(&owner))
 	{
 		WcClient   *c = owner;
+		WcOpenDb   *odb = c->large_odb;
+		int			written = odb != NULL ? storage_chain_written() : 0;
 
-		MemoryContextSwitchTo(request_cxt);
+		MemoryContextSwitchTo(collect_cxt);
 		resetStringInfo(&c->answer);
 		PG_TRY();
 		{
 			storage_finish_written();
+			if (odb != NULL)
+				cells_commit_finish(odb, c->large_sync);
 			appendStringInfoChar(&c->answer, WC_RESP_OK);
 		}
 		PG_CATCH();
 		{
 			ErrorData  *edata = take_error(c);
 
+			/*
+			 * Part of it may be written: reopening rolls it back.  If none
+			 * of it is, the handle still serves reads, and is reopened
+			 * before it is written to again.
+			 */
+			if (odb != NULL && odb->db != NULL && odb->commit_partial)
+			{
+				if (written > 0)
+					close_after_failure(odb);
+				else
+					cells_commit_forget(odb);
+			}
 			answer_error(&c->answer, edata);
 			FreeErrorData(edata);
 		}
 		PG_END_TRY();
-		MemoryContextSwitchTo(worker_cxt);
-		MemoryContextReset(request_cxt);
+		if (odb != NULL)
+		{
+			if (odb->db != NULL)
+				thaw(odb);
+			c->large_odb = NULL;
+			large_commits--;
+		}
+		MemoryContextSwitchTo(caller);
+		MemoryContextReset(collect_cxt);
 
 		c->commit_waiting = false;
 		if (c->gone)
@@ -649,7 +774,7 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				cs = palloc(sizeof(WcClientSnap));
 				cs->id = wc_get_u32(&r);
 				cs->odb = odb;
-				cs->snap = storage_snapshot(odb->db);
+				cs->snap = read_snapshot(odb);
 				c->snaps = lappend(c->snaps, cs);
 				MemoryContextSwitchTo(request_cxt);
 				break;
@@ -703,8 +828,13 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				MemoryContextSwitchTo(c->cxt);
 				cs = palloc(sizeof(WcClientScan));
 				cs->id = scanid;
-				cs->scan = cells_scan_open(odb, snap, &r, (flags & WC_SCAN_REVERSE) != 0,
+				cs->own_snap = NULL;
+				/* the latest state, unless a large commit is being written */
+				cs->scan = cells_scan_open(odb, snap ? snap : odb->frozen, &r,
+										   (flags & WC_SCAN_REVERSE) != 0,
 										   (flags & WC_SCAN_BULK) == 0, limit);
+				if (snap == NULL && odb->frozen != NULL)
+					cs->own_snap = storage_snapshot_share(odb->frozen);
 				c->scans = lappend(c->scans, cs);
 				MemoryContextSwitchTo(request_cxt);
 				if (r.bad)
@@ -862,7 +992,14 @@ client_free(WcClient *c)
 	ListCell   *lc;
 
 	foreach(lc, c->scans)
-		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
+	{
+		WcClientScan *cs = lfirst(lc);
+		WcOpenDb   *odb = cells_scan_db(cs->scan);
+
+		cells_scan_close(cs->scan);
+		if (cs->own_snap)
+			storage_release(odb->db, cs->own_snap);
+	}
 	foreach(lc, c->snaps)
 	{
 		WcClientSnap *cs = lfirst(lc);
@@ -1005,6 +1142,8 @@ wc_worker_main(Datum arg)
 
 	worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 									   ALLOCSET_DEFAULT_SIZES);
+	collect_cxt = AllocSetContextCreate(worker_cxt, "widecolumn_fdw commits written",
+										ALLOCSET_DEFAULT_SIZES);
 	request_cxt = AllocSetContextCreate(worker_cxt, "widecolumn_fdw request",
 										ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(worker_cxt);
