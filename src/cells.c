@@ -813,9 +813,10 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val, size_t plen,
 }
 
 /*
- * Is this commit written in chunks by cells_commit?  The caller must then
- * wait for the commit writer first (storage_writer_drain), so that the
- * chunks go after every commit before it.
+ * Is this commit built as a chain of batches (cells_commit)?  The caller
+ * must then wait for the commit writer first (storage_writer_drain), so
+ * that the snapshot it gives new reads meanwhile holds every commit before
+ * it.
  */
 bool
 cells_commit_is_large(WcClientWrites *w)
@@ -901,13 +902,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
 			*chained = true;
 		}
 		else
-		{
-			/* It may outlive this request: the commit writer writes it. */
-			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-
 			cm.batch = storage_batch_new();
-			MemoryContextSwitchTo(old);
-		}
 		commit_add_clock(odb, ts, cm.batch);
 		foreach(lc, w->msgs)
 		{

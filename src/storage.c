@@ -7,9 +7,9 @@
  * worker.  Every LevelDB error string is freed here and turned into an
  * ereport with a fitting SQLSTATE, so the rest of the code never sees
  * errptr.  Iterator keys and values are valid only until the next move;
- * callers copy what they keep.  Small commits are written by a thread of
- * the worker's, the commit writer (see below), so that fsync does not stop
- * the worker.
+ * callers copy what they keep.  Commits are written by a thread of the
+ * worker's, the commit writer (see below), so that neither fsync nor a bulk
+ * load stops the worker.
  *
  *-------------------------------------------------------------------------
  */
@@ -91,6 +91,7 @@ typedef struct WcWrite
 	WcBatch    *batch;			/* NULL for a chain */
 	bool		chain;			/* a large commit: its batches come in chain */
 	int			chain_written;	/* how many of them were written */
+	bool		chain_abandoned;	/* the worker gave it up */
 	int			crash_after;	/* test hook: die after this many of them */
 	char	   *pause_file;		/* test hook: wait after the first while it exists */
 	bool		sync;
@@ -155,8 +156,10 @@ write_chain(WcWrite *w, char **err)
 		bool		more;
 		bool		abandoned;
 
-		while (chain.head == NULL && !chain.closed)
+		while (chain.head == NULL && !chain.closed && !writer.stop)
 			pthread_cond_wait(&writer.wake, &writer.mutex);
+		if (chain.head == NULL && !chain.closed)
+			chain.abandoned = true; /* the worker is exiting */
 		if (chain.head == NULL)
 			break;
 		b = chain.head;
@@ -187,8 +190,7 @@ write_chain(WcWrite *w, char **err)
 		if (*err == NULL && more && w->crash_after > 0 && written >= w->crash_after)
 			raise(SIGKILL);
 	}
-	if (chain.abandoned && *err == NULL)
-		*err = strdup("the commit was abandoned while it was being written");
+	w->chain_abandoned = chain.abandoned;
 	w->chain_written = written;
 	pthread_mutex_unlock(&writer.mutex);
 }
@@ -247,10 +249,13 @@ writer_main(void *arg)
 			{
 				WcWrite    *x = WRITER_SLOT(n);
 
-				x->failed = w->db->write_failed;
+				/* A chain the worker gave up fails without failing the database. */
+				x->failed = w->db->write_failed || x->chain_abandoned;
 				if (x->failed)
 					snprintf(x->err, sizeof(x->err), "%s",
-							 err ? err : "an earlier write to this database failed");
+							 err ? err :
+							 x->chain_abandoned ? "the commit was given up before it was written" :
+							 "an earlier write to this database failed");
 			}
 			writer.finished = end;
 			/*
@@ -338,6 +343,8 @@ storage_submit(WcDb *d, WcBatch *b, bool sync, void *owner)
 	w->db = d;
 	w->batch = b;
 	w->chain = false;
+	w->chain_written = 0;
+	w->chain_abandoned = false;
 	w->crash_after = 0;
 	w->pause_file = NULL;
 	w->sync = sync;
@@ -366,15 +373,19 @@ WcBatch *
 storage_chain_begin(WcDb *d, int crash_after, const char *pause_file, void *owner)
 {
 	WcWrite    *w;
+	WcBatch    *first;
 
 	Assert(writer.running);
 	if (writer.submitted - writer.collected >= writer.size)
 		elog(ERROR, "too many commits waiting for the widecolumn_fdw commit writer");
+	/* Nothing may fail once the slot is published: the thread would wait. */
+	first = storage_batch_new();
 	w = WRITER_SLOT(writer.submitted);
 	w->db = d;
 	w->batch = NULL;
 	w->chain = true;
 	w->chain_written = 0;
+	w->chain_abandoned = false;
 	w->crash_after = crash_after;
 	w->pause_file = pause_file ? MemoryContextStrdup(TopMemoryContext, pause_file) : NULL;
 	w->sync = false;
@@ -388,7 +399,7 @@ storage_chain_begin(WcDb *d, int crash_after, const char *pause_file, void *owne
 	writer.submitted++;
 	pthread_cond_signal(&writer.wake);
 	pthread_mutex_unlock(&writer.mutex);
-	return storage_batch_new();
+	return first;
 }
 
 /* Hand b over to be written; returns the next batch to fill. */
@@ -398,18 +409,24 @@ storage_chain_pass(WcBatch *b)
 	WcBatch    *next;
 
 	pthread_mutex_lock(&writer.mutex);
+	next = chain.spare;
+	if (next)
+		chain.spare = next->next;
+	pthread_mutex_unlock(&writer.mutex);
+	/* before b is handed over: if this fails, b is still the caller's */
+	if (next == NULL)
+		next = storage_batch_new();
+
+	pthread_mutex_lock(&writer.mutex);
 	b->next = NULL;
 	if (chain.tail)
 		chain.tail->next = b;
 	else
 		chain.head = b;
 	chain.tail = b;
-	next = chain.spare;
-	if (next)
-		chain.spare = next->next;
 	pthread_cond_signal(&writer.wake);
 	pthread_mutex_unlock(&writer.mutex);
-	return next ? next : storage_batch_new();
+	return next;
 }
 
 /*
@@ -814,7 +831,8 @@ storage_iter_check(WcIter *i)
 WcBatch *
 storage_batch_new(void)
 {
-	WcBatch    *b = palloc(sizeof(WcBatch));
+	/* freed by storage_batch_free: the commit writer may hold it long */
+	WcBatch    *b = MemoryContextAlloc(TopMemoryContext, sizeof(WcBatch));
 
 	b->wb = leveldb_writebatch_create();
 	b->bytes = 0;

@@ -86,6 +86,8 @@ typedef struct WcClient
 	bool		gone;			/* freed while it was: collect_commits frees */
 	WcOpenDb   *large_odb;		/* that commit is a large one, to this db */
 	bool		large_sync;
+	uint64		large_opens;	/* large_odb->opens when it began */
+	ErrorData  *large_error;	/* why the worker gave it up, if it did */
 } WcClient;
 
 static WcClient **clients;		/* by slot */
@@ -339,6 +341,7 @@ open_storage(WcOpenDb *odb)
 				 errhint("Restore the directory or mount the volume that holds it. To start again with an empty database, remove its line from \"%s\" in the data directory.",
 						 WC_REGISTRY)));
 	odb->db = storage_open(odb->path, &odb->opts);
+	odb->opens++;
 	odb->commit_partial = false;
 	registry_add(odb->path);
 	cells_recover(odb);
@@ -591,6 +594,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 			odb->frozen = storage_snapshot(odb->db);
 			c->large_odb = odb;
 			c->large_sync = sync;
+			c->large_opens = odb->opens;
 			large_commits++;
 		}
 		batch = cells_commit(odb, w, sync, c, &chained);
@@ -611,10 +615,11 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 
 		/*
 		 * Part of it is with the commit writer, which gives up the rest: the
-		 * commit fails when it comes back, and is answered then.
+		 * commit fails when it comes back, and is answered then, with this
+		 * error.
 		 */
-		EmitErrorReport();
-		FlushErrorState();
+		c->large_error = take_error(c);
+		MemoryContextSwitchTo(request_cxt);
 		c->commit_waiting = true;
 		return true;
 	}
@@ -654,12 +659,28 @@ collect_commits(void)
 		{
 			storage_finish_written();
 			if (odb != NULL)
+			{
+				/* Reopening after another write failed rolled it back. */
+				if (odb->db == NULL || odb->opens != c->large_opens)
+					ereport(ERROR,
+							(errcode(ERRCODE_IO_ERROR),
+							 errmsg("could not commit to LevelDB database \"%s\"", odb->path),
+							 errdetail("The database was reopened after a failed write while the commit was being written, and the commit was rolled back.")));
 				cells_commit_finish(odb, c->large_sync);
+			}
 			appendStringInfoChar(&c->answer, WC_RESP_OK);
 		}
 		PG_CATCH();
 		{
 			ErrorData  *edata = take_error(c);
+
+			/* the worker gave it up: say why */
+			if (c->large_error != NULL)
+			{
+				FreeErrorData(edata);
+				edata = c->large_error;
+				c->large_error = NULL;
+			}
 
 			/*
 			 * Part of it may be written: reopening rolls it back.  If none

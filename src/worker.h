@@ -26,6 +26,7 @@ typedef struct WcOpenDb
 								 * its last: reopen to roll them back */
 	WcSnap	   *frozen;			/* while a large commit is being written: the
 								 * snapshot every new read gets */
+	uint64		opens;			/* how many times it was opened */
 } WcOpenDb;
 
 typedef struct WcCellScan WcCellScan;
