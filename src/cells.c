@@ -652,11 +652,10 @@ unix_micros(void)
  * A commit whose WRITE payloads come to more than this is written as several
  * LevelDB batches of about this size, so that LevelDB can switch memtables
  * and flush the first while the rest is being written, instead of holding
- * the whole load uncompressed in one memtable and its log.  The commit writer
- * writes them one after the other while the worker goes on serving; until the
- * commit is answered, the worker gives every new snapshot of the database one
- * taken before the first batch, so no snapshot sees part of it (worker.c).  A
- * crash in between is undone at the next open, from the pending-commit file.
+ * the whole load uncompressed in one memtable and its log.  The worker writes
+ * them one after the other without serving any other request in between, so
+ * no snapshot sees part of the commit; a crash in between is undone at the
+ * next open, from the pending-commit file.
  */
 #define WC_COMMIT_CHUNK_BYTES	(4 * 1024 * 1024)
 
@@ -670,14 +669,14 @@ unix_micros(void)
  */
 #define WC_PENDING_FILE "widecolumn-pending-commit"
 
-/* A commit being built. */
 typedef struct WcCommit
 {
 	WcOpenDb   *odb;
-	WcBatch    *batch;			/* the batch being filled */
+	WcBatch    *batch;
 	bool		sync;
-	bool		chunked;		/* built in several batches */
+	bool		chunked;		/* written in several batches */
 	uint64		ts;
+	int			batches;		/* written so far */
 	StringInfo	lowest;			/* the lowest and highest row prefix */
 	StringInfo	highest;
 } WcCommit;
@@ -765,27 +764,49 @@ pending_remove(WcOpenDb *odb, bool sync)
 }
 
 /*
- * Put the clock in a commit's (first) batch if the commit's timestamp has
+ * Put the clock in the commit's (first) batch if the commit's timestamp has
  * passed the stored one.  clock_stored moves at once: if the write fails,
  * the database is reopened, which reads the stored clock again.
  */
 static void
-commit_add_clock(WcOpenDb *odb, uint64 ts, WcBatch *batch)
+commit_add_clock(WcCommit *cm)
 {
-	uint64		clock = ts + WC_CLOCK_AHEAD_US;
+	uint64		clock = cm->ts + WC_CLOCK_AHEAD_US;
 
-	if (ts > odb->clock_stored)
+	if (cm->ts > cm->odb->clock_stored)
 	{
-		storage_batch_put(batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
-		odb->clock_stored = clock;
+		storage_batch_put(cm->batch, clock_key, sizeof(clock_key), (uint8 *) &clock, 8);
+		cm->odb->clock_stored = clock;
 	}
 }
 
 /* Test hook: die (as kill -9 would) after this many batches of a commit. */
 int			wc_debug_crash_after_commit_batches = 0;
 
-/* Test hook: a large commit waits after its first batch while this exists. */
-char	   *wc_debug_pause_commit_file = NULL;
+/*
+ * commit_write_batch
+ *		Write the batch built so far.  The first carries the clock when the
+ *		commit's timestamp has passed it.  None is synced on its own: when
+ *		the commit is, all are made durable together after the last
+ *		(storage_sync_logs), before the pending-commit file is removed, so
+ *		that no batch can be lost once the commit counts as done.
+ */
+static void
+commit_write_batch(WcCommit *cm, bool last)
+{
+	if (cm->batches == 0)
+		commit_add_clock(cm);
+	storage_write(cm->odb->db, cm->batch, false);
+	storage_batch_clear(cm->batch);
+	cm->batches++;
+	/* Part of it is in LevelDB: until the file is removed, undo it. */
+	if (cm->chunked)
+		cm->odb->commit_partial = true;
+
+	if (!last && wc_debug_crash_after_commit_batches > 0 &&
+		cm->batches >= wc_debug_crash_after_commit_batches)
+		raise(SIGKILL);
+}
 
 /*
  * Add one cell (or the row tombstone, with tag -1) to the batch.  key holds
@@ -813,10 +834,9 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val, size_t plen,
 }
 
 /*
- * Is this commit built as a chain of batches (cells_commit)?  The caller
- * must then wait for the commit writer first (storage_writer_drain), so
- * that the snapshot it gives new reads meanwhile holds every commit before
- * it.
+ * Is this commit written in chunks by cells_commit?  The caller must then
+ * wait for the commit writer first (storage_writer_drain), so that the
+ * chunks go after every commit before it.
  */
 bool
 cells_commit_is_large(WcClientWrites *w)
@@ -830,44 +850,17 @@ cells_commit_is_large(WcClientWrites *w)
 }
 
 /*
- * cells_commit_forget
- *		A large commit failed before any of its batches reached LevelDB: the
- *		database need not be reopened to roll it back, and its pending-commit
- *		file would only make the next open look for nothing.
- */
-void
-cells_commit_forget(WcOpenDb *odb)
-{
-	char	   *path = pending_path(odb);
-
-	(void) unlink(path);
-	pfree(path);
-	odb->commit_partial = false;
-}
-
-/*
  * cells_commit
- *		Build the write batch of the writes one transaction sent for odb.
+ *		Apply the WRITE payloads of one transaction atomically.
  *
- * A commit of up to WC_COMMIT_CHUNK_BYTES is one batch, returned for the
+ * A commit of up to WC_COMMIT_CHUNK_BYTES is returned as one batch for the
  * caller to write (through the commit writer, storage_submit), with the
- * clock in it when the commit's timestamp has passed the stored one.
- *
- * A larger one (cells_commit_is_large) is written by the commit writer as a
- * chain of batches of about that size, each handed over as it is built
- * (storage_chain_*), after its pending-commit file; NULL is returned, owner
- * comes back from storage_next_written when all are written, and
- * cells_commit_finish must follow.  *chained is set once the first batch is
- * handed over: from then on an error abandons the chain, and the commit
- * fails when it comes back.
- *
- * If a write fails, the database is reopened, which reads the stored clock
- * again and rolls back what a large commit wrote.  The WRITE payloads are
- * freed as they are read.
+ * clock in it when the commit's timestamp has passed the stored one; if
+ * that write fails, the database is reopened, which reads the stored clock
+ * again.  A larger commit is written here, in chunks, and NULL returned.
  */
 WcBatch *
-cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
-			 bool *chained)
+cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 {
 	uint64		ts = Max(unix_micros(), odb->last_commit_ts + 1);
 	uint8		tsbuf[WC_TS_LEN];
@@ -878,6 +871,13 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
 
 	memset(&cm, 0, sizeof(cm));
 	cm.odb = odb;
+	{
+		/* It may outlive this request: the commit writer writes it. */
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		cm.batch = storage_batch_new();
+		MemoryContextSwitchTo(old);
+	}
 	cm.sync = sync;
 	cm.ts = ts;
 	cm.lowest = &w->lowest;
@@ -886,24 +886,11 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
 	initStringInfo(&key);
 	initStringInfo(&val);
 	cm.chunked = cells_commit_is_large(w);
-	*chained = false;
 
 	PG_TRY();
 	{
 		if (cm.chunked)
-		{
 			pending_write(&cm);
-			/* from now on, until the file is gone, reopening undoes it */
-			odb->commit_partial = true;
-			cm.batch = storage_chain_begin(odb->db, wc_debug_crash_after_commit_batches,
-										   wc_debug_pause_commit_file && wc_debug_pause_commit_file[0] ?
-										   wc_debug_pause_commit_file : NULL,
-										   owner);
-			*chained = true;
-		}
-		else
-			cm.batch = storage_batch_new();
-		commit_add_clock(odb, ts, cm.batch);
 		foreach(lc, w->msgs)
 		{
 			StringInfo	msg = lfirst(lc);
@@ -921,7 +908,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
 					break;
 				if (cm.chunked &&
 					storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
-					cm.batch = storage_chain_pass(cm.batch);
+					commit_write_batch(&cm, false);
 				resetStringInfo(&key);
 				appendBinaryStringInfo(&key, (const char *) prefix, plen);
 				if (deleted)
@@ -942,58 +929,41 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
 			}
 			if (r.bad)
 				malformed_write();
-			/* built: its memory can go to the batches still to build */
-			pfree(msg->data);
-			pfree(msg);
-			lfirst(lc) = NULL;
 		}
-		list_free(w->msgs);
-		w->msgs = NIL;
 		if (cm.chunked)
-			storage_chain_end(cm.batch, false);
+		{
+			commit_write_batch(&cm, true);
+			if (sync)
+				storage_sync_logs(odb->db);
+			pending_remove(odb, sync);
+		}
+		else
+			commit_add_clock(&cm);
 	}
 	PG_CATCH();
 	{
-		foreach(lc, w->msgs)
+		/*
+		 * With no batch written nothing of the commit is in LevelDB, and the
+		 * database stays open: the file would only be left for the next
+		 * open to find nothing with.  Either way the timestamp is used up.
+		 */
+		if (cm.chunked && cm.batches == 0)
 		{
-			StringInfo	msg = lfirst(lc);
+			char	   *path = pending_path(odb);
 
-			if (msg != NULL)
-			{
-				pfree(msg->data);
-				pfree(msg);
-			}
+			(void) unlink(path);
+			pfree(path);
 		}
-		list_free(w->msgs);
-		w->msgs = NIL;
-		if (*chained)
-			storage_chain_end(cm.batch, true);
-		else if (cm.chunked && odb->commit_partial)
-			cells_commit_forget(odb);
-		else if (cm.batch != NULL)
-			storage_batch_free(cm.batch);
-		/* the timestamp is used up either way */
 		odb->last_commit_ts = ts;
+		storage_batch_free(cm.batch);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	odb->last_commit_ts = ts;
-	pfree(key.data);
-	pfree(val.data);
-	return cm.chunked ? NULL : cm.batch;
-}
-
-/*
- * cells_commit_finish
- *		A large commit's batches are written: make them durable, then remove
- *		the pending-commit file.  From then on the commit stands.
- */
-void
-cells_commit_finish(WcOpenDb *odb, bool sync)
-{
-	if (sync)
-		storage_sync_logs(odb->db);
-	pending_remove(odb, sync);
+	if (!cm.chunked)
+		return cm.batch;
+	storage_batch_free(cm.batch);
+	return NULL;
 }
 
 /* Read the pending-commit file at path; false if there is none. */

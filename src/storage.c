@@ -7,9 +7,9 @@
  * worker.  Every LevelDB error string is freed here and turned into an
  * ereport with a fitting SQLSTATE, so the rest of the code never sees
  * errptr.  Iterator keys and values are valid only until the next move;
- * callers copy what they keep.  Commits are written by a thread of the
- * worker's, the commit writer (see below), so that neither fsync nor a bulk
- * load stops the worker.
+ * callers copy what they keep.  Small commits are written by a thread of
+ * the worker's, the commit writer (see below), so that fsync does not stop
+ * the worker.
  *
  *-------------------------------------------------------------------------
  */
@@ -52,14 +52,12 @@ struct WcIter
 struct WcSnap
 {
 	const leveldb_snapshot_t *snap;
-	int			refs;			/* storage_snapshot_share adds one */
 };
 
 struct WcBatch
 {
 	leveldb_writebatch_t *wb;
 	size_t		bytes;
-	WcBatch    *next;			/* in the chain's lists */
 };
 
 static void raise_leveldb_error(char *msg, const char *what, const char *path) pg_attribute_noreturn();
@@ -88,12 +86,7 @@ static void report_leveldb_error(char *err, const char *what, const char *path) 
 typedef struct WcWrite
 {
 	WcDb	   *db;
-	WcBatch    *batch;			/* NULL for a chain */
-	bool		chain;			/* a large commit: its batches come in chain */
-	int			chain_written;	/* how many of them were written */
-	bool		chain_abandoned;	/* the worker gave it up */
-	int			crash_after;	/* test hook: die after this many of them */
-	char	   *pause_file;		/* test hook: wait after the first while it exists */
+	WcBatch    *batch;
 	bool		sync;
 	void	   *owner;
 	char	   *path;			/* for the error message: db may be gone */
@@ -121,80 +114,6 @@ static struct
 /* The slot of counter n. */
 #define WRITER_SLOT(n) (&writer.slots[(n) % writer.size])
 
-/*
- * The batches of the large commit being written, one commit at a time.  The
- * worker hands them over as it builds them (storage_chain_pass), so that the
- * thread writes the first while the worker builds the next; the thread
- * clears each batch it has written and gives it back for reuse (spare).
- * Under writer.mutex.
- */
-static struct
-{
-	WcBatch    *head;			/* handed over, not yet written */
-	WcBatch    *tail;
-	WcBatch    *spare;			/* written and cleared */
-	bool		closed;			/* the last batch has been handed over */
-	bool		abandoned;		/* write no more of them */
-} chain;
-
-/*
- * Write a large commit's batches as the worker hands them over, none synced:
- * the worker syncs LevelDB's logs once all are written (storage_sync_logs).
- * Nobody sees them before the worker answers the commit: until then it gives
- * every new read a snapshot taken before the first batch (worker.c).  Called
- * and returns without the mutex.
- */
-static void
-write_chain(WcWrite *w, char **err)
-{
-	int			written = 0;
-
-	pthread_mutex_lock(&writer.mutex);
-	for (;;)
-	{
-		WcBatch    *b;
-		bool		more;
-		bool		abandoned;
-
-		while (chain.head == NULL && !chain.closed && !writer.stop)
-			pthread_cond_wait(&writer.wake, &writer.mutex);
-		if (chain.head == NULL && !chain.closed)
-			chain.abandoned = true; /* the worker is exiting */
-		if (chain.head == NULL)
-			break;
-		b = chain.head;
-		chain.head = b->next;
-		if (chain.head == NULL)
-			chain.tail = NULL;
-		abandoned = chain.abandoned;
-		pthread_mutex_unlock(&writer.mutex);
-
-		if (*err == NULL && !w->db->write_failed && !abandoned)
-		{
-			if (written == 1 && w->pause_file != NULL)
-			{
-				while (access(w->pause_file, F_OK) == 0)
-					usleep(10000);
-			}
-			leveldb_write(w->db->db, w->db->async_write, b->wb, err);
-			if (*err == NULL)
-				written++;
-		}
-		leveldb_writebatch_clear(b->wb);
-		b->bytes = 0;
-
-		pthread_mutex_lock(&writer.mutex);
-		b->next = chain.spare;
-		chain.spare = b;
-		more = chain.head != NULL || !chain.closed;
-		if (*err == NULL && more && w->crash_after > 0 && written >= w->crash_after)
-			raise(SIGKILL);
-	}
-	w->chain_abandoned = chain.abandoned;
-	w->chain_written = written;
-	pthread_mutex_unlock(&writer.mutex);
-}
-
 static void *
 writer_main(void *arg)
 {
@@ -221,12 +140,9 @@ writer_main(void *arg)
 			bool		sync = w->sync;
 			char	   *err = NULL;
 
-			while (!w->chain && end < last &&
-				   WRITER_SLOT(end)->db == w->db && !WRITER_SLOT(end)->chain)
+			while (end < last && WRITER_SLOT(end)->db == w->db)
 				sync |= WRITER_SLOT(end++)->sync;
-			if (w->chain)
-				write_chain(w, &err);
-			else if (!w->db->write_failed)
+			if (!w->db->write_failed)
 			{
 				leveldb_writeoptions_t *wo = sync ? w->db->sync_write : w->db->async_write;
 
@@ -249,13 +165,10 @@ writer_main(void *arg)
 			{
 				WcWrite    *x = WRITER_SLOT(n);
 
-				/* A chain the worker gave up fails without failing the database. */
-				x->failed = w->db->write_failed || x->chain_abandoned;
+				x->failed = w->db->write_failed;
 				if (x->failed)
 					snprintf(x->err, sizeof(x->err), "%s",
-							 err ? err :
-							 x->chain_abandoned ? "the commit was given up before it was written" :
-							 "an earlier write to this database failed");
+							 err ? err : "an earlier write to this database failed");
 			}
 			writer.finished = end;
 			/*
@@ -342,115 +255,12 @@ storage_submit(WcDb *d, WcBatch *b, bool sync, void *owner)
 	w = WRITER_SLOT(writer.submitted);
 	w->db = d;
 	w->batch = b;
-	w->chain = false;
-	w->chain_written = 0;
-	w->chain_abandoned = false;
-	w->crash_after = 0;
-	w->pause_file = NULL;
 	w->sync = sync;
 	w->owner = owner;
 	w->path = MemoryContextStrdup(TopMemoryContext, d->path);
 	w->failed = false;
 	pthread_mutex_lock(&writer.mutex);
 	writer.submitted++;
-	pthread_cond_signal(&writer.wake);
-	pthread_mutex_unlock(&writer.mutex);
-}
-
-/*
- * storage_chain_begin
- *		Start a large commit: its batches are written after every write
- *		given before, one after the other, none synced, as they are handed
- *		over.  Returns the first batch to fill.
- *
- * Hand each filled batch to storage_chain_pass, the last to
- * storage_chain_end; the commit is then done like any other (owner comes
- * back from storage_next_written).  The test hooks: with crash_after > 0
- * the thread kills the process after that many batches if more follow;
- * with pause_file, it waits after the first batch while that file exists.
- */
-WcBatch *
-storage_chain_begin(WcDb *d, int crash_after, const char *pause_file, void *owner)
-{
-	WcWrite    *w;
-	WcBatch    *first;
-
-	Assert(writer.running);
-	if (writer.submitted - writer.collected >= writer.size)
-		elog(ERROR, "too many commits waiting for the widecolumn_fdw commit writer");
-	/* Nothing may fail once the slot is published: the thread would wait. */
-	first = storage_batch_new();
-	w = WRITER_SLOT(writer.submitted);
-	w->db = d;
-	w->batch = NULL;
-	w->chain = true;
-	w->chain_written = 0;
-	w->chain_abandoned = false;
-	w->crash_after = crash_after;
-	w->pause_file = pause_file ? MemoryContextStrdup(TopMemoryContext, pause_file) : NULL;
-	w->sync = false;
-	w->owner = owner;
-	w->path = MemoryContextStrdup(TopMemoryContext, d->path);
-	w->failed = false;
-	pthread_mutex_lock(&writer.mutex);
-	Assert(chain.head == NULL && chain.spare == NULL);
-	chain.closed = false;
-	chain.abandoned = false;
-	writer.submitted++;
-	pthread_cond_signal(&writer.wake);
-	pthread_mutex_unlock(&writer.mutex);
-	return first;
-}
-
-/* Hand b over to be written; returns the next batch to fill. */
-WcBatch *
-storage_chain_pass(WcBatch *b)
-{
-	WcBatch    *next;
-
-	pthread_mutex_lock(&writer.mutex);
-	next = chain.spare;
-	if (next)
-		chain.spare = next->next;
-	pthread_mutex_unlock(&writer.mutex);
-	/* before b is handed over: if this fails, b is still the caller's */
-	if (next == NULL)
-		next = storage_batch_new();
-
-	pthread_mutex_lock(&writer.mutex);
-	b->next = NULL;
-	if (chain.tail)
-		chain.tail->next = b;
-	else
-		chain.head = b;
-	chain.tail = b;
-	pthread_cond_signal(&writer.wake);
-	pthread_mutex_unlock(&writer.mutex);
-	return next;
-}
-
-/*
- * Hand the last batch over, and close the chain.  With abandon, b is not
- * written, nor any batch not yet written, and the commit fails.
- */
-void
-storage_chain_end(WcBatch *b, bool abandon)
-{
-	pthread_mutex_lock(&writer.mutex);
-	b->next = NULL;
-	if (abandon)
-	{
-		b->next = chain.spare;
-		chain.spare = b;
-		chain.abandoned = true;
-	}
-	else if (chain.tail)
-		chain.tail->next = b;
-	else
-		chain.head = b;
-	if (!abandon)
-		chain.tail = b;
-	chain.closed = true;
 	pthread_cond_signal(&writer.wake);
 	pthread_mutex_unlock(&writer.mutex);
 }
@@ -490,13 +300,6 @@ storage_next_written(void **owner)
 	return false;
 }
 
-/* How many batches of that write, a large commit, reached LevelDB. */
-int
-storage_chain_written(void)
-{
-	return WRITER_SLOT(writer.collected)->chain_written;
-}
-
 /* Free that write's batch, and raise its error if it failed. */
 void
 storage_finish_written(void)
@@ -508,24 +311,7 @@ storage_finish_written(void)
 
 	writer.collected++;
 	pfree(w->path);
-	if (w->chain)
-	{
-		/* every batch is a spare once the chain is written */
-		pthread_mutex_lock(&writer.mutex);
-		Assert(chain.head == NULL);
-		while (chain.spare)
-		{
-			WcBatch    *b = chain.spare;
-
-			chain.spare = b->next;
-			storage_batch_free(b);
-		}
-		pthread_mutex_unlock(&writer.mutex);
-		if (w->pause_file)
-			pfree(w->pause_file);
-	}
-	else
-		storage_batch_free(w->batch);
+	storage_batch_free(w->batch);
 	if (failed)
 		raise_leveldb_error(msg, "write to", path);
 }
@@ -708,26 +494,15 @@ storage_close(WcDb *d)
 WcSnap *
 storage_snapshot(WcDb *d)
 {
-	WcSnap	   *s = MemoryContextAlloc(TopMemoryContext, sizeof(WcSnap));
+	WcSnap	   *s = palloc(sizeof(WcSnap));
 
 	s->snap = leveldb_create_snapshot(d->db);
-	s->refs = 1;
-	return s;
-}
-
-/* One more holder of snapshot s: each releases it with storage_release. */
-WcSnap *
-storage_snapshot_share(WcSnap *s)
-{
-	s->refs++;
 	return s;
 }
 
 void
 storage_release(WcDb *d, WcSnap *s)
 {
-	if (--s->refs > 0)
-		return;
 	leveldb_release_snapshot(d->db, s->snap);
 	pfree(s);
 }
@@ -831,12 +606,10 @@ storage_iter_check(WcIter *i)
 WcBatch *
 storage_batch_new(void)
 {
-	/* freed by storage_batch_free: the commit writer may hold it long */
-	WcBatch    *b = MemoryContextAlloc(TopMemoryContext, sizeof(WcBatch));
+	WcBatch    *b = palloc(sizeof(WcBatch));
 
 	b->wb = leveldb_writebatch_create();
 	b->bytes = 0;
-	b->next = NULL;
 	return b;
 }
 

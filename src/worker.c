@@ -14,10 +14,8 @@
  * answers one bounded batch per request.  So a long scan in one session
  * cannot stall a point read in another.  Nor does a commit's fsync: a
  * commit's batch goes to the commit writer, a thread of storage.c, and the
- * commit is answered when it comes back (collect_commits).  A large commit's
- * batches go there too, and until it is answered new reads of its database
- * get a snapshot from before it (read_snapshot).  When there is nothing to
- * do the loop polls a little before it sleeps (wc_poll_again).
+ * commit is answered when it comes back (collect_commits).  When there is
+ * nothing to do the loop polls a little before it sleeps (wc_poll_again).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
  * the worker itself exits only on SIGTERM or postmaster death, and the
@@ -65,7 +63,6 @@ typedef struct WcClientScan
 {
 	uint32		id;
 	WcCellScan *scan;
-	WcSnap	   *own_snap;		/* a share of the frozen snapshot, or NULL */
 } WcClientScan;
 
 typedef struct WcClient
@@ -84,21 +81,12 @@ typedef struct WcClient
 	ErrorData  *deferred;		/* error of an unanswered request */
 	bool		commit_waiting; /* its commit is with the commit writer */
 	bool		gone;			/* freed while it was: collect_commits frees */
-	WcOpenDb   *large_odb;		/* that commit is a large one, to this db */
-	bool		large_sync;
-	uint64		large_opens;	/* large_odb->opens when it began */
-	ErrorData  *large_error;	/* why the worker gave it up, if it did */
 } WcClient;
 
 static WcClient **clients;		/* by slot */
 static List *open_dbs = NIL;	/* WcOpenDb, index is the db id */
 static MemoryContext worker_cxt;
 static MemoryContext request_cxt;
-static MemoryContext collect_cxt;	/* collect_commits' */
-static int	large_commits = 0;	/* large commits with the commit writer */
-
-static void thaw(WcOpenDb *odb);
-static bool collect_commits(void);
 static volatile sig_atomic_t got_sigterm = false;
 
 static size_t
@@ -168,15 +156,6 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
-	DefineCustomStringVariable("widecolumn_fdw.debug_pause_commit_file",
-							   "Makes a large commit wait after its first batch while this file exists (for tests).",
-							   NULL,
-							   &wc_debug_pause_commit_file,
-							   "",
-							   PGC_SIGHUP,
-							   GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
-							   NULL, NULL, NULL);
-
 	DefineCustomIntVariable("widecolumn_fdw.debug_clock_step_back",
 							"Sets the storage worker's clock this many seconds back (for tests).",
 							NULL,
@@ -229,10 +208,7 @@ wc_worker_exit(int code, Datum arg)
 		WcOpenDb   *odb = lfirst(lc);
 
 		if (odb->db)
-		{
-			thaw(odb);
 			storage_close(odb->db);
-		}
 		odb->db = NULL;
 	}
 }
@@ -341,7 +317,6 @@ open_storage(WcOpenDb *odb)
 				 errhint("Restore the directory or mount the volume that holds it. To start again with an empty database, remove its line from \"%s\" in the data directory.",
 						 WC_REGISTRY)));
 	odb->db = storage_open(odb->path, &odb->opts);
-	odb->opens++;
 	odb->commit_partial = false;
 	registry_add(odb->path);
 	cells_recover(odb);
@@ -359,31 +334,6 @@ lookup_db(uint32 id)
 	if (odb->db == NULL)
 		open_storage(odb);		/* closed after a failed write */
 	return odb;
-}
-
-/*
- * The snapshot new reads of odb get: while a large commit is being written
- * (odb->frozen is set), one taken before its first batch, so that nobody
- * sees part of it; the commits after it wait behind it in the commit writer,
- * and are answered after it.
- */
-static WcSnap *
-read_snapshot(WcOpenDb *odb)
-{
-	if (odb->frozen != NULL)
-		return storage_snapshot_share(odb->frozen);
-	return storage_snapshot(odb->db);
-}
-
-/* The large commit is done: new reads see the latest state again. */
-static void
-thaw(WcOpenDb *odb)
-{
-	if (odb->frozen != NULL)
-	{
-		storage_release(odb->db, odb->frozen);
-		odb->frozen = NULL;
-	}
 }
 
 /*
@@ -410,8 +360,6 @@ close_after_failure(WcOpenDb *odb)
 			if (cells_scan_db(cs->scan) == odb)
 			{
 				cells_scan_close(cs->scan);
-				if (cs->own_snap)
-					storage_release(odb->db, cs->own_snap);
 				c->scans = foreach_delete_current(c->scans, lc);
 			}
 		}
@@ -426,7 +374,6 @@ close_after_failure(WcOpenDb *odb)
 			}
 		}
 	}
-	thaw(odb);
 	storage_close(odb->db);
 	odb->db = NULL;
 	ereport(LOG,
@@ -452,12 +399,8 @@ lookup_scan(WcClient *c, uint32 id)
 static void
 drop_scan(WcClient *c, WcClientScan *cs)
 {
-	WcOpenDb   *odb = cells_scan_db(cs->scan);
-
 	c->scans = list_delete_ptr(c->scans, cs);
 	cells_scan_close(cs->scan);
-	if (cs->own_snap)
-		storage_release(odb->db, cs->own_snap);
 }
 
 static WcClientWrites *
@@ -545,88 +488,44 @@ fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
  *		Apply the writes a client sent for db; they are gone either way.
  *
  * True when the commit went to the commit writer: collect_commits answers
- * it.  A large commit goes there too, as a chain of batches handed over as
- * they are built; until it is answered, new reads of db get a snapshot taken
- * before it (read_snapshot), so the worker serves them meanwhile.  One is
- * written at a time, and the commits before it are written before that
- * snapshot is taken.
+ * it.  A large commit is written here, after the writer's queue.
  */
 static bool
 commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 {
 	WcClientWrites *w = client_writes(c, db, false);
 	WcBatch    *batch = NULL;
-	bool		large;
 
-	/* static: cells_commit sets it before it may throw */
-	static bool chained;
-
-	if (w == NULL)
-		return false;
-	large = cells_commit_is_large(w);
-	chained = false;
 	PG_TRY();
 	{
-		if (large)
-		{
-			if (large_commits > 0)
-			{
-				storage_writer_drain();
-				collect_commits();
-			}
+		if (w != NULL && cells_commit_is_large(w))
 			storage_writer_drain();
-		}
 
 		/*
 		 * After a failed write the handle still serves reads, but is
-		 * reopened before it is written to again (collect_commits may just
-		 * have closed it).
+		 * reopened before it is written to again.
 		 */
-		if (odb->db == NULL)
-			open_storage(odb);
-		else if (storage_write_failed(odb->db))
+		if (w != NULL && storage_write_failed(odb->db))
 		{
 			close_after_failure(odb);
 			open_storage(odb);
 		}
-		if (large)
-		{
-			odb->frozen = storage_snapshot(odb->db);
-			c->large_odb = odb;
-			c->large_sync = sync;
-			c->large_opens = odb->opens;
-			large_commits++;
-		}
-		batch = cells_commit(odb, w, sync, c, &chained);
+		if (w != NULL)
+			batch = cells_commit(odb, w, sync);
 	}
 	PG_CATCH();
 	{
+		/* Part of the commit is written: reopening rolls it back. */
+		if (odb->db != NULL && odb->commit_partial)
+			close_after_failure(odb);
 		discard_writes(c, db);
-		if (!chained)
-		{
-			if (large && c->large_odb != NULL)
-			{
-				thaw(odb);
-				c->large_odb = NULL;
-				large_commits--;
-			}
-			PG_RE_THROW();
-		}
-
-		/*
-		 * Part of it is with the commit writer, which gives up the rest: the
-		 * commit fails when it comes back, and is answered then, with this
-		 * error.
-		 */
-		c->large_error = take_error(c);
-		MemoryContextSwitchTo(request_cxt);
-		c->commit_waiting = true;
-		return true;
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	discard_writes(c, db);
-	if (!large)
-		storage_submit(odb->db, batch, sync, c);
+	if (batch == NULL)
+		return false;
+	storage_submit(odb->db, batch, sync, c);
 	c->commit_waiting = true;
 	return true;
 }
@@ -634,79 +533,34 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 /*
  * collect_commits
  *		Answer the commits the commit writer has written; true if any.
- *
- * A large commit is made durable here and its pending-commit file removed
- * before it is answered; if any of it failed, the database is closed, and
- * reopening rolls back what was written.  Runs between requests, and within
- * one (commit_writes): it uses a memory context of its own.
  */
 static bool
 collect_commits(void)
 {
 	void	   *owner;
 	bool		any = false;
-	MemoryContext caller = CurrentMemoryContext;
 
 	while (storage_next_written(&owner))
 	{
 		WcClient   *c = owner;
-		WcOpenDb   *odb = c->large_odb;
-		int			written = odb != NULL ? storage_chain_written() : 0;
 
-		MemoryContextSwitchTo(collect_cxt);
+		MemoryContextSwitchTo(request_cxt);
 		resetStringInfo(&c->answer);
 		PG_TRY();
 		{
 			storage_finish_written();
-			if (odb != NULL)
-			{
-				/* Reopening after another write failed rolled it back. */
-				if (odb->db == NULL || odb->opens != c->large_opens)
-					ereport(ERROR,
-							(errcode(ERRCODE_IO_ERROR),
-							 errmsg("could not commit to LevelDB database \"%s\"", odb->path),
-							 errdetail("The database was reopened after a failed write while the commit was being written, and the commit was rolled back.")));
-				cells_commit_finish(odb, c->large_sync);
-			}
 			appendStringInfoChar(&c->answer, WC_RESP_OK);
 		}
 		PG_CATCH();
 		{
 			ErrorData  *edata = take_error(c);
 
-			/* the worker gave it up: say why */
-			if (c->large_error != NULL)
-			{
-				FreeErrorData(edata);
-				edata = c->large_error;
-				c->large_error = NULL;
-			}
-
-			/*
-			 * Part of it may be written: reopening rolls it back.  If none
-			 * of it is, the handle still serves reads, and is reopened
-			 * before it is written to again.
-			 */
-			if (odb != NULL && odb->db != NULL && odb->commit_partial)
-			{
-				if (written > 0)
-					close_after_failure(odb);
-				else
-					cells_commit_forget(odb);
-			}
 			answer_error(&c->answer, edata);
 			FreeErrorData(edata);
 		}
 		PG_END_TRY();
-		if (odb != NULL)
-		{
-			if (odb->db != NULL)
-				thaw(odb);
-			c->large_odb = NULL;
-			large_commits--;
-		}
-		MemoryContextSwitchTo(caller);
-		MemoryContextReset(collect_cxt);
+		MemoryContextSwitchTo(worker_cxt);
+		MemoryContextReset(request_cxt);
 
 		c->commit_waiting = false;
 		if (c->gone)
@@ -795,7 +649,7 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				cs = palloc(sizeof(WcClientSnap));
 				cs->id = wc_get_u32(&r);
 				cs->odb = odb;
-				cs->snap = read_snapshot(odb);
+				cs->snap = storage_snapshot(odb->db);
 				c->snaps = lappend(c->snaps, cs);
 				MemoryContextSwitchTo(request_cxt);
 				break;
@@ -849,13 +703,8 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				MemoryContextSwitchTo(c->cxt);
 				cs = palloc(sizeof(WcClientScan));
 				cs->id = scanid;
-				cs->own_snap = NULL;
-				/* the latest state, unless a large commit is being written */
-				cs->scan = cells_scan_open(odb, snap ? snap : odb->frozen, &r,
-										   (flags & WC_SCAN_REVERSE) != 0,
+				cs->scan = cells_scan_open(odb, snap, &r, (flags & WC_SCAN_REVERSE) != 0,
 										   (flags & WC_SCAN_BULK) == 0, limit);
-				if (snap == NULL && odb->frozen != NULL)
-					cs->own_snap = storage_snapshot_share(odb->frozen);
 				c->scans = lappend(c->scans, cs);
 				MemoryContextSwitchTo(request_cxt);
 				if (r.bad)
@@ -1013,14 +862,7 @@ client_free(WcClient *c)
 	ListCell   *lc;
 
 	foreach(lc, c->scans)
-	{
-		WcClientScan *cs = lfirst(lc);
-		WcOpenDb   *odb = cells_scan_db(cs->scan);
-
-		cells_scan_close(cs->scan);
-		if (cs->own_snap)
-			storage_release(odb->db, cs->own_snap);
-	}
+		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
 	foreach(lc, c->snaps)
 	{
 		WcClientSnap *cs = lfirst(lc);
@@ -1163,8 +1005,6 @@ wc_worker_main(Datum arg)
 
 	worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 									   ALLOCSET_DEFAULT_SIZES);
-	collect_cxt = AllocSetContextCreate(worker_cxt, "widecolumn_fdw commits written",
-										ALLOCSET_DEFAULT_SIZES);
 	request_cxt = AllocSetContextCreate(worker_cxt, "widecolumn_fdw request",
 										ALLOCSET_DEFAULT_SIZES);
 	MemoryContextSwitchTo(worker_cxt);

@@ -24,9 +24,6 @@ typedef struct WcOpenDb
 	uint64		clock_stored;	/* the clock as stored: above every commit */
 	bool		commit_partial; /* a commit's first batches are written, not
 								 * its last: reopen to roll them back */
-	WcSnap	   *frozen;			/* while a large commit is being written: the
-								 * snapshot every new read gets */
-	uint64		opens;			/* how many times it was opened */
 } WcOpenDb;
 
 typedef struct WcCellScan WcCellScan;
@@ -51,12 +48,8 @@ extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
-extern char *wc_debug_pause_commit_file;
 extern bool cells_commit_is_large(WcClientWrites *w);
-extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync, void *owner,
-							 bool *chained);
-extern void cells_commit_finish(WcOpenDb *odb, bool sync);
-extern void cells_commit_forget(WcOpenDb *odb);
+extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 extern uint64 cells_estimate(WcOpenDb *odb, WcReader *r);
 
 #endif							/* WC_WORKER_H */
