@@ -318,9 +318,23 @@ open_storage(WcOpenDb *odb)
 						 WC_REGISTRY)));
 	odb->db = storage_open(odb->path, &odb->opts);
 	odb->commit_partial = false;
-	registry_add(odb->path);
-	cells_recover(odb);
-	cells_load_clock(odb);
+	PG_TRY();
+	{
+		registry_add(odb->path);
+		cells_recover(odb);
+		cells_load_clock(odb);
+	}
+	PG_CATCH();
+	{
+		/*
+		 * Not half recovered, and not holding LevelDB's lock: closed, and
+		 * opened again (and recovered) at the next use.
+		 */
+		storage_close(odb->db);
+		odb->db = NULL;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 }
 
 static WcOpenDb *
