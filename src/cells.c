@@ -878,7 +878,6 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 		cm.batch = storage_batch_new();
 		MemoryContextSwitchTo(old);
 	}
-	cm.sync = sync;
 	cm.ts = ts;
 	cm.lowest = &w->lowest;
 	cm.highest = &w->highest;
@@ -886,6 +885,15 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	initStringInfo(&key);
 	initStringInfo(&val);
 	cm.chunked = cells_commit_is_large(w);
+
+	/*
+	 * A large commit is made durable even with sync off: its atomicity
+	 * depends on it.  Without the fsyncs, a crash of the operating system
+	 * could keep the removal of the pending-commit file and lose some of
+	 * the batches, and the rest would stand.  It costs a few fsyncs a
+	 * commit of more than 4 MiB.
+	 */
+	cm.sync = sync || cm.chunked;
 
 	PG_TRY();
 	{
@@ -933,9 +941,8 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 		if (cm.chunked)
 		{
 			commit_write_batch(&cm, true);
-			if (sync)
-				storage_sync_logs(odb->db);
-			pending_remove(odb, sync);
+			storage_sync_logs(odb->db);
+			pending_remove(odb, true);
 		}
 		else
 			commit_add_clock(&cm);
