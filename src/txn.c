@@ -128,8 +128,8 @@ static MemoryContext txn_cxt = NULL;
 static List *txn_tables = NIL;
 static WcLogEntry **txn_log = NULL;	/* the segments */
 static uint32 txn_log_len = 0;
-static uint32 txn_log_segments = 0;
-static uint32 txn_log_segments_cap = 0;
+static int	txn_log_segments = 0;
+static int	txn_log_segments_cap = 0;
 static char *arena_next = NULL;
 static size_t arena_left = 0;
 static size_t arena_block = 0;
@@ -185,6 +185,26 @@ wc_txn_table(WcTable *t, bool create)
 }
 
 /*
+ * array_room
+ *		arr (of elements of elem bytes, n of them used, room for *cap) with
+ *		room for one more: doubled, to at least min, in txn_cxt.  *cap
+ *		changes only once the allocation has succeeded.
+ */
+static void *
+array_room(void *arr, int n, int *cap, int min, size_t elem)
+{
+	int			newcap;
+
+	if (n < *cap)
+		return arr;
+	newcap = Max(min, *cap * 2);
+	arr = arr ? repalloc_huge(arr, elem * newcap) :
+		MemoryContextAllocHuge(txn_cxt, elem * newcap);
+	*cap = newcap;
+	return arr;
+}
+
+/*
  * txn_alloc
  *		size bytes for the rest of the transaction, MAXALIGNed if aligned.
  */
@@ -219,19 +239,14 @@ txn_alloc(size_t size, bool aligned)
 static uint32
 column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 {
+	int			cap = tt->colcap;
+
 	for (int i = 0; i < tt->ncols; i++)
 		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
 			return i;
-	if (tt->ncols == tt->colcap)
-	{
-		int			cap = Max(8, tt->colcap * 2);
-
-		tt->cols = tt->cols ? repalloc(tt->cols, sizeof(uint8 *) * cap)
-			: palloc(sizeof(uint8 *) * cap);
-		tt->col_lens = tt->col_lens ? repalloc(tt->col_lens, sizeof(size_t) * cap)
-			: palloc(sizeof(size_t) * cap);
-		tt->colcap = cap;
-	}
+	/* two arrays, one capacity: the second call sets it */
+	tt->cols = array_room(tt->cols, tt->ncols, &cap, 8, sizeof(uint8 *));
+	tt->col_lens = array_room(tt->col_lens, tt->ncols, &tt->colcap, 8, sizeof(size_t));
 	tt->cols[tt->ncols] = memcpy(palloc(len), fq, len);
 	tt->col_lens[tt->ncols] = len;
 	return tt->ncols++;
@@ -269,15 +284,8 @@ log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 	{
 		WcLogEntry *segment;
 
-		if (txn_log_segments == txn_log_segments_cap)
-		{
-			uint32		cap = Max(16, txn_log_segments_cap * 2);
-
-			txn_log = txn_log ?
-				repalloc(txn_log, sizeof(WcLogEntry *) * cap) :
-				MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry *) * cap);
-			txn_log_segments_cap = cap;
-		}
+		txn_log = array_room(txn_log, txn_log_segments, &txn_log_segments_cap, 16,
+							 sizeof(WcLogEntry *));
 		segment = MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry) * WC_LOG_SEGMENT);
 		txn_log[txn_log_segments++] = segment;
 	}
@@ -448,15 +456,7 @@ append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
 	WcRowEntry *row = new_row(rowkey, rowkey_len);
 	int			c = 1;			/* the new row against the tail's last */
 
-	if (tt->nrows == tt->rows_cap)
-	{
-		int			cap = Max(1024, tt->rows_cap * 2);
-
-		tt->rows = tt->rows ?
-			repalloc_huge(tt->rows, sizeof(WcRowEntry *) * cap) :
-			MemoryContextAllocHuge(txn_cxt, sizeof(WcRowEntry *) * cap);
-		tt->rows_cap = cap;
-	}
+	tt->rows = array_room(tt->rows, tt->nrows, &tt->rows_cap, 1024, sizeof(WcRowEntry *));
 	if (!sorted && tt->nrows > tt->nsorted)
 		c = row_cmp(tt->rows[tt->nrows - 1], row);
 	tt->tail_repeats |= c == 0;
@@ -465,15 +465,8 @@ append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
 	else if (tt->nrows == tt->nsorted || c > 0)
 	{
 		/* the tail's first row, or one below the row before it */
-		if (tt->ntail_runs == tt->tail_runs_cap)
-		{
-			int			cap = Max(16, tt->tail_runs_cap * 2);
-
-			tt->tail_runs = tt->tail_runs ?
-				repalloc_huge(tt->tail_runs, sizeof(int) * cap) :
-				MemoryContextAllocHuge(txn_cxt, sizeof(int) * cap);
-			tt->tail_runs_cap = cap;
-		}
+		tt->tail_runs = array_room(tt->tail_runs, tt->ntail_runs, &tt->tail_runs_cap,
+								   16, sizeof(int));
 		tt->tail_runs[tt->ntail_runs++] = tt->nrows;
 	}
 	tt->rows[tt->nrows++] = row;

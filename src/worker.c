@@ -453,29 +453,30 @@ discard_writes(WcClient *c, uint32 db)
 	pfree(w);
 }
 
+/* Make bound p if it is empty or p is on the side (-1 below, 1 above) of it. */
+static void
+widen(StringInfo bound, const uint8 *p, size_t len, int side)
+{
+	if (bound->len == 0 ||
+		wc_compare_bytes(p, len, (uint8 *) bound->data, bound->len) * side > 0)
+	{
+		resetStringInfo(bound);
+		appendBinaryStringInfo(bound, (const char *) p, len);
+	}
+}
+
 /*
  * Widen the span of the rows a client sent for a database by one request's:
- * a large commit's pending-commit record must cover them all.
+ * a large commit's pending-commit record must cover them all.  (Row
+ * prefixes are never empty.)
  */
 static void
 note_span(WcClientWrites *w, const WcRowSpan *span)
 {
 	if (span->lowest == NULL)
 		return;
-	if (w->lowest.len == 0 ||
-		wc_compare_bytes(span->lowest, span->lowest_len,
-						 (uint8 *) w->lowest.data, w->lowest.len) < 0)
-	{
-		resetStringInfo(&w->lowest);
-		appendBinaryStringInfo(&w->lowest, (const char *) span->lowest, span->lowest_len);
-	}
-	if (w->highest.len == 0 ||
-		wc_compare_bytes(span->highest, span->highest_len,
-						 (uint8 *) w->highest.data, w->highest.len) > 0)
-	{
-		resetStringInfo(&w->highest);
-		appendBinaryStringInfo(&w->highest, (const char *) span->highest, span->highest_len);
-	}
+	widen(&w->lowest, span->lowest, span->lowest_len, -1);
+	widen(&w->highest, span->highest, span->highest_len, 1);
 }
 
 /* Append a scan's next batch to out; a scan that ends or fails is dropped. */

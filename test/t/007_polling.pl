@@ -68,14 +68,9 @@ foreach my $us (0, 100, 10000)
 
 	# Four sessions at once, each scanning while the others do; a scan
 	# that disagrees divides by zero, which aborts pgbench.
-	$node->pgbench(
-		'-n -c 4 -j 2 -t 5',
-		0,
-		[qr{actually processed: 20/20}],
-		[qr{^$}],
+	sessions_at_once($node, 4, 5,
 		"poll_microseconds = $us: four sessions scanning at once all read what the native table holds",
-		{ "007_scans_$us" => "SELECT 1 / (($differ) = 0)::int;\n" },
-		'-h', $node->host, '-p', $node->port, 'postgres');
+		"007_scans_$us", "SELECT 1 / (($differ) = 0)::int;\n");
 }
 
 # It is a server-wide setting: a session cannot change it.

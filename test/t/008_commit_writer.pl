@@ -36,25 +36,15 @@ CREATE SEQUENCE s;
 INSERT INTO t VALUES ('counter', 0);
 });
 
-my @common = ('-h', $node->host, '-p', $node->port, 'postgres');
 
 # Four sessions, 200 transactions each: an insert into both tables.
-$node->pgbench(
-	'-n -c 4 -j 2 -t 200',
-	0,
-	[qr{actually processed: 800/800}],
-	[qr{^$}],
-	'four sessions insert at once',
-	{
-		'008_insert' => q{
+sessions_at_once($node, 4, 200, 'four sessions insert at once', '008_insert', q{
 SELECT nextval('s') AS id \gset
 BEGIN;
 INSERT INTO t VALUES ('row' || lpad(:id::text, 6, '0'), :id);
 INSERT INTO n VALUES ('row' || lpad(:id::text, 6, '0'), :id);
 COMMIT;
-}
-	},
-	@common);
+});
 
 is( $node->safe_psql(
 		'postgres', q{
@@ -66,14 +56,8 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM t WHERE k LIKE 'row%'}),
 	'800', 'all 800 rows are there');
 
 # Four sessions, 200 increments each, of one row.
-$node->pgbench(
-	'-n -c 4 -j 2 -t 200',
-	0,
-	[qr{actually processed: 800/800}],
-	[qr{^$}],
-	'four sessions increment one row at once',
-	{ '008_increment' => "UPDATE t SET v = v + 1 WHERE k = 'counter';\n" },
-	@common);
+sessions_at_once($node, 4, 200, 'four sessions increment one row at once',
+	'008_increment', "UPDATE t SET v = v + 1 WHERE k = 'counter';\n");
 
 is($node->safe_psql('postgres', q{SELECT v FROM t WHERE k = 'counter'}),
 	'800', 'no increment is lost');
@@ -85,14 +69,8 @@ $bg->query_until(qr/loading/, q{
 \echo loading
 INSERT INTO t SELECT 'big' || lpad(i::text, 7, '0'), i FROM generate_series(1, 200000) i;
 });
-$node->pgbench(
-	'-n -c 2 -j 2 -t 100',
-	0,
-	[qr{actually processed: 200/200}],
-	[qr{^$}],
-	'small commits while a large one is written',
-	{ '008_increment2' => "UPDATE t SET v = v + 1 WHERE k = 'counter';\n" },
-	@common);
+sessions_at_once($node, 2, 100, 'small commits while a large one is written',
+	'008_increment2', "UPDATE t SET v = v + 1 WHERE k = 'counter';\n");
 $bg->quit;
 
 is( $node->safe_psql(

@@ -9,7 +9,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(wc_node worker_pid wait_for_new_worker sqlstate);
+our @EXPORT = qw(wc_node worker_pid wait_for_new_worker sqlstate sessions_at_once);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -76,6 +76,25 @@ sub wait_for_new_worker
 		usleep(100_000);
 	}
 	return undef;
+}
+
+# Run $script (named $name) in $clients sessions at once, $each times in
+# each, with pgbench: every transaction must succeed and nothing may be
+# printed on stderr.  $label names the checks.
+sub sessions_at_once
+{
+	my ($node, $clients, $each, $label, $name, $script) = @_;
+	my $total = $clients * $each;
+
+	$node->pgbench(
+		"-n -c $clients -j 2 -t $each",
+		0,
+		[qr{actually processed: $total/$total}],
+		[qr{^$}],
+		$label,
+		{ $name => $script },
+		'-h', $node->host, '-p', $node->port, 'postgres');
+	return;
 }
 
 # The SQLSTATE of an error psql printed with VERBOSITY verbose, or ''.
