@@ -898,7 +898,10 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
  *
  * As PostgreSQL does for heap rows, READ COMMITTED then goes on with the
  * latest version, and REPEATABLE READ fails if it differs from the one its
- * snapshot saw.  Returns false if the row is gone.
+ * snapshot saw.  Returns false if the row is gone, or if this transaction
+ * has written it since the scan began (in this statement: an UPDATE joined
+ * to two rows of another table, or in a later one: a cursor), which
+ * PostgreSQL passes over too.
  */
 static bool
 lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
@@ -912,6 +915,8 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	bool		found;
 
 	wc_txn_lock_row(t, k, klen);
+	if (wc_txn_wrote_since(t, ss->horizon, k, klen))
+		return false;
 	found = read_row_now(ss, k, klen, &nvals, &nlens);
 
 	if (IsolationUsesXactSnapshot())

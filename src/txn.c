@@ -642,6 +642,20 @@ wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 	return e != NULL && replay(tt, e, horizon, row);
 }
 
+/*
+ * wc_txn_wrote_since
+ *		Has this transaction written the row from horizon on, that is, in the
+ *		statement the horizon belongs to or in a later one?
+ */
+bool
+wc_txn_wrote_since(WcTable *t, uint32 horizon, const uint8 *rowkey, size_t rowkey_len)
+{
+	WcTxnTable *tt = wc_txn_table(t, false);
+	WcRowEntry *e = tt ? find_row(tt, rowkey, rowkey_len, false) : NULL;
+
+	return e != NULL && e->nops > 0 && e->ops[e->nops - 1] >= horizon;
+}
+
 /* Compare a row's stored key prefix (table, row key) with a range bound. */
 static int
 row_vs_bound(WcTxnTable *tt, WcRowEntry *e, const uint8 *bound, size_t blen)

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(58);
+SELECT plan(63);
 
 \ir setup.psql
 
@@ -380,6 +380,39 @@ SELECT pg_temp.check_eq('SELECT k, i, s FROM ord_f', 'SELECT k, i, s FROM ord_n 
 	'the committed rows written out of order equal the oracle');
 SELECT pg_temp.check_eq('SELECT k FROM ord_f WHERE s LIKE ''%++''', 'VALUES (''o00010''), (''o04990''), (''p00002'')',
 	'a row updated twice kept both updates');
+
+--
+-- A row this transaction has written since a scan began is passed over by
+-- the scan's row locks, as PostgreSQL passes over its own rows: an UPDATE
+-- joined to two rows of another table updates each row once, and a
+-- cursor FOR UPDATE skips the rows written after it was declared.
+--
+CREATE TEMP TABLE twice (k text);
+INSERT INTO twice VALUES ('r1'), ('r1'), ('r2');
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_memoize = off;
+SELECT pg_temp.check_eq(
+	'WITH u AS (UPDATE tx_f SET a = tx_f.a + 1 FROM twice WHERE tx_f.k = twice.k RETURNING tx_f.k, tx_f.a) SELECT k, a FROM u ORDER BY k',
+	'WITH u AS (UPDATE tx_n SET a = tx_n.a + 1 FROM twice WHERE tx_n.k = twice.k RETURNING tx_n.k, tx_n.a) SELECT k, a FROM u ORDER BY k',
+	'an UPDATE joined to two rows of another table updates the row once');
+SELECT pg_temp.state_eq('the rows updated through a join are those of the oracle');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT lives_ok('UPDATE tx_f SET a = tx_f.a + 1 FROM twice WHERE tx_f.k = twice.k',
+	'in REPEATABLE READ, its own earlier update of the row is not a serialization failure');
+ROLLBACK;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_memoize;
+BEGIN;
+DECLARE cf CURSOR FOR SELECT k, a FROM tx_f WHERE k IN ('r1', 'r2', 'r5') ORDER BY k FOR UPDATE;
+DECLARE cn CURSOR FOR SELECT k, a FROM tx_n WHERE k IN ('r1', 'r2', 'r5') ORDER BY k FOR UPDATE;
+UPDATE tx_f SET a = 100 WHERE k = 'r2';
+UPDATE tx_n SET a = 100 WHERE k = 'r2';
+SELECT results_eq('cf'::refcursor, 'cn'::refcursor,
+	'a cursor FOR UPDATE passes over a row written after it was declared');
+COMMIT;
+SELECT pg_temp.state_eq('the rows after the cursor equal the oracle');
 
 -- Clean up.
 DELETE FROM tx_f;
