@@ -89,6 +89,9 @@ typedef struct WcScanState
 	int			nreq;			/* cells asked of the worker */
 	int			nmapped;		/* the first nmapped of them are columns */
 	int		   *req_attnum;
+	int			naliases;		/* more columns mapping a requested cell */
+	int		   *alias_attnum;
+	int		   *alias_pos;		/* the position of the cell they map */
 	uint8	  **req_cols;
 	size_t	   *req_lens;
 	uint8	  **mapped_cols;	/* the mapped ones, fixed for the scan */
@@ -407,6 +410,46 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 							NIL, NIL, outer_plan);
 }
 
+/*
+ * Ask for column a's cell.  A cell that several columns map (the same
+ * bytes as text and as bytea, say) is asked for once, since the worker
+ * answers each cell for one position; the others decode it too (aliases).
+ * cols and lens become ss's mapped_cols and mapped_lens.
+ */
+static void
+request_column(WcScanState *ss, int a, uint8 **cols, size_t *lens)
+{
+	WcColumn   *col = &ss->table->cols[a - 1];
+
+	for (int i = 0; i < ss->nmapped; i++)
+		if (lens[i] == col->famqual_len &&
+			memcmp(cols[i], col->famqual, col->famqual_len) == 0)
+		{
+			ss->alias_attnum[ss->naliases] = a;
+			ss->alias_pos[ss->naliases++] = i;
+			return;
+		}
+	ss->req_attnum[ss->nmapped] = a;
+	cols[ss->nmapped] = col->famqual;
+	lens[ss->nmapped] = col->famqual_len;
+	ss->nmapped++;
+}
+
+/* Room for every column of ss's table in the arrays request_column fills. */
+static void
+request_init(WcScanState *ss, uint8 ***cols, size_t **lens)
+{
+	int			n = Max(1, ss->table->natts);
+
+	ss->req_attnum = palloc(sizeof(int) * n);
+	ss->alias_attnum = palloc(sizeof(int) * n);
+	ss->alias_pos = palloc(sizeof(int) * n);
+	*cols = palloc(sizeof(uint8 *) * n);
+	*lens = palloc(sizeof(size_t) * n);
+	ss->nmapped = 0;
+	ss->naliases = 0;
+}
+
 static void
 wcBeginForeignScan(ForeignScanState *node, int eflags)
 {
@@ -432,25 +475,18 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->scan_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 										 "widecolumn_fdw scan", ALLOCSET_DEFAULT_SIZES);
 
-	ss->req_attnum = palloc(sizeof(int) * Max(1, ss->table->natts));
-	ss->req_cols = palloc(sizeof(uint8 *) * Max(1, ss->table->natts));
-	ss->req_lens = palloc(sizeof(size_t) * Max(1, ss->table->natts));
+	request_init(ss, &ss->mapped_cols, &ss->mapped_lens);
 	for (int a = 1; a <= ss->table->natts; a++)
 	{
-		WcColumn   *col = &ss->table->cols[a - 1];
-
-		if (col->kind != WC_COL_CELL)
+		if (ss->table->cols[a - 1].kind != WC_COL_CELL)
 			continue;
 		if (!all && !list_member_int(attrs, a))
 			continue;
-		ss->req_attnum[ss->nreq] = a;
-		ss->req_cols[ss->nreq] = col->famqual;
-		ss->req_lens[ss->nreq] = col->famqual_len;
-		ss->nreq++;
+		request_column(ss, a, ss->mapped_cols, ss->mapped_lens);
 	}
-	ss->nmapped = ss->nreq;
-	ss->mapped_cols = ss->req_cols;
-	ss->mapped_lens = ss->req_lens;
+	ss->nreq = ss->nmapped;
+	ss->req_cols = ss->mapped_cols;
+	ss->req_lens = ss->mapped_lens;
 
 	/*
 	 * The scan reads storage and this transaction's writes as they are now,
@@ -739,13 +775,14 @@ decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 			wc_decode_rowkey(key, keylen, t->cols[t->rowkey_attnum - 1].type);
 		nulls[t->rowkey_attnum - 1] = false;
 	}
-	for (int i = 0; i < ss->nmapped; i++)
+	for (int i = 0; i < ss->nmapped + ss->naliases; i++)
 	{
-		int			a = ss->req_attnum[i];
+		int			a = i < ss->nmapped ? ss->req_attnum[i] : ss->alias_attnum[i - ss->nmapped];
+		int			p = i < ss->nmapped ? i : ss->alias_pos[i - ss->nmapped];
 
-		if (vals[i] == NULL)
+		if (vals[p] == NULL)
 			continue;
-		values[a - 1] = wc_decode_value(vals[i], lens[i], t, a, key, keylen);
+		values[a - 1] = wc_decode_value(vals[p], lens[p], t, a, key, keylen);
 		nulls[a - 1] = false;
 	}
 }
@@ -1182,18 +1219,10 @@ wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	memset(&ss, 0, sizeof(ss));
 	ss.table = wc_get_table(RelationGetRelid(relation));
 	ss.scan_cxt = CurrentMemoryContext;
-	ss.req_attnum = palloc(sizeof(int) * Max(1, ss.table->natts));
-	ss.mapped_cols = palloc(sizeof(uint8 *) * Max(1, ss.table->natts));
-	ss.mapped_lens = palloc(sizeof(size_t) * Max(1, ss.table->natts));
+	request_init(&ss, &ss.mapped_cols, &ss.mapped_lens);
 	for (int a = 1; a <= ss.table->natts; a++)
-	{
-		if (ss.table->cols[a - 1].kind != WC_COL_CELL)
-			continue;
-		ss.req_attnum[ss.nmapped] = a;
-		ss.mapped_cols[ss.nmapped] = ss.table->cols[a - 1].famqual;
-		ss.mapped_lens[ss.nmapped] = ss.table->cols[a - 1].famqual_len;
-		ss.nmapped++;
-	}
+		if (ss.table->cols[a - 1].kind == WC_COL_CELL)
+			request_column(&ss, a, ss.mapped_cols, ss.mapped_lens);
 	ss.db = wc_client_open_db(ss.table);
 	ss.snapshot = wc_client_snapshot_acquire(ss.db);
 	ss.horizon = wc_txn_horizon();

@@ -16,7 +16,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(54);
+SELECT plan(58);
 
 \ir setup.psql
 
@@ -297,6 +297,27 @@ INSERT INTO long_qual VALUES ('lq', 16384);
 SELECT pg_temp.check_eq('SELECT * FROM long_qual', $$VALUES ('lq', 16384)$$, 'a cell with a 16 kB qualifier round-trips');
 
 -- Clean up.
+--
+-- Two columns of one foreign table mapping the same cell each read it, in
+-- their own type: stored, written by this transaction, and locked.
+--
+CREATE FOREIGN TABLE one_cell_twice (k text OPTIONS (rowkey 'true'), s text OPTIONS (column 'cf:s'),
+	raw bytea OPTIONS (column 'cf:s'), n integer) SERVER spec_map_srv OPTIONS (table 'spec_map_twice');
+INSERT INTO one_cell_twice (k, s, n) VALUES ('a', 'hello', 1);
+SELECT pg_temp.check_eq('SELECT k, s, raw, n FROM one_cell_twice', $$VALUES ('a', 'hello', '\x68656c6c6f'::bytea, 1)$$,
+	'two columns mapping one stored cell both read it');
+SELECT pg_temp.check_eq('SELECT raw, k, s FROM one_cell_twice WHERE k = ''a''', $$VALUES ('\x68656c6c6f'::bytea, 'a', 'hello')$$,
+	'two columns mapping one cell, asked for in the other order');
+BEGIN;
+INSERT INTO one_cell_twice (k, raw) VALUES ('b', '\x6f776e');
+SELECT pg_temp.check_eq('SELECT k, s, raw FROM one_cell_twice', $$VALUES ('a', 'hello', '\x68656c6c6f'::bytea), ('b', 'own', '\x6f776e')$$,
+	'two columns mapping one cell both read this transaction''s write of it');
+SELECT pg_temp.check_eq('UPDATE one_cell_twice SET n = 5 WHERE raw = ''\x68656c6c6f'' RETURNING k, s, raw, n',
+	$$VALUES ('a', 'hello', '\x68656c6c6f'::bytea, 5)$$,
+	'an UPDATE reading the cell through both columns sees it in both');
+COMMIT;
+DELETE FROM one_cell_twice;
+
 DELETE FROM balloon;
 DELETE FROM plain_f;
 DELETE FROM quals_f;
