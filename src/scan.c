@@ -52,7 +52,9 @@ enum WcScanPrivateIndex
 	WcScanPrivateCond,			/* key condition (pushdown.c), NIL: full scan */
 	WcScanPrivateReverse,		/* Integer: read in descending key order */
 	WcScanPrivateLimit,			/* Integer: rows the scan needs at most, 0: all */
-	WcScanPrivateLockRows,		/* Integer: lock each row and read it afresh */
+	WcScanPrivateLockRows,		/* Integer: 0, or lock each row (the lock
+								 * mode * 4 + the LockWaitPolicy) and read it
+								 * afresh */
 	WcScanPrivateCount
 };
 
@@ -103,6 +105,8 @@ typedef struct WcScanState
 	List	   *like_checks;	/* WcLikeCheck, for this (re)scan */
 	uint64		limit;
 	bool		lock_rows;
+	LOCKMODE	lock_mode;
+	LockWaitPolicy lock_wait;
 	MemoryContext row_cxt;
 	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
@@ -357,6 +361,39 @@ wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	add_param_paths(root, baserel, ps);
 }
 
+/*
+ * row_lock
+ *		The rows an UPDATE or DELETE changes, or SELECT ... FOR UPDATE/SHARE
+ *		returns, are locked and read afresh, so that two sessions updating
+ *		one row one after the other do not lose either update: 0, or the
+ *		lock (wc_txn_lock_row's mode * 4 + the wait policy).
+ */
+static int
+row_lock(PlannerInfo *root, RelOptInfo *baserel)
+{
+	Query	   *parse = root->parse;
+	RowMarkClause *rc;
+
+	if (parse->resultRelation == baserel->relid && parse->commandType == CMD_UPDATE)
+		return ExclusiveLock * 4 + LockWaitBlock;
+	if (parse->resultRelation == baserel->relid && parse->commandType == CMD_DELETE)
+		return AccessExclusiveLock * 4 + LockWaitBlock;
+	rc = get_parse_rowmark(parse, baserel->relid);
+	if (rc == NULL)
+		return 0;
+	switch (rc->strength)
+	{
+		case LCS_FORKEYSHARE:
+			return AccessShareLock * 4 + rc->waitPolicy;
+		case LCS_FORSHARE:
+			return RowShareLock * 4 + rc->waitPolicy;
+		case LCS_FORNOKEYUPDATE:
+			return ExclusiveLock * 4 + rc->waitPolicy;
+		default:
+			return AccessExclusiveLock * 4 + rc->waitPolicy;
+	}
+}
+
 static ForeignScan *
 wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 				 ForeignPath *best_path, List *tlist, List *scan_clauses,
@@ -372,15 +409,7 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	Bitmapset  *used = bms_copy(ps->attrs_used);
 	ListCell   *lc;
 
-	/*
-	 * The rows an UPDATE or DELETE changes, or SELECT ... FOR UPDATE/SHARE
-	 * returns, are locked and read afresh, so that two sessions updating
-	 * one row one after the other do not lose either update.
-	 */
-	bool		lock_rows =
-		((root->parse->commandType == CMD_UPDATE || root->parse->commandType == CMD_DELETE) &&
-		 root->parse->resultRelation == baserel->relid) ||
-		get_parse_rowmark(root->parse, baserel->relid) != NULL;
+	int			lock_rows = row_lock(root, baserel);
 
 	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, NULL);
 	foreach(lc, local)
@@ -468,6 +497,8 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
 	ss->lock_rows = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) != 0;
+	ss->lock_mode = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) / 4;
+	ss->lock_wait = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) % 4;
 	ss->bulk = ss->cond == NIL;
 	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	ss->row_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
@@ -935,8 +966,9 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
  *
  * As PostgreSQL does for heap rows, READ COMMITTED then goes on with the
  * latest version, and REPEATABLE READ fails if it differs from the one its
- * snapshot saw.  Returns false if the row is gone, or if this transaction
- * has written it since the scan began (in this statement: an UPDATE joined
+ * snapshot saw.  Returns false if the row is gone, locked by another
+ * transaction under SKIP LOCKED, or if this transaction has written it
+ * since the scan began (in this statement: an UPDATE joined
  * to two rows of another table, or in a later one: a cursor), which
  * PostgreSQL passes over too.
  */
@@ -951,8 +983,8 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	size_t	   *nlens;
 	bool		found;
 
-	wc_txn_lock_row(t, k, klen);
-	if (wc_txn_wrote_since(t, ss->horizon, k, klen))
+	if (!wc_txn_lock_row(t, k, klen, ss->lock_mode, ss->lock_wait) ||
+		wc_txn_wrote_since(t, ss->horizon, k, klen))
 		return false;
 	found = read_row_now(ss, k, klen, &nvals, &nlens);
 

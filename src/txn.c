@@ -835,57 +835,117 @@ pre_commit(void)
  *
  * A row is locked by an advisory lock (field 4 = 3) on a hash of server,
  * table and row key, taken under a RowExclusiveLock on the table (an
- * advisory lock with field 4 = 4).  PostgreSQL's lock table is small, so a
+ * advisory lock with field 4 = 4), whatever the row lock's mode.  PostgreSQL's lock table is small, so a
  * transaction that locks more than WC_ROW_LOCKS_PER_TABLE rows of a table
  * takes an ExclusiveLock on the table instead, which waits for the other
  * transactions that lock its rows and then needs no more row locks.
  */
 #define WC_ROW_LOCKS_PER_TABLE	256
 
+/*
+ * What this transaction holds per table, to take each table lock once.  A
+ * subtransaction's locks go with its rollback, so its entries do too.
+ */
 typedef struct WcTableLocks
 {
 	uint64		table;
+	SubTransactionId subid;		/* the one that took the table lock */
 	int			rows;
 	bool		exclusive;
+	SubTransactionId exclusive_subid;	/* the one that made it exclusive */
 } WcTableLocks;
 
 static List *table_locks = NIL;	/* in TopTransactionContext */
 
-void
-wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len)
+/* A lock not had at once: false to skip the row, or NOWAIT's error. */
+static bool
+lock_not_available(LockWaitPolicy wait, const char *relname)
+{
+	if (wait == LockWaitError)
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("could not obtain lock on row in relation \"%s\"", relname)));
+	return false;
+}
+
+/*
+ * wc_txn_lock_row
+ *		Lock a row of t in mode until the transaction ends.
+ *
+ * The modes are those PostgreSQL takes for its own row locks, so that they
+ * conflict alike: FOR KEY SHARE AccessShareLock, FOR SHARE RowShareLock,
+ * FOR NO KEY UPDATE (and UPDATE) ExclusiveLock, FOR UPDATE (and DELETE)
+ * AccessExclusiveLock.  With LockWaitSkip, returns false at once if
+ * another transaction holds a conflicting lock; with LockWaitError, raises
+ * NOWAIT's error then.
+ */
+bool
+wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
+				LockWaitPolicy wait)
 {
 	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
 	uint64		rh;
 	LOCKTAG		tag;
 	WcTableLocks *tl = NULL;
 	ListCell   *lc;
+	bool		dont_wait = wait != LockWaitBlock;
 
 	foreach(lc, table_locks)
 		if (((WcTableLocks *) lfirst(lc))->table == th)
 			tl = lfirst(lc);
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
 	if (tl == NULL)
 	{
-		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		MemoryContext old;
 
+		if (LockAcquire(&tag, RowExclusiveLock, false, dont_wait) == LOCKACQUIRE_NOT_AVAIL)
+			return lock_not_available(wait, t->relname);
+		old = MemoryContextSwitchTo(TopTransactionContext);
 		tl = palloc0(sizeof(WcTableLocks));
 		tl->table = th;
+		tl->subid = GetCurrentSubTransactionId();
 		table_locks = lappend(table_locks, tl);
 		MemoryContextSwitchTo(old);
-		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
-		(void) LockAcquire(&tag, RowExclusiveLock, false, false);
 	}
 	if (tl->exclusive)
-		return;
-	if (++tl->rows > WC_ROW_LOCKS_PER_TABLE)
+		return true;
+	if (tl->rows >= WC_ROW_LOCKS_PER_TABLE)
 	{
-		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
-		tl->exclusive = true;
-		return;
+		if (LockAcquire(&tag, ExclusiveLock, false, dont_wait) != LOCKACQUIRE_NOT_AVAIL)
+		{
+			tl->exclusive = true;
+			tl->exclusive_subid = GetCurrentSubTransactionId();
+			return true;
+		}
+		/* SKIP LOCKED goes on with row locks */
+		(void) lock_not_available(wait, t->relname);
 	}
+	tl->rows++;
 	rh = hash_bytes_extended(key, (int) len, th);
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
-	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	if (LockAcquire(&tag, mode, false, dont_wait) == LOCKACQUIRE_NOT_AVAIL)
+		return lock_not_available(wait, t->relname);
+	return true;
+}
+
+/* A subtransaction rolled back: the locks it took are gone. */
+static void
+forget_locks(SubTransactionId subid)
+{
+	ListCell   *lc;
+
+	foreach(lc, table_locks)
+	{
+		WcTableLocks *tl = lfirst(lc);
+
+		if (tl->subid >= subid)
+		{
+			table_locks = foreach_delete_current(table_locks, lc);
+			pfree(tl);
+		}
+		else if (tl->exclusive && tl->exclusive_subid >= subid)
+			tl->exclusive = false;
+	}
 }
 
 static void
@@ -971,6 +1031,8 @@ wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			break;
 		case SUBXACT_EVENT_COMMIT_SUB:
 		case SUBXACT_EVENT_ABORT_SUB:
+			if (event == SUBXACT_EVENT_ABORT_SUB)
+				forget_locks(mySubid);
 			if (savepoints == NIL)
 				break;
 			sp = llast(savepoints);

@@ -14,11 +14,13 @@
 #include "access/tupdesc.h"
 #include "foreign/fdwapi.h"
 #include "lib/stringinfo.h"
+#include "nodes/lockoptions.h"
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "storage/dsm.h"
 #include "portability/instr_time.h"
 #include "storage/latch.h"
+#include "storage/lockdefs.h"
 #include "storage/s_lock.h"
 #include "utils/relcache.h"
 
@@ -216,7 +218,8 @@ extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
-extern void wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len);
+extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
+							LOCKMODE mode, LockWaitPolicy wait);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
