@@ -673,12 +673,15 @@ msg_range(StringInfo msg, WcKeyRange *kr)
  *		Start a scan of ranges (WcKeyRange, ascending and disjoint).
  *
  * cols are the escaped family+qualifier of the cells wanted; a batch names
- * a cell by its position in this array.
+ * a cell by its position in this array.  The scan belongs to subtransaction
+ * subid, and goes when that one is rolled back: the one whose statement,
+ * or cursor, it serves, which may be older than the current one.
  */
 uint32
 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 					 bool reverse, bool bulk, uint64 limit,
-					 uint8 **cols, size_t *col_lens, int ncols)
+					 uint8 **cols, size_t *col_lens, int ncols,
+					 SubTransactionId subid)
 {
 	StringInfoData msg;
 	WcRemoteScan *s;
@@ -689,7 +692,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	old = MemoryContextSwitchTo(conn_cxt);
 	s = palloc0(sizeof(WcRemoteScan));
 	s->id = next_id++;
-	s->subid = GetCurrentSubTransactionId();
+	s->subid = subid;
 	initStringInfo(&s->current);
 	for (int i = 0; i < WC_SCAN_AHEAD; i++)
 		initStringInfo(&s->ready[i]);

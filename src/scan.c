@@ -111,6 +111,7 @@ typedef struct WcScanState
 	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
 	/* what the scan reads: fixed when the executor starts it */
+	SubTransactionId subid;		/* where its statement (or cursor) began */
 	uint32		db;
 	uint32		snapshot;
 	uint32		horizon;
@@ -526,6 +527,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->db = wc_client_open_db(ss->table);
 	ss->snapshot = wc_client_snapshot_acquire(ss->db);
 	ss->horizon = wc_txn_horizon();
+	ss->subid = GetCurrentSubTransactionId();
 }
 
 /* Compute the key ranges from the condition's current values. */
@@ -680,7 +682,9 @@ scan_open(WcScanState *ss, List *ranges)
 	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
 									ss->reverse, ss->bulk,
 									ss->norows > 0 || ss->like_checks != NIL ? 0 : ss->limit,
-									ss->req_cols, ss->req_lens, ss->nreq);
+									ss->req_cols, ss->req_lens, ss->nreq,
+									ss->subid != InvalidSubTransactionId ? ss->subid :
+									GetCurrentSubTransactionId());
 	ss->remote = true;
 	ss->stored_done = false;
 }

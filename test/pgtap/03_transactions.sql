@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(63);
+SELECT plan(65);
 
 \ir setup.psql
 
@@ -413,6 +413,27 @@ SELECT results_eq('cf'::refcursor, 'cn'::refcursor,
 	'a cursor FOR UPDATE passes over a row written after it was declared');
 COMMIT;
 SELECT pg_temp.state_eq('the rows after the cursor equal the oracle');
+
+--
+-- A cursor declared before a savepoint keeps reading after the savepoint is
+-- rolled back, even if its first rows were fetched inside it.
+--
+INSERT INTO big_f (k, i, pad) SELECT 'c' || lpad(i::text, 5, '0'), i, repeat('x', 100) FROM generate_series(1, 3000) i;
+INSERT INTO big_n SELECT 'c' || lpad(i::text, 5, '0'), i, repeat('x', 100) FROM generate_series(1, 3000) i;
+BEGIN;
+DECLARE cf2 CURSOR FOR SELECT k, i FROM big_f WHERE k LIKE 'c%';
+DECLARE cn2 CURSOR FOR SELECT k, i FROM big_n WHERE k LIKE 'c%' ORDER BY k COLLATE "C";
+SAVEPOINT in_cursor;
+MOVE 1 IN cf2;
+MOVE 1 IN cn2;
+ROLLBACK TO SAVEPOINT in_cursor;
+SELECT pg_temp.check_eq('SELECT count(*) FROM big_f', 'SELECT count(*) FROM big_n',
+	'a read after rolling back the savepoint the cursor was first fetched in');
+SELECT results_eq('cf2'::refcursor, 'cn2'::refcursor,
+	'the cursor goes on after the savepoint it was first fetched in is rolled back');
+COMMIT;
+DELETE FROM big_f WHERE k LIKE 'c%';
+DELETE FROM big_n WHERE k LIKE 'c%';
 
 -- Clean up.
 DELETE FROM tx_f;
