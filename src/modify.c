@@ -80,10 +80,15 @@ wcAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 		add_row_identity_var(root, var, rtindex, WC_ROWKEY_JUNK);
 	}
 
-	/* UPDATE compares with the old row; DELETE RETURNING returns it. */
+	/*
+	 * UPDATE compares with the old row; DELETE RETURNING returns it.  The
+	 * Var is the one PostgreSQL adds itself for a foreign table's UPDATE,
+	 * typed RECORD, so that the two agree when the table is a partition or
+	 * a child of the table updated.
+	 */
 	if (root->parse->commandType == CMD_UPDATE || root->parse->returningList != NIL)
 	{
-		var = makeWholeRowVar(target_rte, rtindex, 0, false);
+		var = makeVar(rtindex, InvalidAttrNumber, RECORDOID, -1, InvalidOid, 0);
 		add_row_identity_var(root, var, rtindex, "wholerow");
 	}
 }
@@ -430,10 +435,24 @@ wcEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 {
 }
 
+/*
+ * wcBeginForeignInsert
+ *		Rows routed to a foreign partition, or COPY FROM.  An INSERT through
+ *		the partitioned table may say ON CONFLICT DO NOTHING (COPY has no
+ *		plan); PostgreSQL refuses DO UPDATE there before we are called.
+ */
 static void
 wcBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 {
-	rinfo->ri_FdwState = modify_state(rinfo->ri_RelationDesc, mtstate->ps.state);
+	ModifyTable *plan = (ModifyTable *) mtstate->ps.plan;
+	WcModifyState *ms = modify_state(rinfo->ri_RelationDesc, mtstate->ps.state);
+
+	rinfo->ri_FdwState = ms;
+	if (plan != NULL && plan->onConflictAction == ONCONFLICT_NOTHING)
+		ms->do_nothing = true;
+	else if (plan != NULL && plan->onConflictAction != ONCONFLICT_NONE)
+		elog(ERROR, "unexpected ON CONFLICT specification: %d",
+			 (int) plan->onConflictAction);
 }
 
 static void

@@ -38,6 +38,7 @@
 #include "foreign/fdwapi.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/prep.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/memutils.h"
@@ -236,7 +237,12 @@ rowkey_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, bool de
 	Var		   *var;
 	Oid			op;
 
-	if (!ps->bytewise)
+	/*
+	 * A partition or child table's ordering would need the parent's
+	 * equivalence classes; one made here for the child's own column breaks
+	 * the plan when the parent is pruned to that one child.
+	 */
+	if (!ps->bytewise || IS_OTHER_REL(baserel))
 		return NIL;
 	var = makeVar(baserel->relid, ps->table->rowkey_attnum, kc->type, kc->typmod,
 				  kc->collation, 0);
@@ -373,14 +379,18 @@ static int
 row_lock(PlannerInfo *root, RelOptInfo *baserel)
 {
 	Query	   *parse = root->parse;
-	RowMarkClause *rc;
+	PlanRowMark *rc;
 
-	if (parse->resultRelation == baserel->relid && parse->commandType == CMD_UPDATE)
+	/* all_result_relids has the partitions of a partitioned table updated */
+	if (bms_is_member(baserel->relid, root->all_result_relids) &&
+		parse->commandType == CMD_UPDATE)
 		return ExclusiveLock * 4 + LockWaitBlock;
-	if (parse->resultRelation == baserel->relid && parse->commandType == CMD_DELETE)
+	if (bms_is_member(baserel->relid, root->all_result_relids) &&
+		parse->commandType == CMD_DELETE)
 		return AccessExclusiveLock * 4 + LockWaitBlock;
-	rc = get_parse_rowmark(parse, baserel->relid);
-	if (rc == NULL)
+	/* the plan's row marks include the children of a table FOR UPDATE */
+	rc = get_plan_rowmark(root->rowMarks, baserel->relid);
+	if (rc == NULL || rc->strength == LCS_NONE)
 		return 0;
 	switch (rc->strength)
 	{

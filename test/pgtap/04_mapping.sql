@@ -16,7 +16,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(58);
+SELECT plan(66);
 
 \ir setup.psql
 
@@ -317,6 +317,51 @@ SELECT pg_temp.check_eq('UPDATE one_cell_twice SET n = 5 WHERE raw = ''\x68656c6
 	'an UPDATE reading the cell through both columns sees it in both');
 COMMIT;
 DELETE FROM one_cell_twice;
+
+--
+-- Foreign tables as partitions of a partitioned table: reads pruned to one
+-- partition, ON CONFLICT DO NOTHING, UPDATE and DELETE through the parent,
+-- compared with a native partitioned table.
+--
+CREATE TABLE parted_f (k text COLLATE "C", v integer) PARTITION BY LIST (substr(k, 1, 1));
+CREATE FOREIGN TABLE parted_fa PARTITION OF parted_f FOR VALUES IN ('a') SERVER spec_map_srv OPTIONS (table 'spec_map_pa');
+CREATE FOREIGN TABLE parted_fb PARTITION OF parted_f FOR VALUES IN ('b') SERVER spec_map_srv OPTIONS (table 'spec_map_pb');
+ALTER FOREIGN TABLE parted_fa ALTER COLUMN k OPTIONS (ADD rowkey 'true');
+ALTER FOREIGN TABLE parted_fb ALTER COLUMN k OPTIONS (ADD rowkey 'true');
+CREATE TABLE parted_n (k text COLLATE "C", v integer) PARTITION BY LIST (substr(k, 1, 1));
+CREATE TABLE parted_na PARTITION OF parted_n FOR VALUES IN ('a');
+CREATE TABLE parted_nb PARTITION OF parted_n FOR VALUES IN ('b');
+CREATE UNIQUE INDEX ON parted_na (k);
+CREATE UNIQUE INDEX ON parted_nb (k);
+INSERT INTO parted_f VALUES ('a1', 1), ('a2', 2), ('b1', 3);
+INSERT INTO parted_n VALUES ('a1', 1), ('a2', 2), ('b1', 3);
+SELECT pg_temp.check_eq('SELECT k, v FROM parted_f WHERE substr(k, 1, 1) = ''a'' AND k = ''a1''',
+	'SELECT k, v FROM parted_n WHERE substr(k, 1, 1) = ''a'' AND k = ''a1''',
+	'a read of a partitioned table pruned to one foreign partition');
+SELECT pg_temp.check_eq('SELECT k, v FROM parted_f WHERE substr(k, 1, 1) = ''a'' ORDER BY k',
+	'SELECT k, v FROM parted_n WHERE substr(k, 1, 1) = ''a'' ORDER BY k',
+	'an ordered read pruned to one foreign partition');
+SELECT pg_temp.check_eq('SELECT k, v FROM parted_f ORDER BY k DESC LIMIT 2', 'SELECT k, v FROM parted_n ORDER BY k DESC LIMIT 2',
+	'an ordered read across foreign partitions');
+INSERT INTO parted_f VALUES ('a1', 100) ON CONFLICT DO NOTHING;
+INSERT INTO parted_n VALUES ('a1', 100) ON CONFLICT DO NOTHING;
+SELECT pg_temp.check_eq('SELECT k, v FROM parted_f ORDER BY k', 'SELECT k, v FROM parted_n ORDER BY k',
+	'INSERT ... ON CONFLICT DO NOTHING through the parent keeps the existing row');
+SELECT pg_temp.check_eq('UPDATE parted_f SET v = v + 10 WHERE k IN (''a1'', ''b1'') RETURNING k, v',
+	'UPDATE parted_n SET v = v + 10 WHERE k IN (''a1'', ''b1'') RETURNING k, v',
+	'UPDATE through the partitioned table');
+SELECT pg_temp.check_eq('DELETE FROM parted_f WHERE k = ''a2'' RETURNING k, v',
+	'DELETE FROM parted_n WHERE k = ''a2'' RETURNING k, v',
+	'DELETE through the partitioned table');
+SELECT pg_temp.check_eq('SELECT k, v FROM parted_f ORDER BY k', 'SELECT k, v FROM parted_n ORDER BY k',
+	'the partitions hold what the native ones do');
+BEGIN;
+SELECT k FROM parted_f WHERE k = 'b1' FOR UPDATE;
+SELECT ok((SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 3 AND pid = pg_backend_pid()) = 1,
+	'SELECT ... FOR UPDATE through the parent locks the foreign partition''s row');
+ROLLBACK;
+DELETE FROM parted_f;
+DROP TABLE parted_f, parted_n;
 
 DELETE FROM balloon;
 DELETE FROM plain_f;
