@@ -972,8 +972,26 @@ wc_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
-			if (txn_log_len > 0)
+			if (txn_log_len == 0)
+				break;
+
+			/*
+			 * A cancel that arrived while the worker commits could not undo
+			 * the commit, but would report a rollback, and the rest of the
+			 * transaction would roll back.  So COMMIT is not cancelled once
+			 * it writes here.  (A terminated backend leaves it in doubt, as
+			 * any interrupted COMMIT is.)
+			 */
+			HOLD_CANCEL_INTERRUPTS();
+			PG_TRY();
+			{
 				pre_commit();
+			}
+			PG_FINALLY();
+			{
+				RESUME_CANCEL_INTERRUPTS();
+			}
+			PG_END_TRY();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (txn_log_len > 0)

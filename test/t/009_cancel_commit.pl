@@ -1,0 +1,89 @@
+
+# A query cancel during COMMIT.
+#
+# Once the storage worker may have committed a transaction's writes, a
+# cancel cannot take them back; honoured, it would report a rollback while
+# the foreign rows stand and the transaction's native rows are rolled back.
+# So a COMMIT that writes to widecolumn_fdw tables is not cancelled: a
+# cancel sent while such a COMMIT runs is ignored, and the COMMIT succeeds
+# with the foreign and the native rows together.  A cancel before the
+# COMMIT still cancels the statement, and the transaction rolls back whole.
+#
+# The cancel is sent once pg_stat_activity shows the session running COMMIT;
+# the COMMIT of 500,000 rows takes long enough for it to arrive meanwhile.
+# Nothing depends on how long anything takes: if the COMMIT were over first,
+# the checks would pass as well (they cannot fail wrongly, only miss).
+
+use strict;
+use warnings;
+
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+use Time::HiRes qw(usleep);
+
+my $node = wc_node('wc_cancel_commit');
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER wc FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE f (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER wc;
+CREATE TABLE n (tag text);
+});
+
+# Run a transaction in psql (application_name $app), cancel it once it is
+# running the statement that begins with $start, and return psql's
+# standard output and error.
+sub cancel_during
+{
+	my ($app, $start, $script) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-d',
+			$node->connstr('postgres') . " application_name=$app" ],
+		'<', \$script, '>', \$out, '2>', \$err);
+	my $pid = '';
+	for (my $i = 0; $i < 18_000 && $pid eq ''; $i++)
+	{
+		$pid = $node->safe_psql('postgres',
+			"SELECT pid FROM pg_stat_activity WHERE application_name = '$app' "
+			  . "AND state = 'active' AND starts_with(query, '$start')");
+		usleep(10_000) if $pid eq '';
+		$h->pump_nb;
+	}
+	ok($pid ne '', "$app: the session was seen running $start");
+	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)") if $pid ne '';
+	$h->finish;
+	return ($out, $err);
+}
+
+my ($out, $err) = cancel_during('commit', 'COMMIT', q{
+BEGIN;
+INSERT INTO n VALUES ('commit');
+INSERT INTO f SELECT 'c' || lpad(i::text, 7, '0'), i FROM generate_series(1, 500000) i;
+COMMIT;
+});
+unlike($err, qr/canceling statement/, 'a cancel during COMMIT does not cancel it');
+like($out, qr/^COMMIT$/m, 'the COMMIT succeeds');
+is( $node->safe_psql('postgres',
+		q{SELECT (SELECT count(*) FROM f WHERE k LIKE 'c%') || ' ' || (SELECT count(*) FROM n WHERE tag = 'commit')}),
+	'500000 1', 'the foreign rows and the native row are both committed');
+
+($out, $err) = cancel_during('insert', 'INSERT INTO f', q{
+BEGIN;
+INSERT INTO n VALUES ('insert');
+INSERT INTO f SELECT 'i' || lpad(i::text, 7, '0'), i FROM generate_series(1, 2000000) i;
+COMMIT;
+});
+like($err, qr/canceling statement due to user request/, 'a cancel before COMMIT cancels the statement');
+is( $node->safe_psql('postgres',
+		q{SELECT (SELECT count(*) FROM f WHERE k LIKE 'i%') || ' ' || (SELECT count(*) FROM n WHERE tag = 'insert')}),
+	'0 0', 'and nothing of that transaction is committed');
+
+$node->stop;
+done_testing();
