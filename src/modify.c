@@ -279,10 +279,19 @@ wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 
 	/*
 	 * ON CONFLICT DO NOTHING: skip a key that exists.  Without row locks this
-	 * is not atomic against a concurrent insert of the same key.
+	 * is not atomic against a concurrent insert of the same key.  The lookup
+	 * allocates; the statement may insert many rows.
 	 */
-	if (ms->do_nothing && wc_row_exists(t, key, keylen))
-		return NULL;
+	if (ms->do_nothing)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ms->row_cxt);
+		bool		exists = wc_row_exists(t, key, keylen);
+
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(ms->row_cxt);
+		if (exists)
+			return NULL;
+	}
 
 	for (int a = 1; a <= t->natts; a++)
 	{

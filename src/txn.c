@@ -382,6 +382,45 @@ sort_rows(WcTxnTable *tt)
 
 	if (tt->nsorted == n)
 		return;
+
+	/*
+	 * One row in the tail, as when every write out of key order is
+	 * followed by a read (INSERT ... ON CONFLICT DO NOTHING looks each key
+	 * up): put it in place rather than merge, which would copy and compare
+	 * every row each time.  absorb_row fails, if at all, before it changes
+	 * anything.
+	 */
+	if (n - tt->nsorted == 1)
+	{
+		WcRowEntry *row = tt->rows[n - 1];
+		int			lo = 0,
+					hi = tt->nsorted;
+
+		while (lo < hi)
+		{
+			int			mid = (lo + hi) / 2;
+
+			if (merge_cmp(tt->rows[mid], row) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < tt->nsorted && row_cmp(tt->rows[lo], row) == 0)
+		{
+			absorb_row(tt->rows[lo], row);
+			tt->nrows = n - 1;
+		}
+		else
+		{
+			memmove(&tt->rows[lo + 1], &tt->rows[lo], sizeof(WcRowEntry *) * (tt->nsorted - lo));
+			tt->rows[lo] = row;
+		}
+		tt->nsorted = tt->nrows;
+		tt->ntail_runs = 0;
+		tt->tail_repeats = false;
+		return;
+	}
+
 	/* reads call this too: the merged rows must outlive their statement */
 	old = MemoryContextSwitchTo(txn_cxt);
 	a = palloc_extended(sizeof(WcRowEntry *) * n, MCXT_ALLOC_HUGE);
@@ -695,15 +734,27 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 			hi = mid;
 	}
 
-	*rows = palloc(sizeof(WcTxnRow) * Max(1, tt->nsorted - lo));
-	for (int i = lo; i < tt->nsorted; i++)
+	/* first row at or after the end */
+	hi = tt->nsorted;
+	if (range->end_len > 0)
 	{
-		if (range->end_len > 0 &&
-			row_vs_bound(tt, tt->rows[i], range->end, range->end_len) >= 0)
-			break;
+		int			l = lo;
+
+		while (l < hi)
+		{
+			int			mid = (l + hi) / 2;
+
+			if (row_vs_bound(tt, tt->rows[mid], range->end, range->end_len) < 0)
+				l = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+
+	*rows = palloc(sizeof(WcTxnRow) * Max(1, hi - lo));
+	for (int i = lo; i < hi; i++)
 		if (replay(tt, tt->rows[i], horizon, &(*rows)[n]))
 			n++;
-	}
 	if (reverse)
 	{
 		for (int i = 0; i < n / 2; i++)
