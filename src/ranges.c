@@ -215,14 +215,27 @@ datum_bytes(Datum d, const uint8 **p, size_t *len)
 	*len = VARSIZE_ANY_EXHDR(v);
 }
 
-/* The key prefix of the equal parts, followed by part neq holding value. */
+/*
+ * The key prefix of the equal parts, followed by part neq holding value.
+ * A value no part can hold (an infinite date, say) lies before or after
+ * every key with that prefix: *fit says which, in key order, and the key is
+ * the prefix alone.
+ */
 static StringInfo
-prefix_and_part(WcTable *t, StringInfo prefix, int neq, Datum value)
+prefix_and_part(WcTable *t, StringInfo prefix, int neq, Datum value,
+				WcSegmentFit *fit)
 {
 	StringInfo	k = makeStringInfo();
+	WcColumn   *col = &t->cols[t->part_attnum[neq] - 1];
+	const char *why;
 
 	appendBinaryStringInfo(k, prefix->data, prefix->len);
-	wc_segment_encode(t, &t->cols[t->part_attnum[neq] - 1], value, k);
+	*fit = wc_segment_fit(t, col, value, k, &why);
+	if (*fit == WC_SEGMENT_UNORDERED)
+		wc_segment_encode(t, col, value, k);	/* no order: its error */
+	/* a reversed part stores later values first */
+	if (col->rowkey_reverse && *fit != WC_SEGMENT_FITS)
+		*fit = *fit == WC_SEGMENT_BELOW ? WC_SEGMENT_ABOVE : WC_SEGMENT_BELOW;
 	return k;
 }
 
@@ -246,12 +259,16 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	for (int i = 0; i < neq; i++)
 	{
 		int			e = intVal(list_nth(node, 2 + i));
+		const char *why;
 
 		if (nulls[e])
 			return none();
 		if (i > 0)
 			appendStringInfoChar(&prefix, t->delimiter);
-		wc_segment_encode(t, &t->cols[t->part_attnum[i] - 1], values[e], &prefix);
+		/* equal to a value no part can hold: no key */
+		if (wc_segment_fit(t, &t->cols[t->part_attnum[i] - 1], values[e],
+						   &prefix, &why) != WC_SEGMENT_FITS)
+			return none();
 	}
 	if (neq == t->nparts)
 		return one(bound((uint8 *) prefix.data, prefix.len, true),
@@ -282,21 +299,32 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	hi = prefix.len > 0 ? after_prefix((uint8 *) prefix.data, prefix.len) : infinite();
 	if (lo_strategy != 0)
 	{
-		StringInfo	k = prefix_and_part(t, &prefix, neq, values[lo_expr]);
+		WcSegmentFit fit;
+		StringInfo	k = prefix_and_part(t, &prefix, neq, values[lo_expr], &fit);
 
-		/* > v: past every key whose part is v (fixed width: they share a prefix) */
-		lo = lo_strategy == BTGreaterEqualStrategyNumber ?
-			bound((uint8 *) k->data, k->len, true) : after_prefix((uint8 *) k->data, k->len);
-		if (lo.inf)
+		/* above every key of the prefix: none; below: no bound of its own */
+		if (fit == WC_SEGMENT_ABOVE)
 			return none();
-		lo.incl = true;
+		if (fit == WC_SEGMENT_FITS)
+		{
+			/* > v: past every key whose part is v (fixed width: they share a prefix) */
+			lo = lo_strategy == BTGreaterEqualStrategyNumber ?
+				bound((uint8 *) k->data, k->len, true) : after_prefix((uint8 *) k->data, k->len);
+			if (lo.inf)
+				return none();
+			lo.incl = true;
+		}
 	}
 	if (hi_strategy != 0)
 	{
-		StringInfo	k = prefix_and_part(t, &prefix, neq, values[hi_expr]);
+		WcSegmentFit fit;
+		StringInfo	k = prefix_and_part(t, &prefix, neq, values[hi_expr], &fit);
 
-		hi = hi_strategy == BTLessStrategyNumber ?
-			bound((uint8 *) k->data, k->len, false) : after_prefix((uint8 *) k->data, k->len);
+		if (fit == WC_SEGMENT_BELOW)
+			return none();
+		if (fit == WC_SEGMENT_FITS)
+			hi = hi_strategy == BTLessStrategyNumber ?
+				bound((uint8 *) k->data, k->len, false) : after_prefix((uint8 *) k->data, k->len);
 	}
 	return one(lo, hi);
 }

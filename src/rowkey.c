@@ -82,7 +82,25 @@ segment_error(WcTable *t, WcColumn *col, const char *why)
 void
 wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 {
-	char		buf[64];
+	const char *why;
+
+	if (wc_segment_fit(t, col, value, out, &why) != WC_SEGMENT_FITS)
+		segment_error(t, col, why);
+}
+
+/*
+ * wc_segment_fit
+ *		Append the encoding of one segment value to out, if it has one.
+ *
+ * A value that cannot be stored as a part (a reason in *why) can still be
+ * compared with those that can: a condition on a part turns it into a bound
+ * past one end of them, or into no key at all.  out is then unchanged.
+ */
+WcSegmentFit
+wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
+			   const char **why)
+{
+	static char buf[64];
 	int			start = out->len;
 
 	switch (col->type)
@@ -97,10 +115,11 @@ wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 				if (memchr(p, t->delimiter, len) != NULL)
 				{
 					snprintf(buf, sizeof(buf), "The value contains the delimiter \"%c\".", t->delimiter);
-					segment_error(t, col, buf);
+					*why = buf;
+					return WC_SEGMENT_UNORDERED;
 				}
 				appendBinaryStringInfo(out, p, len);
-				return;
+				return WC_SEGMENT_FITS;
 			}
 		case INT2OID:
 		case INT4OID:
@@ -122,7 +141,7 @@ wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 					snprintf(buf, sizeof(buf), "-%0*llu", w, (unsigned long long) (limit - absn));
 				}
 				appendStringInfoString(out, buf);
-				return;
+				return WC_SEGMENT_FITS;
 			}
 		case DATEOID:
 		case TIMESTAMPOID:
@@ -136,7 +155,10 @@ wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 					DateADT		d = DatumGetDateADT(value);
 
 					if (DATE_NOT_FINITE(d))
-						segment_error(t, col, "Infinite dates cannot be row-key parts.");
+					{
+						*why = "Infinite dates cannot be row-key parts.";
+						return DATE_IS_NOBEGIN(d) ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
+					}
 					j2date(d + POSTGRES_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
 				}
 				else
@@ -144,12 +166,21 @@ wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 					Timestamp	ts = DatumGetTimestamp(value);
 
 					if (TIMESTAMP_NOT_FINITE(ts))
-						segment_error(t, col, "Infinite timestamps cannot be row-key parts.");
+					{
+						*why = "Infinite timestamps cannot be row-key parts.";
+						return TIMESTAMP_IS_NOBEGIN(ts) ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
+					}
 					if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
-						segment_error(t, col, "The timestamp is out of range.");
+					{
+						*why = "The timestamp is out of range.";
+						return ts < 0 ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
+					}
 				}
 				if (tm.tm_year < 1 || tm.tm_year > 9999)
-					segment_error(t, col, "Only years 1 to 9999 can be row-key parts.");
+				{
+					*why = "Only years 1 to 9999 can be row-key parts.";
+					return tm.tm_year < 1 ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
+				}
 				if (col->type == DATEOID)
 					snprintf(buf, sizeof(buf), "%04d%02d%02d", tm.tm_year, tm.tm_mon, tm.tm_mday);
 				else
@@ -160,10 +191,11 @@ wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 				if (col->rowkey_reverse)
 					for (int i = start; i < out->len; i++)
 						out->data[i] = '9' - (out->data[i] - '0');
-				return;
+				return WC_SEGMENT_FITS;
 			}
 	}
 	elog(ERROR, "unsupported row-key part type %u", col->type);
+	return WC_SEGMENT_UNORDERED;	/* keep the compiler quiet */
 }
 
 static bool

@@ -251,7 +251,18 @@ extern WcKeyRange *wc_row_range(WcTable *t, const uint8 *key, size_t len);
 /* in rowkey.c */
 extern bool wc_segment_type_ok(Oid type);
 extern bool wc_segment_fixed_width(Oid type);
+/* How a row-key part value compares with those that can be stored. */
+typedef enum WcSegmentFit
+{
+	WC_SEGMENT_FITS,			/* it can be stored: encoded */
+	WC_SEGMENT_BELOW,			/* before every value that can */
+	WC_SEGMENT_ABOVE,			/* after every one */
+	WC_SEGMENT_UNORDERED		/* equal to none, and not among them */
+} WcSegmentFit;
+
 extern void wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out);
+extern WcSegmentFit wc_segment_fit(WcTable *t, WcColumn *col, Datum value,
+								   StringInfo out, const char **why);
 extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 

@@ -14,7 +14,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(133);
+SELECT plan(147);
 
 \ir setup.psql
 
@@ -272,6 +272,46 @@ SELECT pg_temp.check_eq('SELECT k, i FROM many_f ORDER BY k LIMIT 3', 'SELECT k,
 	'LIMIT skips rows whose cells were all deleted');
 SELECT pg_temp.check_eq('SELECT k FROM many_f LIMIT 3', 'SELECT k FROM many_n ORDER BY k LIMIT 3',
 	'LIMIT on the row key alone skips rows whose cells were all deleted');
+
+--
+-- Conditions comparing a part with a value no part can hold (an infinite
+-- date or timestamp, a year out of 1 .. 9999, text with the delimiter)
+-- select what they select on a native table, instead of failing as an
+-- INSERT of that value does: such a value lies before or after every
+-- stored one, or equals none.  The timestamp part is stored reversed.
+--
+CREATE FOREIGN TABLE unfit_f (dtype text OPTIONS (rowkey_part '1'), day date OPTIONS (rowkey_part '2'),
+	at timestamptz OPTIONS (rowkey_part '3', rowkey_reverse 'true'), b integer)
+	SERVER spec_keys_srv OPTIONS (table 'spec_keys_unfit', rowkey_delimiter '#');
+CREATE TABLE unfit_n (dtype text, day date, at timestamptz, b integer);
+INSERT INTO unfit_f VALUES ('phone', '2020-05-01', '2020-05-01 10:00+00', 1), ('phone', '2020-05-02', '2020-05-02 11:00+00', 2),
+	('tablet', '0001-01-01', '9999-12-31 10:00+00', 3);
+INSERT INTO unfit_n SELECT * FROM unfit_f;
+SELECT pg_temp.check_eq(format('SELECT b FROM unfit_f WHERE %s ORDER BY b', q), format('SELECT b FROM unfit_n WHERE %s ORDER BY b', q),
+	'a part compared with a value no part can hold: ' || q)
+FROM unnest(ARRAY[
+	$$dtype = 'phone' AND day < 'infinity'$$,
+	$$dtype = 'phone' AND day >= '0001-01-01 BC'$$,
+	$$dtype = 'phone' AND day > 'infinity'$$,
+	$$dtype = 'phone' AND day <= '-infinity'$$,
+	$$dtype = 'a#b'$$,
+	$$dtype = 'phone' AND day = 'infinity'$$,
+	$$dtype = 'phone' AND day = '2020-05-01' AND at < 'infinity'$$,
+	$$dtype = 'phone' AND day = '2020-05-01' AND at > '-infinity'$$,
+	$$dtype = 'phone' AND day = '2020-05-01' AND at > 'infinity'$$,
+	$$dtype = 'tablet' AND day = '0001-01-01' AND at >= '10000-01-01'$$,
+	$$dtype = 'tablet' AND day = '0001-01-01' AND at <= '10000-01-01'$$,
+	$$dtype = 'tablet' AND day BETWEEN '0001-01-01 BC' AND '0001-01-01'$$]) q;
+PREPARE unfit_p(text, date) AS SELECT b FROM unfit_f WHERE dtype = $1 AND day < $2 ORDER BY b;
+SET plan_cache_mode = force_generic_plan;
+SELECT pg_temp.check_eq('EXECUTE unfit_p(''phone'', ''infinity'')', 'VALUES (1), (2)',
+	'the same under a generic plan');
+RESET plan_cache_mode;
+DEALLOCATE unfit_p;
+SELECT throws_ok($$INSERT INTO unfit_f VALUES ('phone', 'infinity', now(), 4)$$, '22000', NULL,
+	'an INSERT of such a value is still refused');
+DELETE FROM unfit_f;
+DROP TABLE unfit_n;
 
 -- Clean up.
 DELETE FROM bk_f;
