@@ -36,6 +36,7 @@
 #include "storage/spin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "widecolumn_fdw.h"
@@ -89,6 +90,7 @@ typedef struct WcSnapUse
 	uint32		db;
 	uint32		id;
 	TimestampTz statement;		/* 0: for the whole transaction */
+	Snapshot	pg_snapshot;	/* PostgreSQL's, registered; or NULL */
 	int			refs;			/* scans reading it */
 	bool		current;		/* new scans of this statement use it */
 } WcSnapUse;
@@ -114,6 +116,7 @@ static uint32 next_id = 1;
 static bool exit_hook_set = false;
 
 static void conn_drop(void);
+static void forget_pg_snapshot(WcSnapUse *su);
 static bool receive_one(void);
 
 static void
@@ -365,13 +368,25 @@ static void
 conn_drop(void)
 {
 	WcConn	   *old = conn;
+	ListCell   *lc;
 
 	if (old == NULL)
 		return;
+	foreach(lc, old->snaps)
+		forget_pg_snapshot(lfirst(lc));
 	conn = NULL;
 	clear_slot(0, 0);
 	dsm_detach(old->seg);
 	MemoryContextReset(conn_cxt);
+}
+
+/* Let go of the PostgreSQL snapshot that identified su's statement. */
+static void
+forget_pg_snapshot(WcSnapUse *su)
+{
+	if (su->pg_snapshot != NULL && TopTransactionResourceOwner != NULL)
+		UnregisterSnapshotFromOwner(su->pg_snapshot, TopTransactionResourceOwner);
+	su->pg_snapshot = NULL;
 }
 
 /*
@@ -569,12 +584,14 @@ wc_client_open_db(WcTable *t)
 	return id;
 }
 
+
 /* Tell the worker to drop a snapshot nobody will read from again. */
 static void
 snapshot_release(WcSnapUse *su)
 {
 	StringInfoData msg;
 
+	forget_pg_snapshot(su);
 	msg_begin(&msg, WC_REQ_RELEASE);
 	msg_u32(&msg, su->id);
 	send_msg(&msg, 0, false);
@@ -592,11 +609,21 @@ snapshot_release(WcSnapUse *su)
  * A scan holds its snapshot until wc_client_snapshot_release, so a cursor
  * declared in one statement and read in a later one still reads the
  * snapshot of its own statement.
+ *
+ * The statements of a volatile function share their top-level statement's
+ * start time, but in READ COMMITTED each takes a PostgreSQL snapshot of its
+ * own (a stable function's read the caller's), so the snapshot is shared
+ * only under the same active PostgreSQL snapshot.  That one stays
+ * registered while it is, so that its address cannot come back as another
+ * statement's.  (A transaction that wrote only here has no transaction id,
+ * so PostgreSQL's snapshots alone do not change with its commit.)
  */
 uint32
 wc_client_snapshot_acquire(uint32 db)
 {
 	TimestampTz stmt = IsolationUsesXactSnapshot() ? 0 : GetCurrentStatementStartTimestamp();
+	Snapshot	pg_snapshot = IsolationUsesXactSnapshot() || !ActiveSnapshotSet() ? NULL :
+		GetActiveSnapshot();
 	ListCell   *lc;
 	WcSnapUse  *su = NULL;
 	StringInfoData msg;
@@ -610,7 +637,7 @@ wc_client_snapshot_acquire(uint32 db)
 		if (u->db == db && u->current)
 			su = u;
 	}
-	if (su != NULL && su->statement == stmt)
+	if (su != NULL && su->statement == stmt && su->pg_snapshot == pg_snapshot)
 	{
 		su->refs++;
 		return su->id;
@@ -618,6 +645,7 @@ wc_client_snapshot_acquire(uint32 db)
 	if (su != NULL)
 	{
 		su->current = false;
+		forget_pg_snapshot(su);
 		if (su->refs == 0)
 			snapshot_release(su);
 	}
@@ -627,10 +655,13 @@ wc_client_snapshot_acquire(uint32 db)
 	su->db = db;
 	su->id = next_id++;
 	su->statement = stmt;
+	su->pg_snapshot = NULL;
 	su->refs = 1;
 	su->current = true;
 	conn->snaps = lappend(conn->snaps, su);
 	MemoryContextSwitchTo(old);
+	if (pg_snapshot != NULL && pg_snapshot->copied)
+		su->pg_snapshot = RegisterSnapshotOnOwner(pg_snapshot, TopTransactionResourceOwner);
 
 	msg_begin(&msg, WC_REQ_SNAPSHOT);
 	msg_u32(&msg, db);
@@ -914,6 +945,8 @@ wc_client_xact_end(bool abort)
 		conn_drop();
 		return;
 	}
+	foreach(lc, conn->snaps)
+		forget_pg_snapshot(lfirst(lc));
 	PG_TRY();
 	{
 		while (conn != NULL && conn->scans != NIL)

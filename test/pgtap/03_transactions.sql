@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(65);
+SELECT plan(67);
 
 \ir setup.psql
 
@@ -310,6 +310,24 @@ SELECT is(dblink_exec('other', $$PREPARE TRANSACTION 'spec_tx'$$, false), 'ERROR
 SELECT ok(dblink_error_message('other') LIKE '%cannot PREPARE a transaction that has written to widecolumn_fdw tables%',
 	'PREPARE TRANSACTION says why: ' || dblink_error_message('other'));
 SELECT pg_temp.state_eq('the refused prepared transaction stored nothing');
+-- In READ COMMITTED each statement of a function reads a snapshot of its
+-- own, as a native table's statements do: a row another session commits
+-- between two of them is seen by the second (its transaction wrote only
+-- here, so PostgreSQL's own snapshot does not change with it).
+CREATE FUNCTION pg_temp.count_twice(tbl text, other_insert text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	a bigint;
+	b bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %s', tbl) INTO a;
+	PERFORM dblink_exec('other', other_insert);
+	EXECUTE format('SELECT count(*) FROM %s', tbl) INTO b;
+	RETURN (b - a)::text;
+END $$;
+SELECT is(pg_temp.count_twice('tx_f', $$INSERT INTO tx_f VALUES ('between', 8, 'other session')$$),
+	pg_temp.count_twice('tx_n', $$INSERT INTO tx_n VALUES ('between', 8, 'other session')$$),
+	'in READ COMMITTED a function''s next statement sees a row committed after its previous one');
+SELECT pg_temp.state_eq('the row committed between the function''s statements is there');
 SELECT dblink_disconnect('other') AS done
 \gset
 
