@@ -17,6 +17,7 @@
 #include "access/stratnum.h"
 #include "access/nbtree.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -507,6 +508,14 @@ wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
 static void
 describe_key(StringInfo out, const WcBound *b, bool bytes)
 {
+	/*
+	 * A bound past a prefix (its last byte raised) need not be text in the
+	 * server encoding, and EXPLAIN's output must be: such a bound is shown
+	 * as bytes.
+	 */
+	if (!bytes && (memchr(b->key, 0, b->len) != NULL ||
+				   !pg_verifymbstr((const char *) b->key, (int) b->len, true)))
+		bytes = true;
 	if (bytes)
 	{
 		appendStringInfoString(out, "'\\x");

@@ -17,7 +17,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(85);
+SELECT plan(87);
 
 \ir setup.psql
 
@@ -160,6 +160,28 @@ SET LOCAL enable_hashjoin = off;
 SET LOCAL enable_mergejoin = off;
 SELECT pg_temp.run_join_queries('uncommitted, nested loops');
 COMMIT;
+
+-- EXPLAIN shows a range bound that is not text in the server encoding (past
+-- a prefix ending in U+00FF, its last byte raised: C3 C0) as bytes, so that
+-- its output converts to any client encoding.
+CREATE FUNCTION pg_temp.explain_text(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	all_lines text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		all_lines := all_lines || line || E'\n';
+	END LOOP;
+	RETURN all_lines;
+END $$;
+SELECT CASE WHEN current_setting('server_encoding') = 'UTF8' THEN
+	matches(pg_temp.explain_text($$SELECT order_id FROM orders_f WHERE order_id ^@ E'\u00ff' OR order_id = 'a'$$),
+		$$\\xc3c0$$, 'EXPLAIN shows a bound that is not valid text as bytes')
+	ELSE skip('the server encoding is not UTF8', 1) END;
+SELECT CASE WHEN current_setting('server_encoding') = 'UTF8' THEN
+	lives_ok($$SELECT convert_to(pg_temp.explain_text('SELECT order_id FROM orders_f WHERE order_id ^@ E''\u00ff'' OR order_id = ''a'''), 'LATIN1')$$,
+		'and such an EXPLAIN converts to LATIN1')
+	ELSE skip('the server encoding is not UTF8', 1) END;
 
 -- Clean up.
 DELETE FROM orders_f;
