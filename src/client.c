@@ -74,9 +74,15 @@ typedef struct WcRemoteScan
 } WcRemoteScan;
 
 /* An answer we wait for: for a scan, or (scan 0) for a synchronous call. */
+/*
+ * An answer on its way: to a scan, or (scan 0) to call(), which numbers its
+ * requests.  A call() interrupted while it waits (a cancel, a timeout)
+ * leaves its answer to come; the next one must not take it for its own.
+ */
 typedef struct WcExpect
 {
 	uint32		scan;
+	uint32		call;
 } WcExpect;
 
 typedef struct WcKnownDb
@@ -108,6 +114,8 @@ typedef struct WcConn
 	List	   *snaps;			/* WcSnapUse of this transaction */
 	StringInfoData sync_answer;
 	bool		have_sync_answer;
+	uint32		sync_answer_call;	/* the call() it answers */
+	uint32		calls;			/* call()s made */
 } WcConn;
 
 static WcConn *conn = NULL;
@@ -418,6 +426,7 @@ receive_one(void)
 		resetStringInfo(&conn->sync_answer);
 		appendBinaryStringInfo(&conn->sync_answer, data, len);
 		conn->have_sync_answer = true;
+		conn->sync_answer_call = ex->call;
 	}
 	else
 	{
@@ -441,8 +450,10 @@ receive_one(void)
 /*
  * send_msg
  *		Put a request in the queue, reading answers while it is full.
+ *
+ * For a request answered to call() (expect_scan 0), returns its number.
  */
-static void
+static uint32
 send_msg(StringInfo msg, uint32 expect_scan, bool answered)
 {
 	conn->sending = true;
@@ -467,9 +478,12 @@ send_msg(StringInfo msg, uint32 expect_scan, bool answered)
 		WcExpect   *ex = palloc(sizeof(WcExpect));
 
 		ex->scan = expect_scan;
+		ex->call = expect_scan == 0 ? ++conn->calls : 0;
 		conn->expect = lappend(conn->expect, ex);
 		MemoryContextSwitchTo(old);
+		return ex->call;
 	}
+	return 0;
 }
 
 /* Raise the ERROR answer in buf as our own error. */
@@ -507,9 +521,11 @@ raise_answer_error(StringInfo buf)
 static void
 call(StringInfo msg, WcReader *answer)
 {
-	send_msg(msg, 0, true);
+	uint32		mine = send_msg(msg, 0, true);
+
+	/* answers to earlier calls that were interrupted are passed over */
 	conn->have_sync_answer = false;
-	while (!conn->have_sync_answer)
+	while (!conn->have_sync_answer || conn->sync_answer_call != mine)
 	{
 		if (!receive_one())
 			wait_for_worker();

@@ -89,6 +89,8 @@ static MemoryContext worker_cxt;
 static MemoryContext request_cxt;
 static volatile sig_atomic_t got_sigterm = false;
 
+static void client_free(WcClient *c);
+
 static size_t
 wc_shmem_size(void)
 {
@@ -202,6 +204,15 @@ wc_worker_exit(int code, Datum arg)
 	 * that its COMMIT may or may not have been applied (client.c).
 	 */
 	storage_writer_stop();
+
+	/*
+	 * LevelDB must not be closed under a live iterator or snapshot (it
+	 * aborts, and the postmaster restarts the whole cluster): the backends'
+	 * scans and snapshots go first.
+	 */
+	for (int i = 0; clients != NULL && i < wc_shared->nslots; i++)
+		if (clients[i] != NULL)
+			client_free(clients[i]);
 
 	foreach(lc, open_dbs)
 	{

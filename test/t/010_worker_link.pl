@@ -1,0 +1,98 @@
+
+# The link between a session and the storage worker, when a wait is cut
+# short or the worker stops under an open scan.
+#
+#  - A statement cancelled (statement_timeout) while it waited for one of
+#    the worker's answers leaves that answer to come; the session's next
+#    request must take only its own.  Here the first request after the
+#    cancel opens a second server's database: with the stale answer (the
+#    cancelled size estimate, 0) taken for its own, the session would read
+#    and write the first server's database for the rest of its life.  The
+#    worker is stopped (SIGSTOP) meanwhile, so that the cancel comes while
+#    the answer is owed, whatever the machine's speed.
+#  - A worker stopped with SIGTERM while a session has a scan open (a
+#    cursor half read) closes LevelDB only after letting go of the scan's
+#    iterator and snapshot: LevelDB would otherwise abort, and the
+#    postmaster restart the whole cluster.  The session gets the link's
+#    error (08006); other sessions keep their connections.
+
+use strict;
+use warnings;
+
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+
+my $node = wc_node('wc_worker_link');
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER wc1 FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE SERVER wc2 FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE empty1 (rowkey text COLLATE "C", n bigint) SERVER wc1 OPTIONS (table 'empty');
+CREATE FOREIGN TABLE t_on_wc1 (rowkey text COLLATE "C", n bigint) SERVER wc1 OPTIONS (table 't');
+CREATE FOREIGN TABLE t_on_wc2 (rowkey text COLLATE "C", n bigint) SERVER wc2 OPTIONS (table 't');
+INSERT INTO t_on_wc1 VALUES ('stored in wc1', 1);
+INSERT INTO t_on_wc2 VALUES ('stored in wc2', 2);
+CREATE FOREIGN TABLE big (rowkey text COLLATE "C", pad text) SERVER wc1;
+INSERT INTO big SELECT lpad(i::text, 6, '0'), repeat(md5(i::text), 4) FROM generate_series(1, 40000) i;
+});
+
+# A fresh session: its first request opens wc1's database, then a request
+# is cancelled while the worker cannot answer it.
+my $worker = worker_pid($node);
+my ($ret, $out, $err) = $node->psql(
+	'postgres', qq{
+SELECT count(*) FROM empty1;
+\\! kill -STOP $worker
+SET statement_timeout = '300ms';
+SELECT count(*) FROM empty1;
+RESET statement_timeout;
+\\! kill -CONT $worker
+SELECT rowkey FROM t_on_wc2;
+INSERT INTO t_on_wc2 VALUES ('written through wc2', 3);
+}, on_error_stop => 0);
+like($err, qr/canceling statement due to statement timeout/,
+	'sanity: the statement was cancelled while it waited for the worker');
+like($out, qr/stored in wc2/, 'the next request takes its own answer: it reads the second server');
+unlike($out, qr/stored in wc1/, 'and not the first server\'s table of the same name');
+is($node->safe_psql('postgres', q{SELECT string_agg(rowkey, ',' ORDER BY rowkey) FROM t_on_wc1}),
+	'stored in wc1', 'nothing was written to the first server');
+is($node->safe_psql('postgres', q{SELECT string_agg(rowkey, ',' ORDER BY rowkey) FROM t_on_wc2}),
+	'stored in wc2,written through wc2', 'the write went to the second server');
+
+# A cursor half read, then SIGTERM to the worker.
+my $log_offset = -s $node->logfile;
+my ($bystander_in, $bystander_out) = ("SELECT 'bystander ready';\n", '');
+my $bystander = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-d', $node->connstr('postgres') ],
+	'<', \$bystander_in, '>', \$bystander_out, '2>', \my $bystander_err);
+my $timer = IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default);
+pump_until($bystander, $timer, \$bystander_out, qr/bystander ready/);
+$worker = worker_pid($node);
+($ret, $out, $err) = $node->psql(
+	'postgres', qq{
+BEGIN;
+DECLARE c CURSOR FOR SELECT rowkey, pad FROM big;
+FETCH 10 FROM c;
+\\! kill -TERM $worker
+MOVE ALL IN c;
+}, on_error_stop => 0);
+like($err, qr/widecolumn_fdw|storage worker/i, 'the session with the open scan gets the link\'s error');
+ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts');
+$bystander_in .= "SELECT 'bystander still here';\n";
+pump_until($bystander, $timer, \$bystander_out, qr/bystander still here/);
+like($bystander_out, qr/bystander still here/, 'another session kept its connection: no crash restart');
+$bystander_in .= "\\q\n";
+$bystander->finish;
+my $log = slurp_file($node->logfile, $log_offset);
+unlike($log, qr/terminated by signal|terminating any other active server processes/,
+	'the worker exited without a crash');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM big}), '40000', 'the data is whole');
+
+$node->stop;
+done_testing();
