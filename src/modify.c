@@ -47,6 +47,7 @@ typedef struct WcModifyState
 	AttrNumber	wholerow_junk;
 	Bitmapset  *updated;		/* UPDATE: attnums it may change */
 	bool		do_nothing;		/* INSERT ... ON CONFLICT DO NOTHING */
+	uint32		horizon;		/* the transaction's log when it began */
 	WcTxnCell  *cells;
 	StringInfoData *bufs;
 	MemoryContext row_cxt;
@@ -57,26 +58,31 @@ wcAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 						  RangeTblEntry *target_rte, Relation target_relation)
 {
 	WcTable    *t = wc_get_table(RelationGetRelid(target_relation));
+	TupleDesc	desc = RelationGetDescr(target_relation);
 	Var		   *var;
 
-	/* The row's identity: the row key, or the columns it is made of. */
+	/*
+	 * The row's identity: the row key, or the columns it is made of, as the
+	 * query's own references to them (type, typmod and collation), which
+	 * the planner must be able to match, say to sort a merge join.
+	 */
 	if (t->nparts > 0)
 	{
 		for (int i = 0; i < t->nparts; i++)
 		{
-			WcColumn   *pc = &t->cols[t->part_attnum[i] - 1];
+			Form_pg_attribute att = TupleDescAttr(desc, t->part_attnum[i] - 1);
 
-			var = makeVar(rtindex, t->part_attnum[i], pc->type, pc->typmod,
-						  pc->collation, 0);
+			var = makeVar(rtindex, t->part_attnum[i], att->atttypid, att->atttypmod,
+						  att->attcollation, 0);
 			add_row_identity_var(root, var, rtindex, psprintf(WC_PART_JUNK "%d", i + 1));
 		}
 	}
 	else
 	{
-		WcColumn   *kc = &t->cols[t->rowkey_attnum - 1];
+		Form_pg_attribute att = TupleDescAttr(desc, t->rowkey_attnum - 1);
 
-		var = makeVar(rtindex, t->rowkey_attnum, kc->type, kc->typmod,
-					  get_typcollation(kc->type), 0);
+		var = makeVar(rtindex, t->rowkey_attnum, att->atttypid, att->atttypmod,
+					  att->attcollation, 0);
 		add_row_identity_var(root, var, rtindex, WC_ROWKEY_JUNK);
 	}
 
@@ -130,6 +136,7 @@ modify_state(Relation rel, EState *estate)
 	initStringInfo(&ms->newkeybuf);
 	ms->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "widecolumn_fdw modify",
 										ALLOCSET_SMALL_SIZES);
+	ms->horizon = wc_txn_horizon();
 	return ms;
 }
 
@@ -328,6 +335,18 @@ wcGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 	return 1000;
 }
 
+/*
+ * Has this statement already updated or deleted the row?  A join can hand
+ * the same row over twice (a hash join, Memoize), and PostgreSQL then
+ * changes it once (TM_SelfModified), so the second is passed over here.
+ * (A row read afresh under its lock is passed over before: lock_and_reread.)
+ */
+static bool
+already_changed(WcModifyState *ms, const uint8 *key, size_t keylen)
+{
+	return wc_txn_wrote_since(ms->table, ms->horizon, key, keylen);
+}
+
 static TupleTableSlot *
 wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 					TupleTableSlot *slot, TupleTableSlot *planSlot)
@@ -346,6 +365,8 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	size_t		nklen;
 
 	junk_rowkey(ms, planSlot, &key, &keylen);
+	if (already_changed(ms, key, keylen))
+		return NULL;
 	if (ms->wholerow_junk)
 	{
 		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow_junk, &isnull);
@@ -417,6 +438,8 @@ wcExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 	size_t		keylen;
 
 	junk_rowkey(ms, planSlot, &key, &keylen);
+	if (already_changed(ms, key, keylen))
+		return NULL;
 	wc_txn_put_row(t, key, keylen, true, 0, NULL);
 
 	/* RETURNING shows the row as it was. */

@@ -414,6 +414,7 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *attrs = NIL;
 	List	   *exprs;
 	List	   *local;
+	List	   *pushed;
 	List	   *cond;
 	int			limit = intVal(list_nth(best_path->fdw_private, WcPathPrivateLimit));
 	int			i = -1;
@@ -422,7 +423,7 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 
 	int			lock_rows = row_lock(root, baserel);
 
-	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, NULL);
+	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, &pushed);
 	foreach(lc, local)
 		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid, &used);
 	if (local != NIL)
@@ -441,13 +442,20 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 			attrs = lappend_int(attrs, attno);
 	}
 
+	/*
+	 * When PostgreSQL rechecks a row after a concurrent update (EvalPlanQual),
+	 * the scan gives back the row it returned, and only the plan's quals and
+	 * the recheck quals are checked again.  The conditions turned into key
+	 * ranges are recheck quals: they may compare with a column of another
+	 * table whose row has changed.
+	 */
 	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
 							exprs,
 							list_make5(attrs, cond,
 									   list_nth(best_path->fdw_private, WcPathPrivateReverse),
 									   makeInteger(limit),
 									   makeInteger(lock_rows)),
-							NIL, NIL, outer_plan);
+							NIL, extract_actual_clauses(pushed, false), outer_plan);
 }
 
 /*

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(67);
+SELECT plan(71);
 
 \ir setup.psql
 
@@ -422,6 +422,36 @@ ROLLBACK;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_memoize;
+-- The same when the join hands the row over twice without reading it again
+-- (a hash join), for UPDATE and DELETE; and a merge join sorting on an
+-- expression of the row key plans and runs.
+SET enable_nestloop = off;
+SELECT pg_temp.check_eq(
+	'WITH u AS (UPDATE tx_f SET a = tx_f.a + 1 FROM twice WHERE tx_f.k = twice.k RETURNING tx_f.k, tx_f.a) SELECT k, a FROM u ORDER BY k',
+	'WITH u AS (UPDATE tx_n SET a = tx_n.a + 1 FROM twice WHERE tx_n.k = twice.k RETURNING tx_n.k, tx_n.a) SELECT k, a FROM u ORDER BY k',
+	'an UPDATE hash-joined to two rows of another table updates the row once');
+BEGIN;
+SELECT pg_temp.check_eq(
+	'WITH d AS (DELETE FROM tx_f USING twice WHERE tx_f.k = twice.k RETURNING tx_f.k) SELECT k FROM d ORDER BY k',
+	'WITH d AS (DELETE FROM tx_n USING twice WHERE tx_n.k = twice.k RETURNING tx_n.k) SELECT k FROM d ORDER BY k',
+	'a DELETE hash-joined to two rows of another table deletes the row once');
+ROLLBACK;
+SET enable_hashjoin = off;
+CREATE FOREIGN TABLE mj_f (k text OPTIONS (rowkey 'true') COLLATE "C", a integer) SERVER spec_tx_srv OPTIONS (table 'spec_tx_mj');
+CREATE TABLE mj_n (k text COLLATE "C" PRIMARY KEY, a integer);
+INSERT INTO mj_f VALUES ('r', 1), ('s', 2);
+INSERT INTO mj_n VALUES ('r', 1), ('s', 2);
+INSERT INTO twice VALUES ('rx');
+SELECT pg_temp.check_eq(
+	'WITH u AS (UPDATE mj_f SET a = mj_f.a + 1 FROM twice WHERE twice.k = mj_f.k || ''x'' RETURNING mj_f.k, mj_f.a) SELECT k, a FROM u',
+	'WITH u AS (UPDATE mj_n SET a = mj_n.a + 1 FROM twice WHERE twice.k = mj_n.k || ''x'' RETURNING mj_n.k, mj_n.a) SELECT k, a FROM u',
+	'an UPDATE merge-joined on an expression of a COLLATE "C" row key');
+DELETE FROM twice WHERE k = 'rx';
+DELETE FROM mj_f;
+DROP TABLE mj_n;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+SELECT pg_temp.state_eq('the rows updated through joins are those of the oracle');
 BEGIN;
 DECLARE cf CURSOR FOR SELECT k, a FROM tx_f WHERE k IN ('r1', 'r2', 'r5') ORDER BY k FOR UPDATE;
 DECLARE cn CURSOR FOR SELECT k, a FROM tx_n WHERE k IN ('r1', 'r2', 'r5') ORDER BY k FOR UPDATE;
