@@ -94,9 +94,36 @@ timestamp_out_of_range(void)
 }
 
 /*
+ * The send and receive functions are written for the wire: the text inside
+ * a value (an array's elements, an enum's label, a composite's fields) goes
+ * to and from the client's encoding.  Stored bytes must not depend on the
+ * session, so while they run the client's encoding is the server's.  Both
+ * are cheap: no conversion is looked up for the server's own encoding, and
+ * the client's was prepared when it was set.
+ */
+static int
+server_encoding_begin(void)
+{
+	int			client = pg_get_client_encoding();
+
+	if (client != GetDatabaseEncoding())
+		SetClientEncoding(GetDatabaseEncoding());
+	return client;
+}
+
+static void
+server_encoding_end(int client)
+{
+	if (client != pg_get_client_encoding() && SetClientEncoding(client) < 0)
+		elog(ERROR, "could not restore client encoding \"%s\"",
+			 pg_encoding_to_char(client));
+}
+
+/*
  * Other types are stored in PostgreSQL's binary send format when they have
  * one: unlike the text form it does not depend on session settings such
- * as DateStyle, IntervalStyle or extra_float_digits.
+ * as DateStyle, IntervalStyle or extra_float_digits.  Nor on the client's
+ * encoding: see server_encoding_begin.
  */
 static bool
 has_binary_io(Oid type)
@@ -214,9 +241,18 @@ wc_encode_value(StringInfo buf, Datum value, Oid type)
 				if (has_binary_io(type))
 				{
 					bytea	   *b;
+					int			client = server_encoding_begin();
 
 					getTypeBinaryOutputInfo(type, &out, &varlena);
-					b = OidSendFunctionCall(out, value);
+					PG_TRY();
+					{
+						b = OidSendFunctionCall(out, value);
+					}
+					PG_FINALLY();
+					{
+						server_encoding_end(client);
+					}
+					PG_END_TRY();
 					appendBinaryStringInfo(buf, VARDATA(b), VARSIZE(b) - VARHDRSZ);
 				}
 				else
@@ -406,6 +442,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 					col->type != JSONBOID && has_binary_io(col->type);
 				text	   *v = binary ? NULL : checked_text(data, len, &why);
 				MemoryContext cxt = CurrentMemoryContext;
+				int			client = binary ? server_encoding_begin() : -1;
 
 				if (!binary && v == NULL)
 					bad_value(t, attnum, rowkey, rowkey_len, why);
@@ -433,12 +470,16 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				{
 					ErrorData  *edata;
 
+					if (binary)
+						server_encoding_end(client);
 					MemoryContextSwitchTo(cxt);
 					edata = CopyErrorData();
 					FlushErrorState();
 					bad_value(t, attnum, rowkey, rowkey_len, edata->message);
 				}
 				PG_END_TRY();
+				if (binary)
+					server_encoding_end(client);
 				return result;
 			}
 	}

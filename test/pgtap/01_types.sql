@@ -14,7 +14,7 @@
 \set ON_ERROR_STOP 1
 SET client_min_messages = warning;
 
-SELECT plan(68);
+SELECT plan(70);
 
 -- A failing read must be a failed test, not the end of the file.
 \ir setup.psql
@@ -312,6 +312,34 @@ SELECT throws_ok('SELECT f4 FROM enc_bad WHERE k = ''a''', '22P03',
 -- Counts and declared types.
 SELECT is((SELECT count(*)::int FROM types_f), (SELECT count(*)::int FROM types_n), 'row count equals the oracle''s');
 SELECT col_type_is('types_f', 'n2', 'numeric(12,4)', 'foreign column types are kept');
+
+--
+-- Values stored in the binary send format (arrays, enums, composites) do not
+-- depend on the client's encoding: the send and receive functions would
+-- convert their text to and from it.  Written and read under LATIN1, and
+-- read under the server's encoding, they equal a native table's.
+--
+CREATE TYPE pg_temp.bin_enc_mood AS ENUM (E'caf\u00e9', 'ok');
+CREATE FOREIGN TABLE bin_enc_f (k text OPTIONS (rowkey 'true'), ta text[], m pg_temp.bin_enc_mood)
+	SERVER spec_types_srv OPTIONS (table 'spec_types_binenc');
+CREATE TABLE bin_enc_n (k text PRIMARY KEY, ta text[], m pg_temp.bin_enc_mood);
+INSERT INTO bin_enc_f VALUES ('server', ARRAY[E'\u00e9', E'\u2603'], E'caf\u00e9');
+INSERT INTO bin_enc_n VALUES ('server', ARRAY[E'\u00e9', E'\u2603'], E'caf\u00e9');
+SET client_encoding = 'LATIN1';
+INSERT INTO bin_enc_f VALUES ('latin1', ARRAY[E'\u00e9'], E'caf\u00e9');
+INSERT INTO bin_enc_n VALUES ('latin1', ARRAY[E'\u00e9'], E'caf\u00e9');
+SELECT CASE WHEN current_setting('server_encoding') = 'UTF8' THEN
+	pg_temp.check_eq('SELECT k, ta, m FROM bin_enc_f', 'SELECT k, ta, m FROM bin_enc_n ORDER BY k',
+		'arrays and enums read under a LATIN1 client equal the native table''s')
+	ELSE skip('the server encoding is not UTF8', 1) END;
+RESET client_encoding;
+SELECT CASE WHEN current_setting('server_encoding') = 'UTF8' THEN
+	pg_temp.check_eq('SELECT k, ta, m FROM bin_enc_f', 'SELECT k, ta, m FROM bin_enc_n ORDER BY k',
+		'arrays and enums written under a LATIN1 client read back under the server''s encoding')
+	ELSE skip('the server encoding is not UTF8', 1) END;
+DELETE FROM bin_enc_f;
+DROP FOREIGN TABLE bin_enc_f;
+DROP TABLE bin_enc_n;
 
 -- Clean up: empty the stored tables, then drop everything.
 DELETE FROM types_f;
