@@ -347,7 +347,11 @@ wc_get_table(Oid relid)
 	t->write_buffer_mb = WC_DEFAULT_WRITE_BUFFER_MB;
 	t->bloom_bits = WC_DEFAULT_BLOOM_BITS;
 	t->compression = true;
-	t->path = psprintf("widecolumn_fdw/%u", server->serverid);
+	/*
+	 * The database's OID too: CREATE DATABASE ... TEMPLATE copies a server
+	 * with its OID, and the copy must not share the original's data.
+	 */
+	t->path = psprintf("widecolumn_fdw/%u-%u", MyDatabaseId, server->serverid);
 
 	foreach(lc, server->options)
 	{

@@ -111,8 +111,8 @@ inside() {
 	SELECT ($locs)[l + 1] || '#' || (9000 + b)::text || '#' || lpad(r::text, 12, '0')
 	\$\$;
 	SQL
-	srvoid=$(sql -c "SELECT oid FROM pg_foreign_server WHERE srvname = 'wc'")
-	ldb=$datadir/widecolumn_fdw/$srvoid
+	srvdir=$(sql -c "SELECT d.oid || '-' || s.oid FROM pg_database d, pg_foreign_server s WHERE d.datname = current_database() AND s.srvname = 'wc'")
+	ldb=$datadir/widecolumn_fdw/$srvdir
 
 	say "generating $SCALE rows"
 	data=$WORK/balloon.tsv

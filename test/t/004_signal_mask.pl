@@ -67,7 +67,7 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM kv'),
 
 my $dbdir = $node->data_dir . '/widecolumn_fdw/'
   . $node->safe_psql('postgres',
-	"SELECT oid FROM pg_foreign_server WHERE srvname = 'wc'");
+	"SELECT d.oid || '-' || s.oid FROM pg_database d, pg_foreign_server s WHERE d.datname = current_database() AND s.srvname = 'wc'");
 my @tables = glob("$dbdir/*.ldb");
 ok(@tables > 0,
 	'LevelDB flushed a memtable to a table file (its thread has run)');
