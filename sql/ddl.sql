@@ -18,6 +18,16 @@ SELECT * FROM ddl_keycol;
 CREATE FOREIGN TABLE ddl_named (rowkey text, v int) SERVER ddl_srv;
 INSERT INTO ddl_named VALUES ('k1', 1);
 SELECT * FROM ddl_named;
+-- ... unless it says it is not: then it is a cell like any other.
+CREATE FOREIGN TABLE ddl_named_not (rowkey text OPTIONS (rowkey 'false'), v int) SERVER ddl_srv;
+SELECT * FROM ddl_named_not;
+CREATE FOREIGN TABLE ddl_named_cell (k text OPTIONS (rowkey 'true'), rowkey text OPTIONS (rowkey 'false'), v int)
+    SERVER ddl_srv OPTIONS (table 'ddl_named_cell');
+INSERT INTO ddl_named_cell VALUES ('k1', 'a cell', 1);
+CREATE FOREIGN TABLE ddl_named_cell_raw (k text OPTIONS (rowkey 'true'), c text OPTIONS (column 'cf:rowkey'))
+    SERVER ddl_srv OPTIONS (table 'ddl_named_cell');
+SELECT * FROM ddl_named_cell_raw;
+DELETE FROM ddl_named_cell;
 
 -- Defaults: stored table = foreign table name, family 'cf', qualifier = column name.
 -- A second foreign table sees the same cells through explicit options.

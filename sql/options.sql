@@ -14,6 +14,10 @@ CREATE SERVER opt_bad4 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (block_cache_
 CREATE SERVER opt_bad5 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (bloom_bits 'ten');
 CREATE SERVER opt_bad6 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (compression 'zstd');
 CREATE SERVER opt_bad7 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (write_buffer_size '0');
+-- whole numbers in decimal digits only
+CREATE SERVER opt_bad_frac FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (bloom_bits '10.4');
+CREATE SERVER opt_bad_hex FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (block_cache_size '0x10');
+CREATE SERVER opt_bad_big FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (write_buffer_size '2048');
 CREATE SERVER opt_bad8 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (table 'x');
 CREATE SERVER opt_ok FOREIGN DATA WRAPPER widecolumn_fdw
   OPTIONS (sync 'off', block_cache_size '8', write_buffer_size '4', bloom_bits '0', compression 'none');

@@ -151,13 +151,20 @@ check_column_spec(const char *spec)
 						   strlen(colon + 1), WC_MAX_QUALIFIER)));
 }
 
+/*
+ * A whole number from min to max, in decimal digits: parse_int would also
+ * take "0x10" and round "10.4", which no one means for these options.
+ */
 static int
 parse_size_option(DefElem *def, int min, int max)
 {
 	char	   *v = defGetString(def);
-	int			n;
+	size_t		len = strlen(v);
+	int			n = -1;
 
-	if (!parse_int(v, &n, 0, NULL) || n < min || n > max)
+	if (len > 0 && len <= 9 && strspn(v, "0123456789") == len)
+		n = atoi(v);
+	if (n < min || n > max)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 				 errmsg("invalid value for option \"%s\": \"%s\"", def->defname, v),
@@ -286,7 +293,7 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 		else if (strcmp(def->defname, "block_cache_size") == 0)
 			(void) parse_size_option(def, 0, 65536);
 		else if (strcmp(def->defname, "write_buffer_size") == 0)
-			(void) parse_size_option(def, 1, 4096);
+			(void) parse_size_option(def, 1, 1024);
 		else if (strcmp(def->defname, "bloom_bits") == 0)
 			(void) parse_size_option(def, 0, 64);
 		else if (strcmp(def->defname, "compression") == 0)
@@ -364,7 +371,7 @@ wc_get_table(Oid relid)
 		else if (strcmp(def->defname, "block_cache_size") == 0)
 			t->cache_mb = parse_size_option(def, 0, 65536);
 		else if (strcmp(def->defname, "write_buffer_size") == 0)
-			t->write_buffer_mb = parse_size_option(def, 1, 4096);
+			t->write_buffer_mb = parse_size_option(def, 1, 1024);
 		else if (strcmp(def->defname, "bloom_bits") == 0)
 			t->bloom_bits = parse_size_option(def, 0, 64);
 		else if (strcmp(def->defname, "compression") == 0)
@@ -394,6 +401,7 @@ wc_get_table(Oid relid)
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
 		WcColumn   *col = &t->cols[i];
 		bool		rowkey = false;
+		bool		rowkey_said = false;
 		char	   *spec = NULL;
 		int			part = 0;
 
@@ -412,7 +420,10 @@ wc_get_table(Oid relid)
 			DefElem    *def = lfirst(lc);
 
 			if (strcmp(def->defname, "rowkey") == 0)
+			{
 				rowkey = defGetBoolean(def);
+				rowkey_said = true;
+			}
 			else if (strcmp(def->defname, "column") == 0)
 				spec = defGetString(def);
 			else if (strcmp(def->defname, "rowkey_part") == 0)
@@ -485,7 +496,8 @@ wc_get_table(Oid relid)
 			t->rowkey_attnum = i + 1;
 			continue;
 		}
-		if (strcmp(col->name, "rowkey") == 0 && spec == NULL)
+		/* a column named rowkey is the row key, unless it says it is not */
+		if (strcmp(col->name, "rowkey") == 0 && spec == NULL && !rowkey_said)
 			named_rowkey = i + 1;
 
 		col->kind = WC_COL_CELL;
