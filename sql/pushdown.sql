@@ -197,6 +197,18 @@ SELECT c.reltuples = (SELECT count(*) FROM pd_native) AS reltuples_right
 FROM pg_class c WHERE c.relname = 'pd';
 SELECT attname, null_frac, n_distinct FROM pg_stats WHERE tablename = 'pd' ORDER BY attname;
 
+-- A row key whose type is a domain over text keeps ORDER BY and LIMIT in storage.
+CREATE DOMAIN pd_key AS text COLLATE "C";
+CREATE FOREIGN TABLE pd_dom (k pd_key OPTIONS (rowkey 'true'), v int) SERVER pd_srv OPTIONS (table 'pd_dom');
+INSERT INTO pd_dom VALUES ('b', 2), ('a', 1), ('c', 3), ('d', 4);
+EXPLAIN (COSTS OFF) SELECT * FROM pd_dom ORDER BY k LIMIT 3;
+SELECT * FROM pd_dom ORDER BY k LIMIT 3;
+EXPLAIN (COSTS OFF) SELECT * FROM pd_dom ORDER BY k DESC LIMIT 2;
+SELECT * FROM pd_dom ORDER BY k DESC LIMIT 2;
+DELETE FROM pd_dom;
+DROP FOREIGN TABLE pd_dom;
+DROP DOMAIN pd_key;
+
 DROP TABLE pd_native, pd_probe, pdb_native;
 DROP FUNCTION pd_check(text);
 DROP SERVER pd_srv CASCADE;

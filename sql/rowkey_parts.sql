@@ -125,6 +125,16 @@ CREATE FOREIGN TABLE bad7 (a text OPTIONS (rowkey_part '1')) SERVER parts_srv OP
 CREATE FOREIGN TABLE bad8 (a text OPTIONS (rowkey_part '1')) SERVER parts_srv OPTIONS (rowkey_delimiter '##');
 CREATE FOREIGN TABLE bad9 (a text OPTIONS (rowkey_part '0')) SERVER parts_srv OPTIONS (rowkey_delimiter '#');
 
+-- A varchar part is compared with text's operators: still pushed down.
+CREATE FOREIGN TABLE vparts (device_type varchar(20) OPTIONS (rowkey_part '1'), device_id text OPTIONS (rowkey_part '2'), n int)
+  SERVER parts_srv OPTIONS (table 'vparts', rowkey_delimiter '#');
+INSERT INTO vparts VALUES ('phone', 'a1', 1), ('phone', 'a2', 2), ('tablet', 'a1', 3);
+EXPLAIN (COSTS OFF) SELECT * FROM vparts WHERE device_type = 'phone' AND device_id = 'a1';
+SELECT * FROM vparts WHERE device_type = 'phone' AND device_id = 'a1';
+EXPLAIN (COSTS OFF) SELECT * FROM vparts WHERE device_type = 'phone';
+SELECT * FROM vparts WHERE device_type = 'phone';
+DELETE FROM vparts;
+
 DROP TABLE device_day_native;
 DROP FUNCTION parts_check(text);
 DROP SERVER parts_srv CASCADE;

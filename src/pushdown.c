@@ -336,8 +336,10 @@ part_comparison(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col,
 	}
 	else
 		return NULL;
+	/* the operator class's own type: text's for a varchar part */
 	op_input_types(op->opno, &lefttype, &righttype);
-	if (getBaseType(lefttype) != col->type || getBaseType(righttype) != col->type)
+	if (getBaseType(lefttype) != get_opclass_input_type(opclass) ||
+		getBaseType(righttype) != get_opclass_input_type(opclass))
 		return NULL;
 	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
 		return NULL;

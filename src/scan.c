@@ -236,6 +236,9 @@ rowkey_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, bool de
 	WcColumn   *kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
 	Var		   *var;
 	Oid			op;
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
 
 	/*
 	 * A partition or child table's ordering would need the parent's
@@ -244,8 +247,10 @@ rowkey_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, bool de
 	 */
 	if (!ps->bytewise || IS_OTHER_REL(baserel))
 		return NIL;
-	var = makeVar(baserel->relid, ps->table->rowkey_attnum, kc->type, kc->typmod,
-				  kc->collation, 0);
+	/* the column as the query names it: a domain, not its base type */
+	get_atttypetypmodcoll(planner_rt_fetch(baserel->relid, root)->relid,
+						  ps->table->rowkey_attnum, &type, &typmod, &collation);
+	var = makeVar(baserel->relid, ps->table->rowkey_attnum, type, typmod, collation, 0);
 	if (kc->type == BYTEAOID)
 		op = desc ? get_commutator(ByteaLessOperator) : ByteaLessOperator;
 	else
