@@ -125,6 +125,7 @@ static bool exit_hook_set = false;
 
 static void conn_drop(void);
 static void forget_pg_snapshot(WcSnapUse *su);
+static bool snapshots_held(void);
 static bool receive_one(void);
 
 static void
@@ -279,11 +280,14 @@ conn_get(void)
 
 	/*
 	 * A new worker cannot continue what this transaction began with the old
-	 * one: its open scans, or the snapshot a REPEATABLE READ transaction
-	 * must keep reading.
+	 * one: its open scans, the snapshot a REPEATABLE READ transaction must
+	 * keep reading, or a snapshot a scan not yet started holds (a cursor
+	 * not yet fetched, the inner side of a join), whose ids, and its
+	 * database's, mean nothing to the new worker, or something else.
 	 */
 	if (conn != NULL &&
-		(conn->scans != NIL || (conn->snaps != NIL && IsolationUsesXactSnapshot())))
+		(conn->scans != NIL || snapshots_held() ||
+		 (conn->snaps != NIL && IsolationUsesXactSnapshot())))
 		conn_lost();
 	if (conn != NULL)
 		conn_drop();
@@ -386,6 +390,18 @@ conn_drop(void)
 	clear_slot(0, 0);
 	dsm_detach(old->seg);
 	MemoryContextReset(conn_cxt);
+}
+
+/* Does a scan, started or not, hold one of the link's snapshots? */
+static bool
+snapshots_held(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, conn->snaps)
+		if (((WcSnapUse *) lfirst(lc))->refs > 0)
+			return true;
+	return false;
 }
 
 /* Let go of the PostgreSQL snapshot that identified su's statement. */

@@ -15,6 +15,8 @@
 #    iterator and snapshot: LevelDB would otherwise abort, and the
 #    postmaster restart the whole cluster.  The session gets the link's
 #    error (08006); other sessions keep their connections.
+#  - A worker restarted while a cursor of the session is declared but not
+#    yet read: the session's next statement fails with 08006.
 
 use strict;
 use warnings;
@@ -93,6 +95,27 @@ my $log = slurp_file($node->logfile, $log_offset);
 unlike($log, qr/terminated by signal|terminating any other active server processes/,
 	'the worker exited without a crash');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM big}), '40000', 'the data is whole');
+
+# A cursor declared but not yet fetched holds a snapshot (and a database
+# id) of the old worker.  When the worker has been restarted meanwhile,
+# the session's next statement must fail as the link's loss (08006), not
+# quietly use a new link on which the cursor's ids mean nothing (a
+# "malformed scan request"), or another database.
+my ($in, $sout, $serr) = ('', '', '');
+my $session = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres') ],
+	'<', \$in, '>', \$sout, '2>', \$serr);
+$in .= "BEGIN;\nDECLARE c CURSOR FOR SELECT rowkey FROM t_on_wc2;\nSELECT 'declared';\n";
+pump_until($session, $timer, \$sout, qr/declared/);
+$worker = worker_pid($node);
+kill 'TERM', $worker;
+ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts under the unfetched cursor');
+$in .= "SELECT count(*) FROM t_on_wc1;\nFETCH ALL FROM c;\nROLLBACK;\nSELECT 'after';\n";
+pump_until($session, $timer, \$sout, qr/after/);
+like($serr, qr/08006/, 'the next statement fails as the loss of the link (08006)');
+unlike($serr, qr/malformed/, 'not as a malformed request');
+$in .= "SELECT rowkey FROM t_on_wc2;\n\\q\n";
+$session->finish;
+like($sout, qr/stored in wc2/, 'after ROLLBACK the session reads again');
 
 $node->stop;
 done_testing();
