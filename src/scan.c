@@ -659,8 +659,12 @@ scan_open(WcScanState *ss, List *ranges)
 		uint8	  **all_cols = palloc(sizeof(uint8 *) * (ss->nmapped + n + 1));
 		size_t	   *all_lens = palloc(sizeof(size_t) * (ss->nmapped + n + 1));
 
-		memcpy(all_cols, ss->req_cols, sizeof(uint8 *) * ss->nmapped);
-		memcpy(all_lens, ss->req_lens, sizeof(size_t) * ss->nmapped);
+		/* a lookup of existence asks for no column: no array to copy */
+		if (ss->nmapped > 0)
+		{
+			memcpy(all_cols, ss->req_cols, sizeof(uint8 *) * ss->nmapped);
+			memcpy(all_lens, ss->req_lens, sizeof(size_t) * ss->nmapped);
+		}
 		for (int c = 0; c < n; c++)
 		{
 			bool		dup = false;
