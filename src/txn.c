@@ -707,6 +707,24 @@ row_vs_bound(WcTxnTable *tt, WcRowEntry *e, const uint8 *bound, size_t blen)
 	return c;
 }
 
+/* The first of tt's sorted rows, from lo on, at or after bound. */
+static int
+first_row_from(WcTxnTable *tt, int lo, const uint8 *bound, size_t blen)
+{
+	int			hi = tt->nsorted;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (row_vs_bound(tt, tt->rows[mid], bound, blen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * wc_txn_rows_in_range
  *		The rows this transaction wrote in range, in key order, as of horizon.
@@ -720,36 +738,9 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 				n = 0;
 
 	sort_rows(tt);
-
-	/* first row at or after the start */
-	lo = 0;
-	hi = tt->nsorted;
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (row_vs_bound(tt, tt->rows[mid], range->start, range->start_len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-
-	/* first row at or after the end */
-	hi = tt->nsorted;
-	if (range->end_len > 0)
-	{
-		int			l = lo;
-
-		while (l < hi)
-		{
-			int			mid = (l + hi) / 2;
-
-			if (row_vs_bound(tt, tt->rows[mid], range->end, range->end_len) < 0)
-				l = mid + 1;
-			else
-				hi = mid;
-		}
-	}
+	lo = first_row_from(tt, 0, range->start, range->start_len);
+	hi = range->end_len > 0 ? first_row_from(tt, lo, range->end, range->end_len) :
+		tt->nsorted;
 
 	*rows = palloc(sizeof(WcTxnRow) * Max(1, hi - lo));
 	for (int i = lo; i < hi; i++)
