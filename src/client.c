@@ -57,6 +57,9 @@
 /* widecolumn_fdw.poll_microseconds: see poll_for_answer. */
 #define WC_DEFAULT_POLL_US	100
 static int	poll_us = WC_DEFAULT_POLL_US;
+
+/* Test hook: wait this long before sending a COMMIT (TAP test 012). */
+static int	debug_pause_before_commit_ms = 0;
 static bool can_poll = false;
 
 /* A scan's state on our side. */
@@ -122,6 +125,8 @@ static WcConn *conn = NULL;
 static MemoryContext conn_cxt = NULL;
 static uint32 next_id = 1;
 static bool exit_hook_set = false;
+
+static uint32 link_serial = 0;	/* links made by this backend */
 
 static void conn_drop(void);
 static void forget_pg_snapshot(WcSnapUse *su);
@@ -346,6 +351,7 @@ conn_get(void)
 		MemoryContextSwitchTo(old);
 	}
 	conn->generation = generation;
+	link_serial++;
 
 	SpinLockAcquire(&wc_shared->mutex);
 	wc_shared->slots[slot].handle = dsm_segment_handle(conn->seg);
@@ -574,6 +580,36 @@ msg_str(StringInfo msg, const void *p, size_t len)
 }
 
 /*
+ * A database handle names a database on one link: the worker's id in the
+ * low WC_DB_ID_BITS bits, the link's serial number above.  The worker's
+ * ids are its own: after a new link to a new worker, an old handle may name
+ * another database there, so it is refused as the old link's loss.
+ */
+#define WC_DB_ID_BITS	16
+#define WC_DB_ID_MASK	((1U << WC_DB_ID_BITS) - 1)
+
+static bool
+handle_current(uint32 handle)
+{
+	return conn != NULL &&
+		(handle >> WC_DB_ID_BITS) == (link_serial & (0xFFFFFFFFU >> WC_DB_ID_BITS));
+}
+
+/* The worker's id of a handle, checked against the current link. */
+static uint32
+db_id(uint32 handle)
+{
+	(void) conn_get();
+	if (!handle_current(handle))
+		ereport(ERROR,
+				(errcode(ERRCODE_CONNECTION_FAILURE),
+				 errmsg("lost connection to the widecolumn_fdw storage worker"),
+				 errdetail("The storage worker was restarted during this statement."),
+				 errhint("Retry the transaction. A COMMIT that was interrupted this way may or may not have been applied.")));
+	return handle & WC_DB_ID_MASK;
+}
+
+/*
  * wc_client_open_db
  *		The worker's id for the table's database, opening it if needed.
  */
@@ -591,7 +627,7 @@ wc_client_open_db(WcTable *t)
 	{
 		kd = lfirst(lc);
 		if (strcmp(kd->path, t->path) == 0)
-			return kd->id;
+			return (link_serial << WC_DB_ID_BITS) | kd->id;
 	}
 
 	msg_begin(&msg, WC_REQ_OPEN);
@@ -613,7 +649,9 @@ wc_client_open_db(WcTable *t)
 		conn->dbs = lappend(conn->dbs, kd);
 		MemoryContextSwitchTo(old);
 	}
-	return id;
+	if (id > WC_DB_ID_MASK)
+		elog(ERROR, "widecolumn_fdw storage worker gave database id %u", id);
+	return (link_serial << WC_DB_ID_BITS) | id;
 }
 
 
@@ -696,7 +734,7 @@ wc_client_snapshot_acquire(uint32 db)
 		su->pg_snapshot = RegisterSnapshotOnOwner(pg_snapshot, TopTransactionResourceOwner);
 
 	msg_begin(&msg, WC_REQ_SNAPSHOT);
-	msg_u32(&msg, db);
+	msg_u32(&msg, db_id(db));
 	msg_u32(&msg, su->id);
 	send_msg(&msg, 0, false);
 	pfree(msg.data);
@@ -763,7 +801,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	MemoryContextSwitchTo(old);
 
 	msg_begin(&msg, WC_REQ_SCAN);
-	msg_u32(&msg, db);
+	msg_u32(&msg, db_id(db));
 	msg_u32(&msg, snapshot);
 	msg_u32(&msg, s->id);
 	appendStringInfoChar(&msg, (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0));
@@ -901,7 +939,7 @@ wc_client_write(uint32 db, StringInfo payload)
 
 	(void) conn_get();
 	msg_begin(&msg, WC_REQ_WRITE);
-	msg_u32(&msg, db);
+	msg_u32(&msg, db_id(db));
 	appendBinaryStringInfo(&msg, payload->data, payload->len);
 	send_msg(&msg, 0, false);
 	pfree(msg.data);
@@ -913,10 +951,11 @@ wc_client_abort(uint32 db)
 {
 	StringInfoData msg;
 
-	if (conn == NULL || conn->sending)
+	/* a handle of an old link: the old worker took its writes with it */
+	if (conn == NULL || conn->sending || !handle_current(db))
 		return;
 	msg_begin(&msg, WC_REQ_ABORT);
-	msg_u32(&msg, db);
+	msg_u32(&msg, db & WC_DB_ID_MASK);
 	send_msg(&msg, 0, false);
 	pfree(msg.data);
 }
@@ -929,8 +968,24 @@ wc_client_commit(uint32 db, bool sync)
 	WcReader	r;
 
 	(void) conn_get();
+	if (debug_pause_before_commit_ms > 0)
+	{
+		/* to the end: a signal cuts pg_usleep short */
+		TimestampTz end = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													  debug_pause_before_commit_ms);
+		long		secs;
+		int			usecs;
+
+		for (;;)
+		{
+			TimestampDifference(GetCurrentTimestamp(), end, &secs, &usecs);
+			if (secs == 0 && usecs == 0)
+				break;
+			pg_usleep(secs * 1000000L + usecs);
+		}
+	}
 	msg_begin(&msg, WC_REQ_COMMIT);
-	msg_u32(&msg, db);
+	msg_u32(&msg, db_id(db));
 	appendStringInfoChar(&msg, sync ? 1 : 0);
 	call(&msg, &r);
 	pfree(msg.data);
@@ -947,7 +1002,7 @@ wc_client_estimate(uint32 db, List *ranges)
 
 	(void) conn_get();
 	msg_begin(&msg, WC_REQ_ESTIMATE);
-	msg_u32(&msg, db);
+	msg_u32(&msg, db_id(db));
 	msg_u32(&msg, list_length(ranges));
 	foreach(lc, ranges)
 		msg_range(&msg, lfirst(lc));
@@ -1042,6 +1097,14 @@ wc_client_subxact_abort(SubTransactionId subid)
 void
 wc_client_init(void)
 {
+	DefineCustomIntVariable("widecolumn_fdw.debug_pause_before_commit_ms",
+							"Waits this long after sending a transaction's writes, before its COMMIT (for tests).",
+							NULL,
+							&debug_pause_before_commit_ms,
+							0, 0, 60000,
+							PGC_SUSET,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("widecolumn_fdw.poll_microseconds",
 							"How long sessions waiting for a scan's next batch, and the storage worker waiting for requests, poll before they sleep.",
 							"Polling skips the wake-up that sleeping costs; 0 always sleeps.",
