@@ -59,9 +59,11 @@ typedef struct WcClientSnap
 	WcSnap	   *snap;
 } WcClientSnap;
 
+/* A scan and everything it holds live in cxt, deleted with the scan. */
 typedef struct WcClientScan
 {
 	uint32		id;
+	MemoryContext cxt;
 	WcCellScan *scan;
 } WcClientScan;
 
@@ -386,6 +388,7 @@ close_after_failure(WcOpenDb *odb)
 			{
 				cells_scan_close(cs->scan);
 				c->scans = foreach_delete_current(c->scans, lc);
+				MemoryContextDelete(cs->cxt);
 			}
 		}
 		foreach(lc, c->snaps)
@@ -426,6 +429,7 @@ drop_scan(WcClient *c, WcClientScan *cs)
 {
 	c->scans = list_delete_ptr(c->scans, cs);
 	cells_scan_close(cs->scan);
+	MemoryContextDelete(cs->cxt);
 }
 
 static WcClientWrites *
@@ -494,19 +498,23 @@ note_span(WcClientWrites *w, const WcRowSpan *span)
 static void
 fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
 {
+	bool		done = false;
+
 	PG_TRY();
 	{
-		MemoryContextSwitchTo(c->cxt);
-		if (cells_scan_fill(cs->scan, out))
-			drop_scan(c, cs);
+		MemoryContextSwitchTo(cs->cxt);
+		done = cells_scan_fill(cs->scan, out);
 		MemoryContextSwitchTo(request_cxt);
 	}
 	PG_CATCH();
 	{
+		MemoryContextSwitchTo(request_cxt);
 		drop_scan(c, cs);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (done)
+		drop_scan(c, cs);
 }
 
 /*
@@ -726,13 +734,20 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 				}
 				if (r.bad || wc_check_scan(r.p, wc_reader_left(&r)) != 0)
 					protocol_error("scan");
-				MemoryContextSwitchTo(c->cxt);
-				cs = palloc(sizeof(WcClientScan));
-				cs->id = scanid;
-				cs->scan = cells_scan_open(odb, snap, &r, (flags & WC_SCAN_REVERSE) != 0,
-										   (flags & WC_SCAN_BULK) == 0, limit);
-				c->scans = lappend(c->scans, cs);
-				MemoryContextSwitchTo(request_cxt);
+				{
+					MemoryContext cxt = AllocSetContextCreate(c->cxt, "widecolumn_fdw scan",
+															  ALLOCSET_SMALL_SIZES);
+
+					MemoryContextSwitchTo(cxt);
+					cs = palloc(sizeof(WcClientScan));
+					cs->id = scanid;
+					cs->cxt = cxt;
+					cs->scan = cells_scan_open(odb, snap, &r, (flags & WC_SCAN_REVERSE) != 0,
+											   (flags & WC_SCAN_BULK) == 0, limit);
+					MemoryContextSwitchTo(c->cxt);
+					c->scans = lappend(c->scans, cs);
+					MemoryContextSwitchTo(request_cxt);
+				}
 				if (r.bad)
 				{
 					drop_scan(c, cs);

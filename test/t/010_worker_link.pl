@@ -17,6 +17,7 @@
 #    error (08006); other sessions keep their connections.
 #  - A worker restarted while a cursor of the session is declared but not
 #    yet read: the session's next statement fails with 08006.
+#  - The worker frees each scan when it ends, not when its session leaves.
 
 use strict;
 use warnings;
@@ -116,6 +117,38 @@ unlike($serr, qr/malformed/, 'not as a malformed request');
 $in .= "SELECT rowkey FROM t_on_wc2;\n\\q\n";
 $session->finish;
 like($sout, qr/stored in wc2/, 'after ROLLBACK the session reads again');
+
+# Every scan the worker serves is freed when it ends, not when its session
+# leaves: a session running many point reads must not grow the worker (it
+# kept about 3.5 KB a scan, gigabytes for a long-lived connection).  50,000
+# scans in one session; the bound is far above what the worker needs for
+# them and far below what it kept.
+sub worker_rss_kb
+{
+	my $pid = worker_pid($node);
+	open(my $fh, '<', "/proc/$pid/status") or return undef;
+	my ($kb) = map { /^VmRSS:\s+(\d+)/ ? $1 : () } <$fh>;
+	close($fh);
+	return $kb;
+}
+SKIP:
+{
+	skip 'no /proc to read the worker\'s memory from', 1 unless -d '/proc/self';
+	$node->safe_psql('postgres', q{SELECT count(*) FROM t_on_wc1 WHERE rowkey = 'stored in wc1'});
+	my $before = worker_rss_kb();
+	$node->safe_psql('postgres', q{
+DO $$
+DECLARE
+	n bigint;
+BEGIN
+	FOR i IN 1 .. 50000 LOOP
+		SELECT t.n INTO n FROM t_on_wc1 t WHERE rowkey = 'stored in wc1';
+	END LOOP;
+END $$;
+});
+	my $growth = worker_rss_kb() - $before;
+	cmp_ok($growth, '<', 60 * 1024, "50,000 scans grow the worker by less than 60 MB (grew $growth kB)");
+}
 
 $node->stop;
 done_testing();
