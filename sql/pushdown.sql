@@ -197,6 +197,13 @@ SELECT c.reltuples = (SELECT count(*) FROM pd_native) AS reltuples_right
 FROM pg_class c WHERE c.relname = 'pd';
 SELECT attname, null_frac, n_distinct FROM pg_stats WHERE tablename = 'pd' ORDER BY attname;
 
+-- A table ANALYZE found empty is planned as empty, not as before ANALYZE.
+CREATE FOREIGN TABLE pd_empty (k text OPTIONS (rowkey 'true'), v int) SERVER pd_srv OPTIONS (table 'pd_empty');
+EXPLAIN SELECT * FROM pd_empty;
+ANALYZE pd_empty;
+EXPLAIN SELECT * FROM pd_empty;
+DROP FOREIGN TABLE pd_empty;
+
 -- A row key whose type is a domain over text keeps ORDER BY and LIMIT in storage.
 CREATE DOMAIN pd_key AS text COLLATE "C";
 CREATE FOREIGN TABLE pd_dom (k pd_key OPTIONS (rowkey 'true'), v int) SERVER pd_srv OPTIONS (table 'pd_dom');

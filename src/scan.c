@@ -177,8 +177,11 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid,
 					   &ps->attrs_used);
 
-	/* Before ANALYZE, LevelDB's idea of the table's size will do. */
-	if (baserel->tuples <= 0)
+	/*
+	 * Before ANALYZE (reltuples -1), LevelDB's idea of the table's size will
+	 * do; after it, its count, even 0, is better.
+	 */
+	if (baserel->tuples < 0)
 	{
 		uint64		bytes = wc_client_estimate(wc_client_open_db(ps->table),
 											   list_make1(wc_table_range(ps->table)));
