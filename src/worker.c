@@ -25,6 +25,8 @@
  */
 #include "postgres.h"
 
+#include <sys/stat.h>
+
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -620,6 +622,8 @@ open_db(WcReader *r, StringInfo out)
 	ListCell   *lc;
 	WcOpenDb   *odb;
 	uint32		id = 0;
+	struct stat st;
+	bool		exists;
 
 	opts.cache_mb = wc_get_u32(r);
 	opts.write_buffer_mb = wc_get_u32(r);
@@ -629,10 +633,19 @@ open_db(WcReader *r, StringInfo out)
 		protocol_error("open");
 	path = pnstrdup((const char *) p, plen);
 
+	/*
+	 * One directory, however it is named ("/x" and "/x/", a symlink, a bind
+	 * mount), is one database: opened twice in this process, LevelDB would
+	 * take its lock twice (the lock is per process), and the second open's
+	 * recovery would remove the first's live log.
+	 */
+	canonicalize_path(path);
+	exists = stat(path, &st) == 0;
 	foreach(lc, open_dbs)
 	{
 		odb = lfirst(lc);
-		if (strcmp(odb->path, path) == 0)
+		if (strcmp(odb->path, path) == 0 ||
+			(exists && odb->have_file_id && odb->dev == st.st_dev && odb->ino == st.st_ino))
 		{
 			if (odb->db == NULL)
 				open_storage(odb);
@@ -646,6 +659,12 @@ open_db(WcReader *r, StringInfo out)
 	odb->path = pstrdup(path);
 	odb->opts = opts;
 	open_storage(odb);
+	if (stat(odb->path, &st) == 0)
+	{
+		odb->have_file_id = true;
+		odb->dev = st.st_dev;
+		odb->ino = st.st_ino;
+	}
 	open_dbs = lappend(open_dbs, odb);
 	id = list_length(open_dbs) - 1;
 	MemoryContextSwitchTo(request_cxt);

@@ -17,7 +17,10 @@
 /* An open database and the clock that stamps its commits. */
 typedef struct WcOpenDb
 {
-	char	   *path;
+	char	   *path;			/* as first asked for, made canonical */
+	bool		have_file_id;	/* dev and ino: the directory, once it exists */
+	dev_t		dev;
+	ino_t		ino;
 	WcDbOptions opts;
 	WcDb	   *db;				/* NULL: closed after a failed write */
 	uint64		last_commit_ts;
