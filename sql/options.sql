@@ -18,6 +18,10 @@ CREATE SERVER opt_bad7 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (write_buffer
 CREATE SERVER opt_bad_frac FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (bloom_bits '10.4');
 CREATE SERVER opt_bad_hex FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (block_cache_size '0x10');
 CREATE SERVER opt_bad_big FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (write_buffer_size '2048');
+-- a path with a control character, or too long for LevelDB's file names after it
+CREATE SERVER opt_bad_nl FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path E'/tmp/a\n/tmp/b');
+SELECT '/' || repeat('p', 960) AS long_path \gset
+CREATE SERVER opt_bad_long FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path :'long_path');
 CREATE SERVER opt_bad8 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (table 'x');
 CREATE SERVER opt_ok FOREIGN DATA WRAPPER widecolumn_fdw
   OPTIONS (sync 'off', block_cache_size '8', write_buffer_size '4', bloom_bits '0', compression 'none');
@@ -33,6 +37,8 @@ CREATE USER MAPPING FOR CURRENT_USER SERVER opt_srv OPTIONS (user 'x');
 -- Table options
 CREATE FOREIGN TABLE opt_t1 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (tabel 'x');
 CREATE FOREIGN TABLE opt_t2 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (table '');
+SELECT repeat('T', 16385) AS long_table \gset
+CREATE FOREIGN TABLE opt_t2b (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (table :'long_table');
 CREATE FOREIGN TABLE opt_t3 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (family 'bad family');
 CREATE FOREIGN TABLE opt_t4 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (table 'a', table 'b');
 CREATE FOREIGN TABLE opt_t5 (k text OPTIONS (rowkey 'true')) SERVER opt_srv OPTIONS (path '/tmp');

@@ -281,6 +281,23 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid value for option \"path\": \"%s\"", path),
 						 errdetail("The path must be absolute.")));
+
+			/*
+			 * The worker lists the directories it made one per line, and
+			 * LevelDB's file names go after the path: room for them.
+			 */
+			for (const char *c = path; *c; c++)
+				if ((unsigned char) *c < 0x20 || *c == 0x7F)
+					ereport(ERROR,
+							(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+							 errmsg("invalid value for option \"path\""),
+							 errdetail("The path contains a control character (a newline, say).")));
+			if (strlen(path) > WC_MAX_PATH)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"path\""),
+						 errdetail("The path is %zu bytes long; the limit is %d.",
+								   strlen(path), WC_MAX_PATH)));
 		}
 		else if (strcmp(def->defname, "sync") == 0 ||
 				 strcmp(def->defname, "rowkey") == 0 ||
@@ -304,6 +321,13 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid value for option \"table\": the name is empty")));
+			/* it goes into every key, beside a row key of up to 4096 bytes */
+			if (strlen(defGetString(def)) > WC_MAX_QUALIFIER)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"table\": the name is too long"),
+						 errdetail("The name is %zu bytes; the limit is %d.",
+								   strlen(defGetString(def)), WC_MAX_QUALIFIER)));
 		}
 		else if (strcmp(def->defname, "family") == 0)
 		{

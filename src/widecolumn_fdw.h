@@ -46,6 +46,12 @@
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
 /*
+ * The longest path option: LevelDB's file names go after it, and the
+ * worker's registry of directories (worker.c) reads lines of MAXPGPATH.
+ */
+#define WC_MAX_PATH			(MAXPGPATH - 64)
+
+/*
  * Shared memory: where backends post their queue segments for the worker.
  *
  * The generation changes each time the worker starts, so a backend can tell
