@@ -442,11 +442,12 @@ storage_open(const char *path, const WcDbOptions *o)
 	leveldb_options_set_block_size(d->options, 16 * 1024);
 	leveldb_options_set_compression(d->options,
 									o->compression ? leveldb_snappy_compression : leveldb_no_compression);
-	if (o->cache_mb > 0)
-	{
-		d->cache = leveldb_cache_create_lru((size_t) o->cache_mb * 1024 * 1024);
-		leveldb_options_set_cache(d->options, d->cache);
-	}
+	/*
+	 * Always a cache of our own: without one LevelDB makes an 8 MB one, and
+	 * a capacity of 0 is LevelDB's way of caching nothing.
+	 */
+	d->cache = leveldb_cache_create_lru((size_t) o->cache_mb * 1024 * 1024);
+	leveldb_options_set_cache(d->options, d->cache);
 	if (o->bloom_bits > 0)
 	{
 		d->filter = leveldb_filterpolicy_create_bloom((int) o->bloom_bits);
