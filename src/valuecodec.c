@@ -247,13 +247,13 @@ wc_encode_value(StringInfo buf, Datum value, Oid type)
 					PG_TRY();
 					{
 						b = OidSendFunctionCall(out, value);
+						appendBinaryStringInfo(buf, VARDATA(b), VARSIZE(b) - VARHDRSZ);
 					}
 					PG_FINALLY();
 					{
 						server_encoding_end(client);
 					}
 					PG_END_TRY();
-					appendBinaryStringInfo(buf, VARDATA(b), VARSIZE(b) - VARHDRSZ);
 				}
 				else
 				{
