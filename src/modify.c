@@ -424,6 +424,8 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	}
 	if (n > 0)
 		wc_txn_put_row(t, key, keylen, false, n, ms->cells);
+	else
+		wc_txn_touch_row(t, key, keylen);	/* for already_changed */
 	return slot;
 }
 

@@ -29,7 +29,8 @@ typedef enum WcOpKind
 {
 	WC_OP_DELETE_ROW,
 	WC_OP_PUT,
-	WC_OP_DELETE_CELL
+	WC_OP_DELETE_CELL,
+	WC_OP_TOUCH					/* nothing: the row was handled (wc_txn_touch_row) */
 } WcOpKind;
 
 typedef struct WcOp
@@ -593,6 +594,22 @@ wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * wc_txn_touch_row
+ *		Note that a statement handled a row without changing it (an UPDATE
+ *		that set its cells to what they were), so that wc_txn_wrote_since
+ *		knows the statement has been there.
+ */
+void
+wc_txn_touch_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len)
+{
+	WcTxnTable *tt = wc_txn_table(t, true);
+	MemoryContext old = MemoryContextSwitchTo(txn_cxt);
+
+	log_append(find_row(tt, rowkey, rowkey_len, true), WC_OP_TOUCH, 0, NULL, 0);
+	MemoryContextSwitchTo(old);
+}
+
 /* The cells (escaped family+qualifier) this transaction wrote to tt. */
 int
 wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens)
@@ -635,6 +652,8 @@ replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 		if (row->ops[i] >= horizon)
 			break;
 		op = &LOG_ENTRY(row->ops[i])->op;
+		if (op->kind == WC_OP_TOUCH)
+			continue;
 		if (!any)
 		{
 			out->cells = palloc(sizeof(WcTxnCell) * tt->ncols);

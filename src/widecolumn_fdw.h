@@ -231,6 +231,7 @@ extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
 								 WcTxnRow **rows);
+extern void wc_txn_touch_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len);
 extern bool wc_txn_wrote_since(WcTable *t, uint32 horizon, const uint8 *rowkey,
 							   size_t rowkey_len);
 extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,

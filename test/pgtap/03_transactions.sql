@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(71);
+SELECT plan(73);
 
 \ir setup.psql
 
@@ -449,6 +449,23 @@ SELECT pg_temp.check_eq(
 DELETE FROM twice WHERE k = 'rx';
 DELETE FROM mj_f;
 DROP TABLE mj_n;
+-- ... and when its first match changes nothing (sets the value it has)
+SET enable_mergejoin = off;
+SET enable_nestloop = on;
+CREATE FOREIGN TABLE same_f (k text OPTIONS (rowkey 'true') COLLATE "C", b text) SERVER spec_tx_srv OPTIONS (table 'spec_tx_same');
+CREATE TABLE same_n (k text COLLATE "C" PRIMARY KEY, b text);
+CREATE TEMP TABLE same_pairs (k text COLLATE "C", b text);
+INSERT INTO same_f VALUES ('r', 'a');
+INSERT INTO same_n VALUES ('r', 'a');
+INSERT INTO same_pairs VALUES ('r', 'a'), ('r', 'z');
+SELECT pg_temp.check_eq(
+	'WITH u AS (UPDATE same_f SET b = p.b FROM same_pairs p WHERE p.k = same_f.k RETURNING same_f.k, same_f.b) SELECT k, b FROM u',
+	'WITH u AS (UPDATE same_n SET b = p.b FROM same_pairs p WHERE p.k = same_n.k RETURNING same_n.k, same_n.b) SELECT k, b FROM u',
+	'an UPDATE whose first joined row changes nothing still updates the row once');
+SELECT pg_temp.check_eq('SELECT k, b FROM same_f', 'SELECT k, b FROM same_n', 'and keeps what the first joined row set');
+DELETE FROM same_f;
+DROP TABLE same_n;
+RESET enable_mergejoin;
 RESET enable_hashjoin;
 RESET enable_nestloop;
 SELECT pg_temp.state_eq('the rows updated through joins are those of the oracle');
