@@ -347,26 +347,6 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 			want = UUID_LEN;
 			break;
 	}
-	/*
-	 * A narrower integer, or a real, under a column now wider (ALTER
-	 * FOREIGN TABLE ... ALTER COLUMN ... TYPE bigint, say) is read widened,
-	 * as PostgreSQL's casts widen them: the cells are not rewritten.
-	 */
-	if ((col->type == INT4OID && len == 2) ||
-		(col->type == INT8OID && (len == 2 || len == 4)))
-	{
-		int64		v = len == 2 ? (int16) get_be(data, 2) : (int32) get_be(data, 4);
-
-		return col->type == INT4OID ? Int32GetDatum((int32) v) : Int64GetDatum(v);
-	}
-	if (col->type == FLOAT8OID && len == 4)
-	{
-		uint32		bits = (uint32) get_be(data, 4);
-		float4		f;
-
-		memcpy(&f, &bits, 4);
-		return Float8GetDatum((float8) f);
-	}
 	if (want != 0 && len != (size_t) want)
 	{
 		snprintf(detail, sizeof(detail), "the value is %zu bytes long; %s values are %d bytes",

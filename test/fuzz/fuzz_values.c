@@ -213,25 +213,11 @@ check_value(int attnum, const uint8_t *data, size_t size)
 	StringInfoData once,
 				twice;
 
-	/* a narrower integer or real is read widened (valuecodec.c) */
-	bool		widened = (col->type == INT4OID && size == 2) ||
-		(col->type == INT8OID && (size == 2 || size == 4)) ||
-		(col->type == FLOAT8OID && size == 4);
-
 	decoded = true;
 	initStringInfo(&once);
 	wc_encode_value(&once, v, col->type);
-	if (columns[attnum - 1].exact && !widened && !same_bytes(&once, data, size))
+	if (columns[attnum - 1].exact && !same_bytes(&once, data, size))
 		broken("decoded value encodes to other bytes", col->type, "fixed encoding");
-	if (widened && col->type != FLOAT8OID)
-	{
-		/* the same number: sign-extended, big-endian */
-		for (size_t i = 0; i < (size_t) once.len - size; i++)
-			if ((uint8) once.data[i] != ((data[0] & 0x80) ? 0xFF : 0x00))
-				broken("widened integer is another number", col->type, "sign extension");
-		if (memcmp(once.data + once.len - size, data, size) != 0)
-			broken("widened integer is another number", col->type, "low bytes");
-	}
 	v = wc_decode_value((const uint8 *) once.data, once.len, value_table,
 						attnum, (const uint8 *) "key", 3);
 	initStringInfo(&twice);
