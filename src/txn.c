@@ -1053,6 +1053,14 @@ wc_xact_callback(XactEvent event, void *arg)
 				RESUME_CANCEL_INTERRUPTS();
 			}
 			PG_END_TRY();
+
+			/*
+			 * A cancel that came meanwhile is for a COMMIT that can no longer
+			 * be taken back: forgotten, or a wait in PostgreSQL's own
+			 * pre-commit steps after ours (PreCommit_Notify's lock) would act
+			 * on it and roll back the rest of the transaction.
+			 */
+			QueryCancelPending = false;
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (txn_log_len > 0)
