@@ -755,13 +755,7 @@ wc_client_snapshot_release(uint32 id)
 
 		if (su->id == id)
 		{
-			/*
-			 * A statement's snapshot (READ COMMITTED) goes with its last
-			 * scan: kept, it and the PostgreSQL snapshot registered as its
-			 * key would keep the session's xmin while the transaction sits
-			 * idle, holding back vacuum.  A transaction's snapshot stays.
-			 */
-			if (--su->refs == 0 && (!su->current || su->statement != 0))
+			if (--su->refs == 0 && !su->current)
 				snapshot_release(su);
 			return;
 		}

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(74);
+SELECT plan(73);
 
 \ir setup.psql
 
@@ -328,16 +328,6 @@ SELECT is(pg_temp.count_twice('tx_f', $$INSERT INTO tx_f VALUES ('between', 8, '
 	pg_temp.count_twice('tx_n', $$INSERT INTO tx_n VALUES ('between', 8, 'other session')$$),
 	'in READ COMMITTED a function''s next statement sees a row committed after its previous one');
 SELECT pg_temp.state_eq('the row committed between the function''s statements is there');
--- A READ COMMITTED transaction idle after reading holds no xmin (it would
--- hold back vacuum), as after reading a native table.
-SELECT dblink_exec('other', 'BEGIN') AS done
-\gset
-SELECT count(*) FROM dblink('other', 'SELECT count(*) FROM tx_f') AS t(n bigint);
-SELECT is((SELECT backend_xmin::text FROM pg_stat_activity
-		   WHERE pid = (SELECT pid FROM dblink('other', 'SELECT pg_backend_pid()') AS t(pid int))),
-	NULL, 'a READ COMMITTED transaction idle after reading a foreign table holds no xmin');
-SELECT dblink_exec('other', 'COMMIT') AS done
-\gset
 SELECT dblink_disconnect('other') AS done
 \gset
 
