@@ -1026,6 +1026,20 @@ txn_reset(void)
 	table_locks = NIL;
 }
 
+/* A cancel that came during the foreign commit, put off (see PRE_COMMIT). */
+static bool cancel_after_commit = false;
+
+static void
+restore_cancel(void)
+{
+	if (cancel_after_commit)
+	{
+		cancel_after_commit = false;
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+}
+
 static void
 wc_xact_callback(XactEvent event, void *arg)
 {
@@ -1055,12 +1069,18 @@ wc_xact_callback(XactEvent event, void *arg)
 			PG_END_TRY();
 
 			/*
-			 * A cancel that came meanwhile is for a COMMIT that can no longer
-			 * be taken back: forgotten, or a wait in PostgreSQL's own
-			 * pre-commit steps after ours (PreCommit_Notify's lock) would act
-			 * on it and roll back the rest of the transaction.
+			 * A cancel that came meanwhile cannot take the commit back: it
+			 * waits until the transaction has ended, as a cancel during
+			 * PostgreSQL's own commit does, so that no wait in PostgreSQL's
+			 * pre-commit steps after ours (PreCommit_Notify's lock) acts on it
+			 * and rolls back the rest.  A statement after the COMMIT (in a
+			 * procedure, say) still gets it.
 			 */
-			QueryCancelPending = false;
+			if (QueryCancelPending)
+			{
+				QueryCancelPending = false;
+				cancel_after_commit = true;
+			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (txn_log_len > 0)
@@ -1071,11 +1091,13 @@ wc_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
+			restore_cancel();
 			txn_reset();
 			wc_client_xact_end(false);
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			restore_cancel();
 			txn_reset();
 			wc_client_xact_end(true);
 			break;
