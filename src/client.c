@@ -76,7 +76,6 @@ typedef struct WcRemoteScan
 	uint64		entries;
 } WcRemoteScan;
 
-/* An answer we wait for: for a scan, or (scan 0) for a synchronous call. */
 /*
  * An answer on its way: to a scan, or (scan 0) to call(), which numbers its
  * requests.  A call() interrupted while it waits (a cancel, a timeout)
@@ -654,7 +653,6 @@ wc_client_open_db(WcTable *t)
 	return (link_serial << WC_DB_ID_BITS) | id;
 }
 
-
 /* Tell the worker to drop a snapshot nobody will read from again. */
 static void
 snapshot_release(WcSnapUse *su)
@@ -698,8 +696,9 @@ wc_client_snapshot_acquire(uint32 db)
 	WcSnapUse  *su = NULL;
 	StringInfoData msg;
 	MemoryContext old;
+	uint32		wid;
 
-	(void) conn_get();
+	wid = db_id(db);			/* conn_get, and the handle checked */
 	foreach(lc, conn->snaps)
 	{
 		WcSnapUse  *u = lfirst(lc);
@@ -734,7 +733,7 @@ wc_client_snapshot_acquire(uint32 db)
 		su->pg_snapshot = RegisterSnapshotOnOwner(pg_snapshot, TopTransactionResourceOwner);
 
 	msg_begin(&msg, WC_REQ_SNAPSHOT);
-	msg_u32(&msg, db_id(db));
+	msg_u32(&msg, wid);
 	msg_u32(&msg, su->id);
 	send_msg(&msg, 0, false);
 	pfree(msg.data);
@@ -788,8 +787,9 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	WcRemoteScan *s;
 	ListCell   *lc;
 	MemoryContext old;
+	uint32		wid;
 
-	(void) conn_get();
+	wid = db_id(db);			/* conn_get, and the handle checked */
 	old = MemoryContextSwitchTo(conn_cxt);
 	s = palloc0(sizeof(WcRemoteScan));
 	s->id = next_id++;
@@ -801,7 +801,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	MemoryContextSwitchTo(old);
 
 	msg_begin(&msg, WC_REQ_SCAN);
-	msg_u32(&msg, db_id(db));
+	msg_u32(&msg, wid);
 	msg_u32(&msg, snapshot);
 	msg_u32(&msg, s->id);
 	appendStringInfoChar(&msg, (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0));
@@ -937,7 +937,6 @@ wc_client_write(uint32 db, StringInfo payload)
 {
 	StringInfoData msg;
 
-	(void) conn_get();
 	msg_begin(&msg, WC_REQ_WRITE);
 	msg_u32(&msg, db_id(db));
 	appendBinaryStringInfo(&msg, payload->data, payload->len);
@@ -967,7 +966,6 @@ wc_client_commit(uint32 db, bool sync)
 	StringInfoData msg;
 	WcReader	r;
 
-	(void) conn_get();
 	if (debug_pause_before_commit_ms > 0)
 	{
 		/* to the end: a signal cuts pg_usleep short */
@@ -1000,7 +998,6 @@ wc_client_estimate(uint32 db, List *ranges)
 	ListCell   *lc;
 	uint64		bytes;
 
-	(void) conn_get();
 	msg_begin(&msg, WC_REQ_ESTIMATE);
 	msg_u32(&msg, db_id(db));
 	msg_u32(&msg, list_length(ranges));

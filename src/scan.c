@@ -390,12 +390,13 @@ row_lock(PlannerInfo *root, RelOptInfo *baserel)
 	PlanRowMark *rc;
 
 	/* all_result_relids has the partitions of a partitioned table updated */
-	if (bms_is_member(baserel->relid, root->all_result_relids) &&
-		parse->commandType == CMD_UPDATE)
-		return ExclusiveLock * 4 + LockWaitBlock;
-	if (bms_is_member(baserel->relid, root->all_result_relids) &&
-		parse->commandType == CMD_DELETE)
-		return AccessExclusiveLock * 4 + LockWaitBlock;
+	if (bms_is_member(baserel->relid, root->all_result_relids))
+	{
+		if (parse->commandType == CMD_UPDATE)
+			return ExclusiveLock * 4 + LockWaitBlock;
+		if (parse->commandType == CMD_DELETE)
+			return AccessExclusiveLock * 4 + LockWaitBlock;
+	}
 	/* the plan's row marks include the children of a table FOR UPDATE */
 	rc = get_plan_rowmark(root->rowMarks, baserel->relid);
 	if (rc == NULL || rc->strength == LCS_NONE)
@@ -467,41 +468,41 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 }
 
 /*
- * Ask for column a's cell.  A cell that several columns map (the same
- * bytes as text and as bytea, say) is asked for once, since the worker
- * answers each cell for one position; the others decode it too (aliases).
- * cols and lens become ss's mapped_cols and mapped_lens.
+ * Ask for column a's cell, in ss's mapped columns.  A cell that several
+ * columns map (the same bytes as text and as bytea, say) is asked for once,
+ * since the worker answers each cell for one position; the others decode it
+ * too (aliases).
  */
 static void
-request_column(WcScanState *ss, int a, uint8 **cols, size_t *lens)
+request_column(WcScanState *ss, int a)
 {
 	WcColumn   *col = &ss->table->cols[a - 1];
 
 	for (int i = 0; i < ss->nmapped; i++)
-		if (lens[i] == col->famqual_len &&
-			memcmp(cols[i], col->famqual, col->famqual_len) == 0)
+		if (ss->mapped_lens[i] == col->famqual_len &&
+			memcmp(ss->mapped_cols[i], col->famqual, col->famqual_len) == 0)
 		{
 			ss->alias_attnum[ss->naliases] = a;
 			ss->alias_pos[ss->naliases++] = i;
 			return;
 		}
 	ss->req_attnum[ss->nmapped] = a;
-	cols[ss->nmapped] = col->famqual;
-	lens[ss->nmapped] = col->famqual_len;
+	ss->mapped_cols[ss->nmapped] = col->famqual;
+	ss->mapped_lens[ss->nmapped] = col->famqual_len;
 	ss->nmapped++;
 }
 
 /* Room for every column of ss's table in the arrays request_column fills. */
 static void
-request_init(WcScanState *ss, uint8 ***cols, size_t **lens)
+request_init(WcScanState *ss)
 {
 	int			n = Max(1, ss->table->natts);
 
 	ss->req_attnum = palloc(sizeof(int) * n);
 	ss->alias_attnum = palloc(sizeof(int) * n);
 	ss->alias_pos = palloc(sizeof(int) * n);
-	*cols = palloc(sizeof(uint8 *) * n);
-	*lens = palloc(sizeof(size_t) * n);
+	ss->mapped_cols = palloc(sizeof(uint8 *) * n);
+	ss->mapped_lens = palloc(sizeof(size_t) * n);
 	ss->nmapped = 0;
 	ss->naliases = 0;
 }
@@ -533,14 +534,14 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->scan_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 										 "widecolumn_fdw scan", ALLOCSET_DEFAULT_SIZES);
 
-	request_init(ss, &ss->mapped_cols, &ss->mapped_lens);
+	request_init(ss);
 	for (int a = 1; a <= ss->table->natts; a++)
 	{
 		if (ss->table->cols[a - 1].kind != WC_COL_CELL)
 			continue;
 		if (!all && !list_member_int(attrs, a))
 			continue;
-		request_column(ss, a, ss->mapped_cols, ss->mapped_lens);
+		request_column(ss, a);
 	}
 	ss->nreq = ss->nmapped;
 	ss->req_cols = ss->mapped_cols;
@@ -1285,10 +1286,10 @@ wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	memset(&ss, 0, sizeof(ss));
 	ss.table = wc_get_table(RelationGetRelid(relation));
 	ss.scan_cxt = CurrentMemoryContext;
-	request_init(&ss, &ss.mapped_cols, &ss.mapped_lens);
+	request_init(&ss);
 	for (int a = 1; a <= ss.table->natts; a++)
 		if (ss.table->cols[a - 1].kind == WC_COL_CELL)
-			request_column(&ss, a, ss.mapped_cols, ss.mapped_lens);
+			request_column(&ss, a);
 	ss.db = wc_client_open_db(ss.table);
 	ss.snapshot = wc_client_snapshot_acquire(ss.db);
 	ss.horizon = wc_txn_horizon();
