@@ -221,6 +221,8 @@ storage_writer_start(int capacity)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start the commit writer thread: %s", strerror(rc))));
+	/* So that top -H, perf and gdb tell it from LevelDB's own threads. */
+	pthread_setname_np(writer.thread, "wc writer");
 	writer.running = true;
 	return writer.efd;
 }

@@ -106,6 +106,27 @@ function target(what, goal, measured, ok) {
 	}
 }
 
+# "lib a%, lib b%, ..." for one thread of the COPY profile, largest first,
+# those of 1% and more.
+function dso_shares(t, k, n, name, pct, i, j, x, out) {
+	n = 0
+	for (k in v)
+		if (index(k, "profile_dso." t ".") == 1 && v[k] + 0 >= 1) {
+			n++
+			name[n] = substr(k, length("profile_dso." t ".") + 1)
+			pct[n] = v[k] + 0
+		}
+	for (i = 2; i <= n; i++)
+		for (j = i; j > 1 && pct[j] > pct[j - 1]; j--) {
+			x = pct[j]; pct[j] = pct[j - 1]; pct[j - 1] = x
+			x = name[j]; name[j] = name[j - 1]; name[j - 1] = x
+		}
+	out = ""
+	for (i = 1; i <= n; i++)
+		out = out sprintf("%s%s %.1f%%", i > 1 ? ", " : "", name[i], pct[i])
+	return out
+}
+
 function cat_file(f, line) {
 	while ((getline line < f) > 0)
 		print line
@@ -308,6 +329,40 @@ END {
 	printf("| Prefix scans of %s rows | %s scans/s | %s scans/s |\n", v["raw_prefix_rows_per_scan"], fmt(v["raw_prefix_scans_per_s"]), fmt(v["raw_compacted_prefix_scans_per_s"]))
 	print ""
 	print "Several level-0 files, as a load leaves them, cost iteration: LevelDB merges them entry by entry. A full compaction leaves one sorted run per level."
+	print ""
+
+	# --- profile
+	print "## Where a foreign COPY's time goes"
+	print ""
+	printf("After the timed rounds, the same file was loaded once more into a foreign table of a scratch server, and profiled by `test/bench/cpu_profile.sh`: %s s, its commit included. CPU seconds are each thread's, from `/proc`; the shares are of each thread's samples in `perf record -e cpu-clock` at 999 Hz (`copy.perf.txt` has them all). ",
+		   v["profile_copy_ms"] == "" ? "?" : sprintf("%.2f", v["profile_copy_ms"] / 1000))
+	if (!("profile_share.worker" in v))
+		printf("perf was not available to this run, so there are no shares.")
+	print ""
+	print ""
+	print "| Thread | What it does in a load | CPU s (user + system) | Samples by library | Hottest symbols |"
+	print "|---|---|---|---|---|"
+	split("backend worker writer leveldb", threads, " ")
+	what["backend"] = "parses the input, keeps the transaction's rows; at COMMIT merges their runs and sends them to the worker"
+	what["worker"] = "builds LevelDB write batches from the rows and writes them: LevelDB's log, then its memtable (a skip list)"
+	what["writer"] = "writes small commits (a large one is written by the worker's own thread, above)"
+	what["leveldb"] = "LevelDB's background thread: flushes full memtables into table files (Snappy, Bloom filter, checksums)"
+	for (i = 1; i <= 4; i++) {
+		t = threads[i]
+		split(v["profile_cpu." t], c, " ")
+		libs = dso_shares(t)
+		syms = ""
+		for (j = 1; j <= 5; j++)
+			if (("profile_sym." t "." j) in v) {
+				split(v["profile_sym." t "." j], f, " ")
+				sym = v["profile_sym." t "." j]; sub(/^[^ ]* [^ ]* /, "", sym)
+				if (length(sym) > 40) sym = substr(sym, 1, 37) "..."
+				syms = syms sprintf("%s`%s` %s%%", syms == "" ? "" : ", ", sym, f[1])
+			}
+		printf("| %s | %s | %s + %s | %s | %s |\n", t, what[t], c[1], c[2], libs, syms)
+	}
+	print ""
+	print "LevelDB's own functions show as addresses: Debian's package exports only its public API. The `memcmp` under the storage worker is the skip list's key comparisons as rows go into the memtable (a `perf --call-graph dwarf` profile of the sixth session traced it to `WriteBatch::Iterate` → `MemTable::Add`)."
 	print ""
 
 	# --- correctness

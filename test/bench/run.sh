@@ -187,6 +187,40 @@ inside() {
 	done
 	put "copy_backend_peak_kb.balloon_native" "$(awk '/VmHWM/ { print $2 }' "$OUT/copy.balloon_native.$ROUNDS.log")"
 	put "copy_backend_peak_kb.balloon" "$(awk '/VmHWM/ { print $2 }' "$OUT/copy.balloon.$ROUNDS.log")"
+
+	# One more foreign load, on a scratch server: where its CPU goes, thread
+	# by thread, and in what (test/bench/cpu_profile.sh).
+	say "COPY once more, profiled"
+	sql <<-SQL
+	CREATE SERVER wc_profile FOREIGN DATA WRAPPER widecolumn_fdw;
+	CREATE FOREIGN TABLE balloon_profile (
+	    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
+	    pressure bigint OPTIONS (column 'measurements:pressure'),
+	    temp     float8 OPTIONS (column 'measurements:temperature'),
+	    humidity float8 OPTIONS (column 'measurements:humidity'),
+	    altitude float8 OPTIONS (column 'measurements:altitude')
+	) SERVER wc_profile OPTIONS (table 'weather');
+	SQL
+	# The worker has no database connection, so it is not in
+	# pg_stat_activity: it is the postmaster's child with its title.
+	postmaster=$(head -1 "$datadir/postmaster.pid")
+	worker=$(ps --ppid "$postmaster" -o pid= -o args= | awk '/widecolumn_fdw storage worker/ { print $1 }')
+	mkdir -p "$WORK/profile"
+	sql -c CHECKPOINT
+	sync
+	sql >"$OUT/copy.profile.log" 2>&1 <<-SQL
+	SELECT pg_backend_pid() AS pid \gset
+	\setenv BACKEND_PID :pid
+	\! sh test/bench/cpu_profile.sh start $WORK/profile \$BACKEND_PID $worker
+	\timing on
+	COPY balloon_profile FROM '$data';
+	\timing off
+	\! sh test/bench/cpu_profile.sh stop $WORK/profile >$WORK/profile/results
+	SQL
+	cat "$WORK/profile/results" >>"$res"
+	put profile_copy_ms "$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/copy.profile.log")"
+	cp "$WORK/profile/perf.report" "$OUT/copy.perf.txt" 2>/dev/null || true
+	sql -c "DROP SERVER wc_profile CASCADE"
 	rm -f "$data"
 
 	# sizes right after the load
