@@ -26,6 +26,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "executor/executor.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
@@ -101,6 +102,7 @@ typedef struct WcSnapUse
 	Snapshot	pg_snapshot;	/* PostgreSQL's, registered; or NULL */
 	int			refs;			/* scans reading it */
 	bool		current;		/* new scans of this statement use it */
+	bool		ended;			/* its top-level statement has ended */
 } WcSnapUse;
 
 typedef struct WcConn
@@ -126,6 +128,10 @@ static uint32 next_id = 1;
 static bool exit_hook_set = false;
 
 static uint32 link_serial = 0;	/* links made by this backend */
+
+static ExecutorStart_hook_type prev_executor_start = NULL;
+static ExecutorEnd_hook_type prev_executor_end = NULL;
+static int	executors_open = 0;	/* started and not ended, in this transaction */
 
 static void conn_drop(void);
 static void forget_pg_snapshot(WcSnapUse *su);
@@ -683,7 +689,7 @@ snapshot_release(WcSnapUse *su)
  * own (a stable function's read the caller's), so the snapshot is shared
  * only under the same active PostgreSQL snapshot.  That one stays
  * registered while it is, so that its address cannot come back as another
- * statement's.  (A transaction that wrote only here has no transaction id,
+ * statement's, and until the top-level statement ends (wc_executor_end).  (A transaction that wrote only here has no transaction id,
  * so PostgreSQL's snapshots alone do not change with its commit.)
  */
 uint32
@@ -706,7 +712,7 @@ wc_client_snapshot_acquire(uint32 db)
 		if (u->db == db && u->current)
 			su = u;
 	}
-	if (su != NULL && su->statement == stmt && su->pg_snapshot == pg_snapshot)
+	if (su != NULL && !su->ended && su->statement == stmt && su->pg_snapshot == pg_snapshot)
 	{
 		su->refs++;
 		return su->id;
@@ -727,6 +733,7 @@ wc_client_snapshot_acquire(uint32 db)
 	su->pg_snapshot = NULL;
 	su->refs = 1;
 	su->current = true;
+	su->ended = false;
 	conn->snaps = lappend(conn->snaps, su);
 	MemoryContextSwitchTo(old);
 	if (pg_snapshot != NULL && pg_snapshot->copied)
@@ -1022,6 +1029,7 @@ wc_client_xact_end(bool abort)
 {
 	ListCell   *lc;
 
+	executors_open = 0;
 	if (conn == NULL)
 		return;
 	if (abort && conn->sending)
@@ -1059,12 +1067,23 @@ wc_client_xact_end(bool abort)
 	PG_END_TRY();
 }
 
+/*
+ * The executors open when a subtransaction starts, so that its abort can
+ * forget those it started: an error leaves them without ExecutorEnd.
+ */
+int
+wc_client_executors_open(void)
+{
+	return executors_open;
+}
+
 /* Close the scans a rolled-back subtransaction opened. */
 void
-wc_client_subxact_abort(SubTransactionId subid)
+wc_client_subxact_abort(SubTransactionId subid, int executors_at_start)
 {
 	ListCell   *lc;
 
+	executors_open = executors_at_start;
 	if (conn == NULL)
 		return;
 	if (conn->sending)
@@ -1080,8 +1099,59 @@ wc_client_subxact_abort(SubTransactionId subid)
 		{
 			scan_forget(s);
 			/* the list changed under us: start over */
-			wc_client_subxact_abort(subid);
+			wc_client_subxact_abort(subid, executors_at_start);
 			return;
+		}
+	}
+}
+
+/*
+ * A READ COMMITTED statement's snapshot is kept registered while the
+ * statement runs (see wc_client_snapshot_acquire), but no longer: an idle
+ * transaction would hold an xmin and hold back vacuum, which PostgreSQL's
+ * own READ COMMITTED transactions do not.  The statement has ended when the
+ * last executor open has ended: a function's queries, and the statements
+ * of a procedure or DO block, run inside it or each alone; a cursor's
+ * executor stays open until the cursor is closed.  Executors that an error
+ * left open are forgotten at the (sub)transaction's abort.
+ */
+static void
+wc_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+	executors_open++;
+}
+
+static void
+wc_executor_end(QueryDesc *queryDesc)
+{
+	ListCell   *lc;
+
+	if (prev_executor_end)
+		prev_executor_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+	if (--executors_open > 0)
+		return;
+	executors_open = 0;
+	if (conn == NULL)
+		return;
+	/*
+	 * Only PostgreSQL's snapshot is let go here, not the worker's: a message
+	 * could fail, and ExecutorEnd is no place for that.  The next statement
+	 * releases the worker's (wc_client_snapshot_acquire).
+	 */
+	foreach(lc, conn->snaps)
+	{
+		WcSnapUse  *su = lfirst(lc);
+
+		if (su->current && su->statement != 0)
+		{
+			forget_pg_snapshot(su);
+			su->ended = true;
 		}
 	}
 }
@@ -1089,11 +1159,16 @@ wc_client_subxact_abort(SubTransactionId subid)
 /*
  * wc_client_init
  *		Define the setting of this file, which the worker reads too (at
- *		library load).
+ *		library load), and watch for statements' ends.
  */
 void
 wc_client_init(void)
 {
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = wc_executor_start;
+	prev_executor_end = ExecutorEnd_hook;
+	ExecutorEnd_hook = wc_executor_end;
+
 	DefineCustomIntVariable("widecolumn_fdw.debug_pause_before_commit_ms",
 							"Waits this long after sending a transaction's writes, before its COMMIT (for tests).",
 							NULL,

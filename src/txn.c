@@ -123,6 +123,7 @@ typedef struct WcSavepoint
 {
 	SubTransactionId subid;
 	uint32		log_len;
+	int			executors;		/* wc_client_executors_open() at its start */
 } WcSavepoint;
 
 static MemoryContext txn_cxt = NULL;
@@ -1135,6 +1136,7 @@ wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			sp = palloc(sizeof(WcSavepoint));
 			sp->subid = mySubid;
 			sp->log_len = txn_log_len;
+			sp->executors = wc_client_executors_open();
 			savepoints = lappend(savepoints, sp);
 			MemoryContextSwitchTo(old);
 			break;
@@ -1150,7 +1152,7 @@ wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			if (event == SUBXACT_EVENT_ABORT_SUB)
 			{
 				truncate_log(sp->log_len);
-				wc_client_subxact_abort(mySubid);
+				wc_client_subxact_abort(mySubid, sp->executors);
 			}
 			savepoints = list_delete_last(savepoints);
 			pfree(sp);

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(73);
+SELECT plan(75);
 
 \ir setup.psql
 
@@ -328,6 +328,40 @@ SELECT is(pg_temp.count_twice('tx_f', $$INSERT INTO tx_f VALUES ('between', 8, '
 	pg_temp.count_twice('tx_n', $$INSERT INTO tx_n VALUES ('between', 8, 'other session')$$),
 	'in READ COMMITTED a function''s next statement sees a row committed after its previous one');
 SELECT pg_temp.state_eq('the row committed between the function''s statements is there');
+-- An idle READ COMMITTED transaction that has read the table holds no xmin,
+-- which would hold back vacuum; an open cursor holds one, and a statement
+-- that failed in a rolled-back savepoint leaves none behind: as with a
+-- native table.
+CREATE FUNCTION pg_temp.xmin_held(tbl text) RETURNS boolean[] LANGUAGE plpgsql AS $$
+DECLARE
+	-- a command, then a query or ''
+	steps text[][] := ARRAY[
+		ARRAY['BEGIN', format('SELECT count(*) FROM %s', tbl)],
+		ARRAY[format('DECLARE c CURSOR FOR SELECT * FROM %s', tbl), ''],
+		ARRAY['CLOSE c', ''],
+		ARRAY['SAVEPOINT s', ''],
+		ARRAY[format('DO $do$BEGIN PERFORM 1 / (count(*) - count(*)) FROM %s; END$do$', tbl), ''],
+		ARRAY['ROLLBACK TO s', format('SELECT count(*) FROM %s', tbl)]];
+	held boolean[] := '{}';
+	other_pid integer;
+BEGIN
+	SELECT p INTO other_pid FROM dblink('other', 'SELECT pg_backend_pid()') AS t(p integer);
+	FOR i IN 1 .. array_length(steps, 1) LOOP
+		PERFORM dblink_exec('other', steps[i][1], false);
+		IF steps[i][2] <> '' THEN
+			PERFORM * FROM dblink('other', steps[i][2]) AS t(n bigint);
+		END IF;
+		IF i NOT IN (4, 5) THEN
+			PERFORM pg_stat_clear_snapshot();	-- else it is read once per transaction
+			held := held || (SELECT backend_xmin IS NOT NULL FROM pg_stat_activity WHERE pid = other_pid);
+		END IF;
+	END LOOP;
+	PERFORM dblink_exec('other', 'COMMIT');
+	RETURN held;
+END $$;
+SELECT is(pg_temp.xmin_held('tx_f'), pg_temp.xmin_held('tx_n'),
+	'READ COMMITTED: idle after a read, with a cursor open, after it is closed, after a failed savepoint: xmin held as with a native table');
+SELECT is(pg_temp.xmin_held('tx_n'), '{f,t,f,f}', 'sanity: the native table holds an xmin only while the cursor is open');
 SELECT dblink_disconnect('other') AS done
 \gset
 
