@@ -69,6 +69,17 @@ typedef struct WcClientScan
 	WcCellScan *scan;
 } WcClientScan;
 
+/*
+ * A scan or snapshot that close_after_failure took from a client: the
+ * client's next use of it is an error, not an empty answer.
+ */
+typedef struct WcLost
+{
+	uint32		id;
+	bool		is_scan;
+	WcOpenDb   *odb;
+} WcLost;
+
 typedef struct WcClient
 {
 	int			slot;
@@ -79,6 +90,7 @@ typedef struct WcClient
 	MemoryContext cxt;
 	List	   *snaps;
 	List	   *scans;
+	List	   *lost;			/* WcLost */
 	List	   *writes;
 	StringInfoData answer;		/* built or waiting to be sent */
 	bool		answer_pending;
@@ -365,6 +377,49 @@ lookup_db(uint32 id)
 	return odb;
 }
 
+static void
+note_lost(WcClient *c, uint32 id, bool is_scan, WcOpenDb *odb)
+{
+	WcLost	   *l = MemoryContextAlloc(c->cxt, sizeof(WcLost));
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+
+	l->id = id;
+	l->is_scan = is_scan;
+	l->odb = odb;
+	c->lost = lappend(c->lost, l);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * If close_after_failure took the client's scan or snapshot id, say so (an
+ * error); forget it if the client is letting go of it.
+ */
+static void
+check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->lost)
+	{
+		WcLost	   *l = lfirst(lc);
+
+		if (l->id != id || l->is_scan != is_scan)
+			continue;
+		if (letting_go)
+		{
+			c->lost = foreach_delete_current(c->lost, lc);
+			pfree(l);
+			return;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+				 errmsg("could not go on reading LevelDB database \"%s\": its snapshot is gone",
+						l->odb->path),
+				 errdetail("The storage worker reopened the database after a write to it failed, and the snapshots open on it went with it."),
+				 errhint("Retry the transaction.")));
+	}
+}
+
 /*
  * close_after_failure
  *		Close a database a write failed on, so that it can be reopened.
@@ -388,6 +443,7 @@ close_after_failure(WcOpenDb *odb)
 
 			if (cells_scan_db(cs->scan) == odb)
 			{
+				note_lost(c, cs->id, true, odb);
 				cells_scan_close(cs->scan);
 				c->scans = foreach_delete_current(c->scans, lc);
 				MemoryContextDelete(cs->cxt);
@@ -399,8 +455,10 @@ close_after_failure(WcOpenDb *odb)
 
 			if (cs->odb == odb)
 			{
+				note_lost(c, cs->id, false, odb);
 				storage_release(odb->db, cs->snap);
 				c->snaps = foreach_delete_current(c->snaps, lc);
+				pfree(cs);
 			}
 		}
 	}
@@ -725,6 +783,7 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 						break;
 					}
 				}
+				check_lost(c, id, false, true);
 				break;
 			}
 
@@ -749,7 +808,10 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 							snap = s->snap;
 					}
 					if (snap == NULL)
+					{
+						check_lost(c, snapid, false, false);
 						protocol_error("scan");
+					}
 				}
 				if (r.bad || wc_check_scan(r.p, wc_reader_left(&r)) != 0)
 					protocol_error("scan");
@@ -778,14 +840,18 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 
 		case WC_REQ_NEXT:
 			{
-				WcClientScan *cs = lookup_scan(c, wc_get_u32(&r));
+				uint32		id = wc_get_u32(&r);
+				WcClientScan *cs = lookup_scan(c, id);
 
 				/*
 				 * Backends ask for batches ahead, so one may ask after the
 				 * scan's last batch: the answer is an empty last batch.
 				 */
 				if (cs == NULL)
+				{
+					check_lost(c, id, true, false);
 					cells_scan_empty_batch(out);
+				}
 				else
 					fill_batch(c, cs, out);
 				break;
@@ -793,10 +859,13 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 
 		case WC_REQ_CLOSE:
 			{
-				WcClientScan *cs = lookup_scan(c, wc_get_u32(&r));
+				uint32		id = wc_get_u32(&r);
+				WcClientScan *cs = lookup_scan(c, id);
 
 				if (cs != NULL)
 					drop_scan(c, cs);
+				else
+					check_lost(c, id, true, true);
 				break;
 			}
 

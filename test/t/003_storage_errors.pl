@@ -335,6 +335,60 @@ SKIP:
 }
 
 # ---------------------------------------------------------------------
+# (f) After a failed write the worker reopens the database before the next
+# write, and the snapshots open on it are gone: another session's scan, and
+# a REPEATABLE READ transaction's snapshot, must then fail, not end early
+# as if there were no more rows.
+
+SKIP:
+{
+	skip 'running as root: permissions are not enforced', 1 if $> == 0;
+
+	my $label = 'scan open when the database is reopened';
+	my $d = "$base/reopened";
+	$node->safe_psql(
+		'postgres', qq{
+CREATE SERVER s_reopen FOREIGN DATA WRAPPER widecolumn_fdw
+	OPTIONS (path '$d', write_buffer_size '1');
+CREATE FOREIGN TABLE t_s_reopen (k text OPTIONS (rowkey 'true') COLLATE "C", v integer, pad text)
+	SERVER s_reopen;
+INSERT INTO t_s_reopen SELECT lpad(g::text, 6, '0'), g, repeat('x', 50) FROM generate_series(1, 20000) g;
+});
+	my $reader = $node->background_psql('postgres', on_error_stop => 0);
+	$reader->query_safe(
+		'BEGIN; DECLARE c CURSOR FOR SELECT * FROM t_s_reopen; FETCH 5 FROM c');
+	my $rr = $node->background_psql('postgres', on_error_stop => 0);
+	$rr->query_safe(
+		'BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM t_s_reopen');
+
+	# A write that needs a new LevelDB log in a directory it cannot write
+	# to fails; the next write reopens the database.
+	chmod(0500, $d) or die "chmod $d: $!";
+	my ($ret, $out, $err) = run_sql($node,
+		"INSERT INTO t_s_reopen SELECT 'y' || g, g FROM generate_series(1, 30000) g");
+	isnt($ret, 0, "$label: sanity: the write to the read-only directory fails");
+	chmod(0700, $d) or die "chmod $d: $!";
+	($ret, $out, $err) = run_sql($node,
+		"INSERT INTO t_s_reopen VALUES ('z', 1)");
+	is($ret, 0, "$label: sanity: the next write succeeds") or diag($err);
+
+	for my $case ([ $reader, 'the cursor', 'MOVE FORWARD ALL IN c' ],
+		[ $rr, 'the REPEATABLE READ transaction', 'SELECT count(*) FROM t_s_reopen' ])
+	{
+		my ($s, $who, $sql) = @$case;
+		$s->{stderr} = '';
+		my $res = $s->query("\\set VERBOSITY verbose\n$sql");
+		like($s->{stderr}, qr/72000.*could not go on reading LevelDB database "\Q$d\E": its snapshot is gone/s,
+			"$label: $who fails clearly") or diag("got: $res, stderr: $s->{stderr}");
+		$s->query('ROLLBACK');
+		$s->quit;
+	}
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM t_s_reopen'), '20001',
+		"$label: the rows committed before and after the failed write are there");
+	still_serving($label);
+}
+
+# ---------------------------------------------------------------------
 # (d) Disk full.
 
 # Where to put the small filesystem: ('env', dir), ('userns', dir) or
