@@ -306,7 +306,7 @@ wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 			continue;
 		encode_cell(ms, a, slot->tts_values[a - 1], false, n++);
 	}
-	wc_txn_put_row(t, key, keylen, false, n, ms->cells);
+	wc_txn_put_row(t, estate->es_output_cid, key, keylen, false, n, ms->cells);
 	return slot;
 }
 
@@ -339,12 +339,16 @@ wcGetForeignModifyBatchSize(ResultRelInfo *rinfo)
  * Has this statement already updated or deleted the row?  A join can hand
  * the same row over twice (a hash join, Memoize), and PostgreSQL then
  * changes it once (TM_SelfModified), so the second is passed over here.
- * (A row read afresh under its lock is passed over before: lock_and_reread.)
+ * If a trigger or function of the statement changed it, it is an error
+ * (wc_txn_changed_since).  (A row read afresh under its lock is checked
+ * before: lock_and_reread.)
  */
 static bool
-already_changed(WcModifyState *ms, const uint8 *key, size_t keylen)
+already_changed(EState *estate, WcModifyState *ms, const uint8 *key, size_t keylen,
+				bool delete)
 {
-	return wc_txn_wrote_since(ms->table, ms->horizon, key, keylen);
+	return wc_txn_changed_since(ms->table, ms->horizon, key, keylen,
+								estate->es_output_cid, delete);
 }
 
 static TupleTableSlot *
@@ -365,7 +369,7 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	size_t		nklen;
 
 	junk_rowkey(ms, planSlot, &key, &keylen);
-	if (already_changed(ms, key, keylen))
+	if (already_changed(estate, ms, key, keylen, false))
 		return NULL;
 	if (ms->wholerow_junk)
 	{
@@ -423,9 +427,9 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 		encode_cell(ms, a, newval, newnull, n++);
 	}
 	if (n > 0)
-		wc_txn_put_row(t, key, keylen, false, n, ms->cells);
+		wc_txn_put_row(t, estate->es_output_cid, key, keylen, false, n, ms->cells);
 	else
-		wc_txn_touch_row(t, key, keylen);	/* for already_changed */
+		wc_txn_touch_row(t, estate->es_output_cid, key, keylen);	/* for already_changed */
 	return slot;
 }
 
@@ -440,9 +444,9 @@ wcExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 	size_t		keylen;
 
 	junk_rowkey(ms, planSlot, &key, &keylen);
-	if (already_changed(ms, key, keylen))
+	if (already_changed(estate, ms, key, keylen, true))
 		return NULL;
-	wc_txn_put_row(t, key, keylen, true, 0, NULL);
+	wc_txn_put_row(t, estate->es_output_cid, key, keylen, true, 0, NULL);
 
 	/* RETURNING shows the row as it was. */
 	if (ms->wholerow_junk)

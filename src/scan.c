@@ -54,10 +54,15 @@ enum WcScanPrivateIndex
 	WcScanPrivateReverse,		/* Integer: read in descending key order */
 	WcScanPrivateLimit,			/* Integer: rows the scan needs at most, 0: all */
 	WcScanPrivateLockRows,		/* Integer: 0, or lock each row (the lock
-								 * mode * 4 + the LockWaitPolicy) and read it
-								 * afresh */
+								 * mode * 4 + the LockWaitPolicy, plus
+								 * WC_LOCK_FOR_UPDATE or WC_LOCK_FOR_DELETE
+								 * for the rows an UPDATE or DELETE changes)
+								 * and read it afresh */
 	WcScanPrivateCount
 };
+
+#define WC_LOCK_FOR_UPDATE	0x100
+#define WC_LOCK_FOR_DELETE	0x200
 
 /* What a path tells the plan, in ForeignPath.fdw_private. */
 enum WcPathPrivateIndex
@@ -108,6 +113,8 @@ typedef struct WcScanState
 	bool		lock_rows;
 	LOCKMODE	lock_mode;
 	LockWaitPolicy lock_wait;
+	int			lock_for;		/* 0, or WC_LOCK_FOR_UPDATE/DELETE */
+	CommandId	output_cid;		/* the UPDATE's or DELETE's command */
 	MemoryContext row_cxt;
 	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
@@ -393,9 +400,9 @@ row_lock(PlannerInfo *root, RelOptInfo *baserel)
 	if (bms_is_member(baserel->relid, root->all_result_relids))
 	{
 		if (parse->commandType == CMD_UPDATE)
-			return ExclusiveLock * 4 + LockWaitBlock;
+			return WC_LOCK_FOR_UPDATE + ExclusiveLock * 4 + LockWaitBlock;
 		if (parse->commandType == CMD_DELETE)
-			return AccessExclusiveLock * 4 + LockWaitBlock;
+			return WC_LOCK_FOR_DELETE + AccessExclusiveLock * 4 + LockWaitBlock;
 	}
 	/* the plan's row marks include the children of a table FOR UPDATE */
 	rc = get_plan_rowmark(root->rowMarks, baserel->relid);
@@ -514,6 +521,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	WcScanState *ss;
 	List	   *attrs = list_nth(plan->fdw_private, WcScanPrivateAttrs);
 	bool		all = list_member_int(attrs, 0);
+	int			lock;
 
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
@@ -524,9 +532,12 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->cond = list_nth(plan->fdw_private, WcScanPrivateCond);
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
-	ss->lock_rows = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) != 0;
-	ss->lock_mode = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) / 4;
-	ss->lock_wait = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows)) % 4;
+	lock = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows));
+	ss->lock_rows = lock != 0;
+	ss->lock_mode = (lock & 0xFF) / 4;
+	ss->lock_wait = (lock & 0xFF) % 4;
+	ss->lock_for = lock & (WC_LOCK_FOR_UPDATE | WC_LOCK_FOR_DELETE);
+	ss->output_cid = node->ss.ps.state->es_output_cid;
 	ss->bulk = ss->cond == NIL;
 	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	ss->row_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
@@ -1019,7 +1030,9 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	bool		found;
 
 	if (!wc_txn_lock_row(t, k, klen, ss->lock_mode, ss->lock_wait) ||
-		wc_txn_wrote_since(t, ss->horizon, k, klen))
+		wc_txn_changed_since(t, ss->horizon, k, klen,
+							 ss->lock_for ? ss->output_cid : InvalidCommandId,
+							 ss->lock_for == WC_LOCK_FOR_DELETE))
 		return false;
 	found = read_row_now(ss, k, klen, &nvals, &nlens);
 

@@ -127,6 +127,25 @@ typedef struct WcSavepoint
 } WcSavepoint;
 
 static MemoryContext txn_cxt = NULL;
+
+/*
+ * Which command wrote each operation: the log from position start on, up to
+ * the next boundary, was written by command cid.  A command's writes can be
+ * interleaved with those of the commands its triggers and functions run,
+ * so a command may have several spans.  PostgreSQL keeps the same in each
+ * heap row (cmin/cmax) to tell a row its command changed (passed over) from
+ * one a later command changed (an error).
+ */
+typedef struct WcCommandSpan
+{
+	uint32		start;
+	CommandId	cid;
+} WcCommandSpan;
+
+static WcCommandSpan *command_spans = NULL;
+static int	ncommand_spans = 0;
+static int	command_spans_cap = 0;
+static CommandId writing_cid = InvalidCommandId;	/* of log_append's caller */
 static List *txn_tables = NIL;
 static WcLogEntry **txn_log = NULL;	/* the segments */
 static uint32 txn_log_len = 0;
@@ -290,6 +309,14 @@ log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 							 sizeof(WcLogEntry *));
 		segment = MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry) * WC_LOG_SEGMENT);
 		txn_log[txn_log_segments++] = segment;
+	}
+	if (ncommand_spans == 0 || command_spans[ncommand_spans - 1].cid != writing_cid)
+	{
+		command_spans = array_room(command_spans, ncommand_spans, &command_spans_cap, 16,
+								   sizeof(WcCommandSpan));
+		command_spans[ncommand_spans].start = txn_log_len;
+		command_spans[ncommand_spans].cid = writing_cid;
+		ncommand_spans++;
 	}
 	e = LOG_ENTRY(txn_log_len);
 	e->row = row;
@@ -569,12 +596,14 @@ find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
  *		(a cell with a NULL value is deleted).
  */
 void
-wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
+wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len,
 			   bool delete_first, int ncells, WcTxnCell *cells)
 {
 	WcTxnTable *tt = wc_txn_table(t, true);
 	MemoryContext old = MemoryContextSwitchTo(txn_cxt);
 	WcRowEntry *row = find_row(tt, rowkey, rowkey_len, true);
+
+	writing_cid = cid;
 
 	if (delete_first)
 		log_append(row, WC_OP_DELETE_ROW, 0, NULL, 0);
@@ -602,10 +631,12 @@ wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
  *		knows the statement has been there.
  */
 void
-wc_txn_touch_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len)
+wc_txn_touch_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len)
 {
 	WcTxnTable *tt = wc_txn_table(t, true);
 	MemoryContext old = MemoryContextSwitchTo(txn_cxt);
+
+	writing_cid = cid;
 
 	log_append(find_row(tt, rowkey, rowkey_len, true), WC_OP_TOUCH, 0, NULL, 0);
 	MemoryContextSwitchTo(old);
@@ -701,18 +732,59 @@ wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 	return e != NULL && replay(tt, e, horizon, row);
 }
 
+/* The command that wrote the operation at log position pos. */
+static CommandId
+command_at(uint32 pos)
+{
+	int			lo = 0,
+				hi = ncommand_spans;
+
+	/* the last span starting at or before pos; the first starts at 0 */
+	while (hi - lo > 1)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (command_spans[mid].start <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return command_spans[lo].cid;
+}
+
 /*
- * wc_txn_wrote_since
+ * wc_txn_changed_since
  *		Has this transaction written the row from horizon on, that is, in the
  *		statement the horizon belongs to or in a later one?
+ *
+ * A row that command cid (an UPDATE or DELETE) is about to change, and that
+ * it changed itself already (a join handed it over twice), is passed over,
+ * as PostgreSQL does (TM_SelfModified).  One that a later command changed
+ * (a trigger or function the statement ran) is an error, as it is for a
+ * heap row: changing it again would silently undo that change.  With
+ * InvalidCommandId (a row lock) both are passed over, as by LockRows.
  */
 bool
-wc_txn_wrote_since(WcTable *t, uint32 horizon, const uint8 *rowkey, size_t rowkey_len)
+wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey, size_t rowkey_len,
+					 CommandId cid, bool delete)
 {
 	WcTxnTable *tt = wc_txn_table(t, false);
 	WcRowEntry *e = tt ? find_row(tt, rowkey, rowkey_len, false) : NULL;
+	uint32		last;
 
-	return e != NULL && e->nops > 0 && e->ops[e->nops - 1] >= horizon;
+	if (e == NULL || e->nops == 0 || e->ops[e->nops - 1] < horizon)
+		return false;
+	last = e->ops[e->nops - 1];
+	if (cid != InvalidCommandId && command_at(last) != cid)
+		ereport(ERROR,
+				(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
+				 delete ?
+				 errmsg("tuple to be deleted was already modified by an operation triggered by the current command") :
+				 errmsg("tuple to be updated was already modified by an operation triggered by the current command"),
+				 errdetail("Row key \"%s\" of foreign table \"%s\".",
+						   wc_printable_key(rowkey, rowkey_len), t->relname),
+				 errhint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")));
+	return true;
 }
 
 /* Compare a row's stored key prefix (table, row key) with a range bound. */
@@ -1025,6 +1097,9 @@ txn_reset(void)
 	arena_block = 0;
 	savepoints = NIL;
 	table_locks = NIL;
+	command_spans = NULL;
+	ncommand_spans = 0;
+	command_spans_cap = 0;
 }
 
 /* A cancel that came during the foreign commit, put off (see PRE_COMMIT). */
@@ -1112,6 +1187,8 @@ wc_xact_callback(XactEvent event, void *arg)
 static void
 truncate_log(uint32 len)
 {
+	while (ncommand_spans > 0 && command_spans[ncommand_spans - 1].start >= len)
+		ncommand_spans--;
 	for (uint32 i = len; i < txn_log_len; i++)
 	{
 		WcRowEntry *row = LOG_ENTRY(i)->row;

@@ -223,7 +223,7 @@ typedef struct WcTxnCell
 
 extern void wc_txn_init(void);
 extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
-extern void wc_txn_put_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
+extern void wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
 extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
@@ -232,9 +232,9 @@ extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
 								 WcTxnRow **rows);
-extern void wc_txn_touch_row(WcTable *t, const uint8 *rowkey, size_t rowkey_len);
-extern bool wc_txn_wrote_since(WcTable *t, uint32 horizon, const uint8 *rowkey,
-							   size_t rowkey_len);
+extern void wc_txn_touch_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len);
+extern bool wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey,
+								 size_t rowkey_len, CommandId cid, bool delete);
 extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 					   size_t rowkey_len, WcTxnRow *row);
 extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(75);
+SELECT plan(80);
 
 \ir setup.psql
 
@@ -512,6 +512,53 @@ SELECT results_eq('cf'::refcursor, 'cn'::refcursor,
 	'a cursor FOR UPDATE passes over a row written after it was declared');
 COMMIT;
 SELECT pg_temp.state_eq('the rows after the cursor equal the oracle');
+-- A row that a trigger or function of the statement changed (a later
+-- command) before the statement reached it: updating or deleting it again
+-- would silently undo that change, so it is an error (27000), as for a
+-- native table.  The statements fail whole.
+CREATE FUNCTION pg_temp.touch_r2() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF (CASE TG_OP WHEN 'DELETE' THEN OLD.k ELSE NEW.k END) = 'r1' THEN
+		EXECUTE format('UPDATE %I SET b = ''touched'' WHERE k = ''r2''', TG_TABLE_NAME);
+	END IF;
+	RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+END $$;
+CREATE FUNCTION pg_temp.bump_r2(tbl text, k text) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN
+	IF k = 'r1' THEN
+		EXECUTE format('UPDATE %I SET b = ''bumped'' WHERE k = ''r2''', tbl);
+	END IF;
+	RETURN 0;
+END $$;
+CREATE FUNCTION pg_temp.sqlstate_of(stmt text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE stmt;
+	RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE;
+END $$;
+CREATE FOREIGN TABLE sm_f (k text OPTIONS (rowkey 'true') COLLATE "C", a integer, b text) SERVER spec_tx_srv OPTIONS (table 'spec_tx_sm');
+CREATE TABLE sm_n (k text COLLATE "C" PRIMARY KEY, a integer, b text);
+INSERT INTO sm_f VALUES ('r1', 1, 'one'), ('r2', 2, 'two');
+INSERT INTO sm_n VALUES ('r1', 1, 'one'), ('r2', 2, 'two');
+CREATE TRIGGER touch BEFORE UPDATE OR DELETE ON sm_f FOR EACH ROW EXECUTE FUNCTION pg_temp.touch_r2();
+CREATE TRIGGER touch BEFORE UPDATE OR DELETE ON sm_n FOR EACH ROW EXECUTE FUNCTION pg_temp.touch_r2();
+SELECT is(pg_temp.sqlstate_of($$UPDATE sm_f SET a = a + 10 WHERE k IN ('r1', 'r2')$$),
+	pg_temp.sqlstate_of($$UPDATE sm_n SET a = a + 10 WHERE k IN ('r1', 'r2')$$),
+	'an UPDATE reaching a row its BEFORE trigger updated fails as on a native table (27000)');
+SELECT is(pg_temp.sqlstate_of($$DELETE FROM sm_f WHERE k IN ('r1', 'r2')$$),
+	pg_temp.sqlstate_of($$DELETE FROM sm_n WHERE k IN ('r1', 'r2')$$),
+	'a DELETE reaching a row its BEFORE trigger updated fails as on a native table');
+DROP TRIGGER touch ON sm_f;
+DROP TRIGGER touch ON sm_n;
+SELECT is(pg_temp.sqlstate_of($$UPDATE sm_f SET a = a + 100 + pg_temp.bump_r2('sm_f', k) WHERE k IN ('r1', 'r2')$$),
+	pg_temp.sqlstate_of($$UPDATE sm_n SET a = a + 100 + pg_temp.bump_r2('sm_n', k) WHERE k IN ('r1', 'r2')$$),
+	'an UPDATE reaching a row a function in its SET updated fails as on a native table');
+SELECT is(pg_temp.sqlstate_of($$UPDATE sm_n SET a = a + 100 + pg_temp.bump_r2('sm_n', k) WHERE k IN ('r1', 'r2')$$),
+	'27000', 'sanity: the native table''s error is 27000');
+SELECT pg_temp.check_eq('SELECT k, a, b FROM sm_f', 'SELECT k, a, b FROM sm_n', 'the failed statements changed nothing');
+DELETE FROM sm_f;
+DROP TABLE sm_n;
 
 --
 -- A cursor declared before a savepoint keeps reading after the savepoint is
