@@ -21,6 +21,7 @@
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "storage/lock.h"
+#include "storage/predicate.h"
 #include "utils/memutils.h"
 
 #include "widecolumn_fdw.h"
@@ -1102,8 +1103,12 @@ txn_reset(void)
 	command_spans_cap = 0;
 }
 
-/* A cancel that came during the foreign commit, put off (see PRE_COMMIT). */
+/*
+ * A cancel, or a terminate, that came during the foreign commit, put off
+ * until the transaction has ended (see PRE_COMMIT).
+ */
 static bool cancel_after_commit = false;
+static bool die_after_commit = false;
 
 static void
 restore_cancel(void)
@@ -1112,6 +1117,12 @@ restore_cancel(void)
 	{
 		cancel_after_commit = false;
 		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+	if (die_after_commit)
+	{
+		die_after_commit = false;
+		ProcDiePending = true;
 		InterruptPending = true;
 	}
 }
@@ -1127,35 +1138,50 @@ wc_xact_callback(XactEvent event, void *arg)
 				break;
 
 			/*
-			 * A cancel that arrived while the worker commits could not undo
-			 * the commit, but would report a rollback, and the rest of the
-			 * transaction would roll back.  So COMMIT is not cancelled once
-			 * it writes here.  (A terminated backend leaves it in doubt, as
-			 * any interrupted COMMIT is.)
+			 * SERIALIZABLE checks for a serialization failure after these
+			 * callbacks, when the foreign writes would already be
+			 * committed: a retry, as its error suggests, would apply them
+			 * twice.  So the check is made here first; once it has passed,
+			 * no other transaction can make this one fail it.
 			 */
-			HOLD_CANCEL_INTERRUPTS();
+			if (event == XACT_EVENT_PRE_COMMIT && IsolationIsSerializable())
+				PreCommit_CheckForSerializationFailure();
+
+			/*
+			 * A cancel or terminate that arrived while the worker commits
+			 * could not undo the commit, but would roll back the rest of the
+			 * transaction: half of it would stand.  So COMMIT is not
+			 * interrupted once it writes here.  (Only a crash of the whole
+			 * server can still come between the two.)
+			 */
+			HOLD_INTERRUPTS();
 			PG_TRY();
 			{
 				pre_commit();
 			}
 			PG_FINALLY();
 			{
-				RESUME_CANCEL_INTERRUPTS();
+				RESUME_INTERRUPTS();
 			}
 			PG_END_TRY();
 
 			/*
-			 * A cancel that came meanwhile cannot take the commit back: it
-			 * waits until the transaction has ended, as a cancel during
-			 * PostgreSQL's own commit does, so that no wait in PostgreSQL's
-			 * pre-commit steps after ours (PreCommit_Notify's lock) acts on it
-			 * and rolls back the rest.  A statement after the COMMIT (in a
-			 * procedure, say) still gets it.
+			 * One that came meanwhile cannot take the commit back: it waits
+			 * until the transaction has ended, as during PostgreSQL's own
+			 * commit, so that no wait in PostgreSQL's pre-commit steps after
+			 * ours (PreCommit_Notify's lock) acts on it and rolls back the
+			 * rest.  A statement after the COMMIT (in a procedure, say)
+			 * still gets a cancel.
 			 */
 			if (QueryCancelPending)
 			{
 				QueryCancelPending = false;
 				cancel_after_commit = true;
+			}
+			if (ProcDiePending)
+			{
+				ProcDiePending = false;
+				die_after_commit = true;
 			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:

@@ -1,5 +1,5 @@
 
-# A query cancel during COMMIT.
+# A query cancel, or a terminate, during COMMIT.
 #
 # Once the storage worker may have committed a transaction's writes, a
 # cancel cannot take them back; honoured, it would report a rollback while
@@ -41,7 +41,8 @@ CREATE TABLE n (tag text);
 # standard output and error.
 sub cancel_during
 {
-	my ($app, $start, $script) = @_;
+	my ($app, $start, $script, $signal) = @_;
+	$signal //= 'pg_cancel_backend';
 	my ($out, $err) = ('', '');
 	my $h = IPC::Run::start(
 		[ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-d',
@@ -57,7 +58,7 @@ sub cancel_during
 		$h->pump_nb;
 	}
 	ok($pid ne '', "$app: the session was seen running $start");
-	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)") if $pid ne '';
+	$node->safe_psql('postgres', "SELECT $signal($pid)") if $pid ne '';
 	$h->finish;
 	return ($out, $err);
 }
@@ -84,6 +85,50 @@ like($err, qr/canceling statement due to user request/, 'a cancel before COMMIT 
 is( $node->safe_psql('postgres',
 		q{SELECT (SELECT count(*) FROM f WHERE k LIKE 'i%') || ' ' || (SELECT count(*) FROM n WHERE tag = 'insert')}),
 	'0 0', 'and nothing of that transaction is committed');
+
+# A terminate during COMMIT is put off too, until the transaction has
+# ended: the backend then exits, but the transaction is not split, its
+# foreign rows committed and its native row rolled back.  The terminate is
+# sent once the worker writes the commit: the pending-commit file of a
+# large commit is then in the database's directory.
+my $dir = $node->basedir . '/terminate_db';
+$node->safe_psql(
+	'postgres', qq{
+CREATE SERVER wct FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir');
+CREATE FOREIGN TABLE ft (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER wct;
+});
+{
+	my $script = q{
+BEGIN;
+INSERT INTO n VALUES ('terminate');
+INSERT INTO ft SELECT 't' || lpad(i::text, 7, '0'), i FROM generate_series(1, 500000) i;
+COMMIT;
+SELECT 'still here';
+};
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-d',
+			$node->connstr('postgres') . " application_name=terminate" ],
+		'<', \$script, '>', \$out, '2>', \$err);
+	my $seen = 0;
+	for (my $i = 0; $i < 18_000 && !$seen; $i++)
+	{
+		$seen = -e "$dir/widecolumn-pending-commit";
+		usleep(5_000) unless $seen;
+		$h->pump_nb;
+	}
+	ok($seen, 'terminate: the worker was seen writing the commit');
+	$node->safe_psql('postgres',
+		"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'terminate'");
+	$h->finish;
+	like($err, qr/terminating connection due to administrator command/,
+		'a terminate during COMMIT ends the session');
+	unlike($out, qr/still here/, 'before its next statement');
+	is( $node->safe_psql('postgres',
+			q{SELECT (SELECT count(*) FROM ft) || ' ' || (SELECT count(*) FROM n WHERE tag = 'terminate')}),
+		'500000 1',
+		'but only after the COMMIT: the foreign rows and the native row are both committed');
+}
 
 $node->stop;
 done_testing();
