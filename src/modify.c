@@ -47,6 +47,7 @@ typedef struct WcModifyState
 	AttrNumber	wholerow_junk;
 	Bitmapset  *updated;		/* UPDATE: attnums it may change */
 	bool		do_nothing;		/* INSERT ... ON CONFLICT DO NOTHING */
+	bool		batchable;		/* INSERT: no volatile function in the statement */
 	uint32		horizon;		/* the transaction's log when it began */
 	WcTxnCell  *cells;
 	StringInfoData *bufs;
@@ -119,7 +120,14 @@ wcPlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 				updated = lappend_int(updated, attno);
 		}
 	}
-	return list_make2(updated, makeInteger(plan->onConflictAction == ONCONFLICT_NOTHING));
+	/*
+	 * Rows inserted in batches reach this table only when the batch is
+	 * full: a volatile function of the statement (a column DEFAULT too)
+	 * that reads or writes the table must see each row inserted before it,
+	 * as it does a native table's.  So such statements are not batched.
+	 */
+	return list_make3(updated, makeInteger(plan->onConflictAction == ONCONFLICT_NOTHING),
+					  makeInteger(!contain_volatile_functions((Node *) root->parse)));
 }
 
 static WcModifyState *
@@ -176,7 +184,10 @@ wcBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 		ms->wholerow_junk = ExecFindJunkAttributeInTlist(sub->targetlist, "wholerow");
 	}
 	if (op == CMD_INSERT)
+	{
 		ms->do_nothing = intVal(lsecond(fdw_private)) != 0;
+		ms->batchable = intVal(lthird(fdw_private)) != 0;
+	}
 	if (op == CMD_UPDATE)
 	{
 		ListCell   *lc;
@@ -326,10 +337,13 @@ wcGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 	WcModifyState *ms = rinfo->ri_FdwState;
 
 	/*
-	 * RETURNING and row triggers need each row as it is inserted, and ON
-	 * CONFLICT DO NOTHING must see the rows before it.
+	 * RETURNING and row triggers need each row as it is inserted, ON
+	 * CONFLICT DO NOTHING must see the rows before it, and so must the
+	 * statement's volatile functions (wcPlanForeignModify).  A partition
+	 * routed to, or COPY, has no plan of ours to say.
 	 */
-	if ((ms != NULL && ms->do_nothing) || rinfo->ri_projectReturning != NULL ||
+	if (ms == NULL || !ms->batchable || ms->do_nothing ||
+		rinfo->ri_projectReturning != NULL ||
 		(rinfo->ri_TrigDesc && rinfo->ri_TrigDesc->trig_insert_after_row))
 		return 1;
 	return 1000;

@@ -15,7 +15,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(80);
+SELECT plan(83);
 
 \ir setup.psql
 
@@ -499,6 +499,43 @@ SELECT is(pg_temp.rows_of('UPDATE dml_f SET a = -a WHERE k LIKE ''q_'''), 3::big
 SELECT is(pg_temp.rows_of('DELETE FROM dml_f WHERE k LIKE ''q_'' AND a < -1'), 2::bigint, 'DELETE reports the rows deleted');
 INSERT INTO dml_n (k, a) VALUES ('q1', -1);
 SELECT pg_temp.state_eq('state after the counted statements');
+
+-- A volatile function of an INSERT (in its SELECT, or a column DEFAULT)
+-- sees the rows the statement inserted before, as with a native table: such
+-- statements are not batched.
+CREATE FOREIGN TABLE vol_f (k text OPTIONS (rowkey 'true') COLLATE "C", a integer) SERVER spec_dml_srv OPTIONS (table 'spec_dml_vol');
+CREATE TABLE vol_n (k text COLLATE "C" PRIMARY KEY, a integer);
+CREATE FUNCTION pg_temp.count_of(t regclass) RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
+DECLARE c integer;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM %s', t) INTO c;
+	RETURN c;
+END $$;
+CREATE FUNCTION pg_temp.drop_previous(t regclass, i integer) RETURNS integer LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+	EXECUTE format('DELETE FROM %s WHERE k = $1', t) USING 'k' || (i - 1);
+	RETURN i;
+END $$;
+INSERT INTO vol_f SELECT 'k' || i, pg_temp.count_of('vol_f') FROM generate_series(1, 5) i;
+INSERT INTO vol_n SELECT 'k' || i, pg_temp.count_of('vol_n') FROM generate_series(1, 5) i;
+SELECT pg_temp.check_eq('SELECT k, a FROM vol_f', 'SELECT k, a FROM vol_n ORDER BY k',
+	'a volatile function in INSERT ... SELECT counts the rows inserted before it');
+DELETE FROM vol_f;
+DELETE FROM vol_n;
+INSERT INTO vol_f SELECT 'k' || i, pg_temp.drop_previous('vol_f', i) FROM generate_series(1, 5) i;
+INSERT INTO vol_n SELECT 'k' || i, pg_temp.drop_previous('vol_n', i) FROM generate_series(1, 5) i;
+SELECT pg_temp.check_eq('SELECT k, a FROM vol_f', 'SELECT k, a FROM vol_n ORDER BY k',
+	'a volatile function in INSERT ... SELECT deletes the row inserted before it');
+DELETE FROM vol_f;
+DELETE FROM vol_n;
+ALTER FOREIGN TABLE vol_f ALTER COLUMN a SET DEFAULT pg_temp.count_of('vol_f');
+ALTER TABLE vol_n ALTER COLUMN a SET DEFAULT pg_temp.count_of('vol_n');
+INSERT INTO vol_f (k) SELECT 'm' || i FROM generate_series(1, 4) i;
+INSERT INTO vol_n (k) SELECT 'm' || i FROM generate_series(1, 4) i;
+SELECT pg_temp.check_eq('SELECT k, a FROM vol_f', 'SELECT k, a FROM vol_n ORDER BY k',
+	'a volatile column DEFAULT counts the rows the INSERT inserted before it');
+DELETE FROM vol_f;
+DROP TABLE vol_n;
 
 -- Clean up.
 DELETE FROM dml_f;
