@@ -291,9 +291,10 @@ conn_get(void)
 	/*
 	 * A new worker cannot continue what this transaction began with the old
 	 * one: its open scans, the snapshot a REPEATABLE READ transaction must
-	 * keep reading, or a snapshot a scan not yet started holds (a cursor
-	 * not yet fetched, the inner side of a join), whose ids, and its
-	 * database's, mean nothing to the new worker, or something else.
+	 * keep reading, a snapshot a scan not yet started holds (a cursor not
+	 * yet fetched, the inner side of a join), whose ids, and its
+	 * database's, mean nothing to the new worker, or something else, or the
+	 * snapshot the running statement reads.
 	 */
 	if (conn != NULL &&
 		(conn->scans != NIL || snapshots_held() ||
@@ -403,15 +404,23 @@ conn_drop(void)
 	MemoryContextReset(conn_cxt);
 }
 
-/* Does a scan, started or not, hold one of the link's snapshots? */
+/*
+ * Does a scan, started or not, hold one of the link's snapshots, or is one
+ * the snapshot of the statement running (which a stable function called
+ * again, say, must read again)?
+ */
 static bool
 snapshots_held(void)
 {
 	ListCell   *lc;
 
 	foreach(lc, conn->snaps)
-		if (((WcSnapUse *) lfirst(lc))->refs > 0)
+	{
+		WcSnapUse  *su = lfirst(lc);
+
+		if (su->refs > 0 || (su->current && !su->ended))
 			return true;
+	}
 	return false;
 }
 

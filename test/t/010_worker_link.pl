@@ -16,7 +16,8 @@
 #    postmaster restart the whole cluster.  The session gets the link's
 #    error (08006); other sessions keep their connections.
 #  - A worker restarted while a cursor of the session is declared but not
-#    yet read: the session's next statement fails with 08006.
+#    yet read: the session's next statement fails with 08006; so does the
+#    second read of a statement (a stable function) that began before.
 #  - The worker frees each scan when it ends, not when its session leaves.
 
 use strict;
@@ -117,6 +118,35 @@ unlike($serr, qr/malformed/, 'not as a malformed request');
 $in .= "SELECT rowkey FROM t_on_wc2;\n\\q\n";
 $session->finish;
 like($sout, qr/stored in wc2/, 'after ROLLBACK the session reads again');
+
+# A worker restarted while a statement runs, between two calls of a stable
+# function that reads a foreign table: both calls must read the statement's
+# snapshot, so the second fails (08006) rather than read a new one on a new
+# link.  The statement itself commits a row in another session (dblink) and
+# stops the worker between the calls; the second call waits for the new
+# worker.
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION dblink;
+CREATE FUNCTION count_wc1() RETURNS bigint STABLE LANGUAGE sql AS $$ SELECT count(*) FROM t_on_wc1 $$;
+CREATE FUNCTION commit_and_restart(worker integer) RETURNS boolean VOLATILE LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM dblink_exec(format('dbname=postgres port=%s host=%s', current_setting('port'),
+			split_part(current_setting('unix_socket_directories'), ',', 1)),
+		$i$INSERT INTO t_on_wc1 VALUES ('committed meanwhile', 9)$i$);
+	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'kill -TERM ' || worker);
+	RETURN true;
+END $$;
+});
+$worker = worker_pid($node);
+($ret, $out, $err) = $node->psql(
+	'postgres',
+	"SELECT count_wc1() AS first, commit_and_restart($worker) AS restarted, count_wc1() AS second",
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($err, qr/08006/, 'a worker restarted between two reads of one statement: the second fails (08006)')
+  or diag("got: $out");
+ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts');
+is($node->safe_psql('postgres', 'SELECT count_wc1()'), '2', 'sanity: the row committed meanwhile is there');
 
 # Every scan the worker serves is freed when it ends, not when its session
 # leaves: a session running many point reads must not grow the worker (it
