@@ -274,6 +274,9 @@ scan_limit(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, List *pathke
 {
 	if (root->limit_tuples <= 0 || ps->local_conds != NIL)
 		return 0;
+	/* the planner's figure is then an estimate: ties may follow */
+	if (root->parse->limitOption == LIMIT_OPTION_WITH_TIES)
+		return 0;
 	if (bms_membership(root->all_baserels) != BMS_SINGLETON)
 		return 0;
 	if (root->query_pathkeys != NIL && !pathkeys_contained_in(root->query_pathkeys, pathkeys))

@@ -17,7 +17,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(87);
+SELECT plan(89);
 
 \ir setup.psql
 
@@ -182,6 +182,18 @@ SELECT CASE WHEN current_setting('server_encoding') = 'UTF8' THEN
 	lives_ok($$SELECT convert_to(pg_temp.explain_text('SELECT order_id FROM orders_f WHERE order_id ^@ E''\u00ff'' OR order_id = ''a'''), 'LATIN1')$$,
 		'and such an EXPLAIN converts to LATIN1')
 	ELSE skip('the server encoding is not UTF8', 1) END;
+
+-- FETCH FIRST ... WITH TIES: rows tying with the last one are returned
+-- too, so the count is not a limit the scan may stop at (here every row
+-- ties on the constant sort key).
+SELECT pg_temp.check_eq(
+	$$SELECT count(*) FROM (SELECT order_id FROM orders_f ORDER BY current_date FETCH FIRST 3 ROWS WITH TIES) s$$,
+	$$SELECT count(*) FROM (SELECT order_id FROM orders_n ORDER BY current_date FETCH FIRST 3 ROWS WITH TIES) s$$,
+	'FETCH FIRST 3 ROWS WITH TIES on a constant sort key returns every tie');
+SELECT pg_temp.check_eq(
+	$$SELECT count(*) FROM (SELECT order_id FROM orders_f WHERE customer = 'c001' ORDER BY customer FETCH FIRST 1 ROW WITH TIES) s$$,
+	$$SELECT count(*) FROM (SELECT order_id FROM orders_n WHERE customer = 'c001' ORDER BY customer FETCH FIRST 1 ROW WITH TIES) s$$,
+	'FETCH FIRST 1 ROW WITH TIES on a column pinned by the WHERE returns every tie');
 
 -- Clean up.
 DELETE FROM orders_f;
