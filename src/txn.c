@@ -970,12 +970,20 @@ pre_commit(void)
  *
  * A row is locked by an advisory lock (field 4 = 3) on a hash of server,
  * table and row key, taken under a RowExclusiveLock on the table (an
- * advisory lock with field 4 = 4), whatever the row lock's mode.  PostgreSQL's lock table is small, so a
- * transaction that locks more than WC_ROW_LOCKS_PER_TABLE rows of a table
- * takes an ExclusiveLock on the table instead, which waits for the other
- * transactions that lock its rows and then needs no more row locks.
+ * advisory lock with field 4 = 4), whatever the row lock's mode.
+ *
+ * PostgreSQL's lock table is small (max_locks_per_transaction slots per
+ * connection, shared), so a transaction that has locked
+ * WC_ROW_LOCKS_PER_TABLE rows of a table tries to take an ExclusiveLock on
+ * the table instead, which needs no more row locks.  It does not wait for
+ * it: two transactions locking many different rows of one table would
+ * then wait for each other, a deadlock, where PostgreSQL's own row locks
+ * let both go on.  It tries again after each WC_ROW_LOCKS_PER_TABLE more
+ * rows, and waits for it only past WC_ROW_LOCKS_WAIT rows, where the lock
+ * table could run out.
  */
 #define WC_ROW_LOCKS_PER_TABLE	256
+#define WC_ROW_LOCKS_WAIT		4096
 
 /*
  * What this transaction holds per table, to take each table lock once.  A
@@ -985,7 +993,8 @@ typedef struct WcTableLocks
 {
 	uint64		table;
 	SubTransactionId subid;		/* the one that took the table lock */
-	int			rows;
+	int			rows;			/* row locks taken */
+	bool		tried;			/* the ExclusiveLock, at this count of rows */
 	bool		exclusive;
 	SubTransactionId exclusive_subid;	/* the one that made it exclusive */
 } WcTableLocks;
@@ -1044,22 +1053,33 @@ wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 	}
 	if (tl->exclusive)
 		return true;
-	if (tl->rows >= WC_ROW_LOCKS_PER_TABLE)
+	if (tl->rows >= WC_ROW_LOCKS_PER_TABLE && tl->rows % WC_ROW_LOCKS_PER_TABLE == 0 &&
+		!tl->tried)
 	{
-		if (LockAcquire(&tag, ExclusiveLock, false, dont_wait) != LOCKACQUIRE_NOT_AVAIL)
+		bool		wait_for_it = tl->rows >= WC_ROW_LOCKS_WAIT && !dont_wait;
+
+		tl->tried = true;
+		if (LockAcquire(&tag, ExclusiveLock, false, !wait_for_it) != LOCKACQUIRE_NOT_AVAIL)
 		{
 			tl->exclusive = true;
 			tl->exclusive_subid = GetCurrentSubTransactionId();
 			return true;
 		}
-		/* SKIP LOCKED goes on with row locks */
-		(void) lock_not_available(wait, t->relname);
+		/* not to be had now: go on with row locks */
 	}
-	tl->rows++;
 	rh = hash_bytes_extended(key, (int) len, th);
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
-	if (LockAcquire(&tag, mode, false, dont_wait) == LOCKACQUIRE_NOT_AVAIL)
-		return lock_not_available(wait, t->relname);
+	switch (LockAcquire(&tag, mode, false, dont_wait))
+	{
+		case LOCKACQUIRE_NOT_AVAIL:
+			return lock_not_available(wait, t->relname);
+		case LOCKACQUIRE_OK:
+			tl->rows++;			/* a row not locked before */
+			tl->tried = false;
+			break;
+		default:
+			break;
+	}
 	return true;
 }
 
