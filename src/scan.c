@@ -27,6 +27,7 @@
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/paths.h"
 #include "utils/array.h"
@@ -115,6 +116,7 @@ typedef struct WcScanState
 	LockWaitPolicy lock_wait;
 	int			lock_for;		/* 0, or WC_LOCK_FOR_UPDATE/DELETE */
 	CommandId	output_cid;		/* the UPDATE's or DELETE's command */
+	ExprState  *lock_qual;		/* the plan's quals, checked before locking */
 	MemoryContext row_cxt;
 	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
@@ -541,6 +543,27 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->lock_wait = (lock & 0xFF) % 4;
 	ss->lock_for = lock & (WC_LOCK_FOR_UPDATE | WC_LOCK_FOR_DELETE);
 	ss->output_cid = node->ss.ps.state->es_output_cid;
+
+	/*
+	 * A row is locked only if the snapshot's version of it passes the
+	 * plan's quals, as PostgreSQL locks only the rows its scan returns; the
+	 * version read afresh under the lock is checked again if it differs.
+	 * So the scan checks the quals itself, not ExecScan after it.  An
+	 * EvalPlanQual recheck then checks them with the recheck quals.  (Quals
+	 * with a subquery are left to ExecScan too, and so checked twice, rather
+	 * than have the subquery set up twice.)
+	 */
+	if (ss->lock_rows && node->ss.ps.qual != NULL)
+	{
+		ss->lock_qual = node->ss.ps.qual;
+		if (!contain_subplans((Node *) plan->scan.plan.qual))
+		{
+			node->ss.ps.qual = NULL;
+			node->fdw_recheck_quals =
+				ExecInitQual(list_concat(list_copy(plan->fdw_recheck_quals), plan->scan.plan.qual),
+							 (PlanState *) node);
+		}
+	}
 	ss->bulk = ss->cond == NIL;
 	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
 	ss->row_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
@@ -1023,7 +1046,7 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
  */
 static bool
 lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
-				const uint8 ***vals, size_t **lens)
+				const uint8 ***vals, size_t **lens, bool *changed)
 {
 	WcTable    *t = ss->table;
 	uint8	   *k = memcpy(palloc(*keylen + 1), *key, *keylen);
@@ -1031,6 +1054,7 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	const uint8 **nvals;
 	size_t	   *nlens;
 	bool		found;
+	bool		same;
 
 	if (!wc_txn_lock_row(t, k, klen, ss->lock_mode, ss->lock_wait) ||
 		wc_txn_changed_since(t, ss->horizon, k, klen,
@@ -1039,14 +1063,14 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 		return false;
 	found = read_row_now(ss, k, klen, &nvals, &nlens);
 
+	same = found;
+	for (int i = 0; same && i < ss->nmapped; i++)
+		if ((nvals[i] == NULL) != ((*vals)[i] == NULL) ||
+			(nvals[i] && (nlens[i] != (*lens)[i] || memcmp(nvals[i], (*vals)[i], nlens[i]) != 0)))
+			same = false;
+	*changed = !same;
 	if (IsolationUsesXactSnapshot())
 	{
-		bool		same = found;
-
-		for (int i = 0; same && i < ss->nmapped; i++)
-			if ((nvals[i] == NULL) != ((*vals)[i] == NULL) ||
-				(nvals[i] && (nlens[i] != (*lens)[i] || memcmp(nvals[i], (*vals)[i], nlens[i]) != 0)))
-				same = false;
 		if (!same)
 			ereport(ERROR,
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
@@ -1061,6 +1085,22 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	*vals = nvals;
 	*lens = nlens;
 	return true;
+}
+
+/* Does the row in slot pass the plan's quals (a scan that locks rows)? */
+static bool
+lock_qual_passes(ForeignScanState *node, WcScanState *ss, TupleTableSlot *slot)
+{
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+	if (ss->lock_qual == NULL)
+		return true;
+	econtext->ecxt_scantuple = slot;
+	if (ExecQual(ss->lock_qual, econtext))
+		return true;
+	InstrCountFiltered1(node, 1);
+	ResetExprContext(econtext);
+	return false;
 }
 
 /*
@@ -1089,13 +1129,26 @@ wcIterateForeignScan(ForeignScanState *node)
 	ExecClearTuple(slot);
 	while (merged_next(ss, &key, &keylen, &vals, &lens))
 	{
-		if (ss->lock_rows && !lock_and_reread(ss, &key, &keylen, &vals, &lens))
-			continue;			/* deleted meanwhile */
+		bool		changed = false;
+
 		fill_slot(ss, slot, key, keylen, vals, lens);
-		if (!like_checks_pass(ss, slot))
+		if (!like_checks_pass(ss, slot) ||
+			(ss->lock_rows &&
+			 (!lock_qual_passes(node, ss, slot) ||
+			  !lock_and_reread(ss, &key, &keylen, &vals, &lens, &changed))))
 		{
 			ExecClearTuple(slot);
 			continue;
+		}
+		if (changed)
+		{
+			/* changed meanwhile (READ COMMITTED): its latest version */
+			fill_slot(ss, slot, key, keylen, vals, lens);
+			if (!lock_qual_passes(node, ss, slot))
+			{
+				ExecClearTuple(slot);
+				continue;
+			}
 		}
 		break;
 	}

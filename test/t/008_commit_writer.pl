@@ -79,6 +79,24 @@ is( $node->safe_psql(
 is($node->safe_psql('postgres', q{SELECT v FROM t WHERE k = 'counter'}),
 	'1000', 'and the small commits around it are all there');
 
+# A job queue: each transaction claims the first pending job with FOR UPDATE
+# SKIP LOCKED and marks it done, with finished jobs in front of the pending
+# ones.  Only the rows the filter passes are locked, so the sessions neither
+# deadlock nor pass over jobs nobody holds: every job is claimed once.
+$node->safe_psql(
+	'postgres', q{
+CREATE FOREIGN TABLE jobs (k text OPTIONS (rowkey 'true') COLLATE "C", payload integer, done integer) SERVER wc;
+INSERT INTO jobs SELECT 'j' || lpad(i::text, 5, '0'), i, CASE WHEN i <= 300 THEN 0 END FROM generate_series(1, 500) i;
+CREATE TABLE claims (k text);
+});
+sessions_at_once($node, 4, 40, 'four sessions claim jobs at once', '008_queue', q{
+WITH c AS (SELECT k FROM jobs WHERE done IS NULL ORDER BY k LIMIT 1 FOR UPDATE SKIP LOCKED),
+     u AS (UPDATE jobs SET done = 1 FROM c WHERE jobs.k = c.k RETURNING jobs.k)
+INSERT INTO claims SELECT k FROM u;
+});
+is($node->safe_psql('postgres', q{SELECT count(*), count(DISTINCT k) FROM claims}),
+	'160|160', 'each of the 160 transactions claimed a job of its own');
+
 # After a restart, everything is still there.
 $node->restart;
 is( $node->safe_psql(
