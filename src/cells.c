@@ -72,6 +72,7 @@ typedef struct WcRowState
 	bool		other;
 	bool		live;
 	uint64		tomb_ts;
+	uint64		version;		/* WC_SCAN_VERSIONS */
 	StringInfoData lastcell;
 	bool		have_last;
 } WcRowState;
@@ -81,6 +82,7 @@ struct WcCellScan
 	WcOpenDb   *odb;
 	WcIter	   *it;
 	bool		reverse;
+	bool		versions;		/* end each row with its version */
 	uint64		limit;
 	uint64		emitted;
 	uint64		entries;
@@ -178,7 +180,7 @@ before_end(WcCellScan *s, const uint8 *k, size_t n)
  */
 WcCellScan *
 cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
-				bool fill_cache, uint64 limit)
+				bool fill_cache, bool versions, uint64 limit)
 {
 	WcCellScan *s = palloc0(sizeof(WcCellScan));
 	int			ncols = wc_get_u16(r);
@@ -220,6 +222,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r, bool reverse,
 
 	s->odb = odb;
 	s->reverse = reverse;
+	s->versions = versions;
 	s->limit = limit;
 	/*
 	 * A bulk scan reads the table through: big batches mean fewer round
@@ -279,6 +282,7 @@ row_begin(WcCellScan *s, StringInfo out, const uint8 *k, size_t rowend)
 	row->other = false;
 	row->live = false;
 	row->tomb_ts = 0;
+	row->version = 0;
 	row->have_last = false;
 }
 
@@ -307,6 +311,10 @@ row_entry(WcCellScan *s, StringInfo out, const uint8 *k, size_t n,
 	memcpy(row->lastcell.data, fq, fqlen);
 	row->lastcell.len = fqlen;
 	row->have_last = true;
+
+	/* any commit that wrote the row wrote the newest entry of some cell */
+	if (s->versions)
+		row->version = Max(row->version, wc_decode_ts(k + cellend));
 
 	if (fqlen == sizeof(row_tombstone_fq) &&
 		memcmp(fq, row_tombstone_fq, fqlen) == 0)
@@ -377,6 +385,8 @@ row_end(WcCellScan *s, StringInfo out, uint32 *nrows)
 	}
 	out->data[row->header] = row->other ? 1 : 0;
 	memcpy(out->data + row->header + 1, &row->ncells, 2);
+	if (s->versions)
+		appendBinaryStringInfo(out, (const char *) &row->version, 8);
 	(*nrows)++;
 	s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)

@@ -795,7 +795,7 @@ msg_range(StringInfo msg, WcKeyRange *kr)
  */
 uint32
 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
-					 bool reverse, bool bulk, uint64 limit,
+					 bool reverse, bool bulk, bool versions, uint64 limit,
 					 uint8 **cols, size_t *col_lens, int ncols,
 					 SubTransactionId subid)
 {
@@ -820,7 +820,8 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	msg_u32(&msg, wid);
 	msg_u32(&msg, snapshot);
 	msg_u32(&msg, s->id);
-	appendStringInfoChar(&msg, (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0));
+	appendStringInfoChar(&msg, (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
+						 (versions ? WC_SCAN_VERSIONS : 0));
 	appendBinaryStringInfo(&msg, (const char *) &limit, 8);
 	appendBinaryStringInfo(&msg, (const char *) &(uint16) {ncols}, 2);
 	for (int i = 0; i < ncols; i++)

@@ -117,6 +117,7 @@ typedef struct WcScanState
 	int			lock_for;		/* 0, or WC_LOCK_FOR_UPDATE/DELETE */
 	CommandId	output_cid;		/* the UPDATE's or DELETE's command */
 	ExprState  *lock_qual;		/* the plan's quals, checked before locking */
+	bool		versions;		/* ask for rows' versions (REPEATABLE READ locks) */
 	MemoryContext row_cxt;
 	MemoryContext scan_cxt;		/* reset at each (re)scan */
 
@@ -138,6 +139,8 @@ typedef struct WcScanState
 	const uint8 *s_key;
 	size_t		s_keylen;
 	bool		s_other;
+	uint64		s_version;		/* with versions */
+	uint64		m_version;		/* of the row merged_next returned; 0: none stored */
 	const uint8 **s_vals;
 	size_t	   *s_lens;
 	const uint8 **w_vals;		/* a row being merged with txn changes */
@@ -543,6 +546,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->lock_wait = (lock & 0xFF) % 4;
 	ss->lock_for = lock & (WC_LOCK_FOR_UPDATE | WC_LOCK_FOR_DELETE);
 	ss->output_cid = node->ss.ps.state->es_output_cid;
+	ss->versions = ss->lock_rows && IsolationUsesXactSnapshot();
 
 	/*
 	 * A row is locked only if the snapshot's version of it passes the
@@ -748,7 +752,7 @@ scan_open(WcScanState *ss, List *ranges)
 	 * storage cannot stop at the limit.
 	 */
 	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
-									ss->reverse, ss->bulk,
+									ss->reverse, ss->bulk, ss->versions,
 									ss->norows > 0 || ss->like_checks != NIL ? 0 : ss->limit,
 									ss->req_cols, ss->req_lens, ss->nreq,
 									ss->subid != InvalidSubTransactionId ? ss->subid :
@@ -820,6 +824,8 @@ stored_advance(WcScanState *ss)
 		ss->s_vals[idx] = v;
 		ss->s_lens[idx] = len;
 	}
+	if (ss->versions)
+		ss->s_version = wc_get_u64(r);
 	if (r->bad)
 		malformed_batch();
 	ss->have_stored = true;
@@ -950,6 +956,7 @@ merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
 				cmp = -cmp;
 		}
 
+		ss->m_version = cmp <= 0 ? ss->s_version : 0;
 		if (cmp < 0)
 		{
 			/* a stored row this transaction has not touched */
@@ -997,7 +1004,7 @@ merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
  */
 static bool
 read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
-			 const uint8 ***vals, size_t **lens)
+			 const uint8 ***vals, size_t **lens, uint64 *version)
 {
 	WcTable    *t = like->table;
 	WcScanState cur;
@@ -1017,9 +1024,12 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
 	cur.db = like->db;
 	cur.snapshot = 0;			/* the latest state */
 	cur.horizon = wc_txn_horizon();
+	cur.versions = like->versions;
 	scan_open(&cur, list_make1(wc_row_range(t, key, keylen)));
 	stored_advance(&cur);
 	found = merged_next(&cur, &k, &klen, &cvals, &clens);
+	if (version != NULL)
+		*version = found ? cur.m_version : 0;
 	*vals = palloc(sizeof(uint8 *) * Max(1, like->nmapped));
 	*lens = palloc(sizeof(size_t) * Max(1, like->nmapped));
 	for (int i = 0; found && i < like->nmapped; i++)
@@ -1055,13 +1065,15 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	size_t	   *nlens;
 	bool		found;
 	bool		same;
+	uint64		snapshot_version = ss->m_version;
+	uint64		version;
 
 	if (!wc_txn_lock_row(t, k, klen, ss->lock_mode, ss->lock_wait) ||
 		wc_txn_changed_since(t, ss->horizon, k, klen,
 							 ss->lock_for ? ss->output_cid : InvalidCommandId,
 							 ss->lock_for == WC_LOCK_FOR_DELETE))
 		return false;
-	found = read_row_now(ss, k, klen, &nvals, &nlens);
+	found = read_row_now(ss, k, klen, &nvals, &nlens, &version);
 
 	same = found;
 	for (int i = 0; same && i < ss->nmapped; i++)
@@ -1071,7 +1083,11 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	*changed = !same;
 	if (IsolationUsesXactSnapshot())
 	{
-		if (!same)
+		/*
+		 * Any change to the row counts, not only to the cells read here: a
+		 * DELETE reads none, and another foreign table may map others.
+		 */
+		if (!same || version != snapshot_version)
 			ereport(ERROR,
 					(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 					 errmsg("could not serialize access due to concurrent update"),
@@ -1173,7 +1189,7 @@ wc_row_exists(WcTable *t, const uint8 *key, size_t keylen)
 	memset(&none, 0, sizeof(none));
 	none.table = t;
 	none.db = wc_client_open_db(t);
-	return read_row_now(&none, key, keylen, &vals, &lens);
+	return read_row_now(&none, key, keylen, &vals, &lens, NULL);
 }
 
 static void

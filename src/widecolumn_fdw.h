@@ -188,7 +188,8 @@ extern uint32 wc_client_open_db(WcTable *t);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern void wc_client_snapshot_release(uint32 snapshot);
 extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
-								   List *ranges, bool reverse, bool bulk, uint64 limit,
+								   List *ranges, bool reverse, bool bulk, bool versions,
+								   uint64 limit,
 								   uint8 **cols, size_t *col_lens, int ncols,
 								   SubTransactionId subid);
 extern bool wc_client_scan_next_batch(uint32 scan, WcBatchReader *out);

@@ -65,6 +65,9 @@ typedef enum WcErrorCode
 /* Flags of a SCAN request. */
 #define WC_SCAN_REVERSE		0x01	/* descending key order */
 #define WC_SCAN_BULK		0x02	/* a full scan: do not fill the block cache */
+#define WC_SCAN_VERSIONS	0x04	/* each row ends with its version (u64): the
+									 * newest time among its cells' newest
+									 * entries, tombstones too */
 
 /* Largest number of columns a scan may ask for. */
 #define WC_MAX_SCAN_COLUMNS	1600

@@ -824,7 +824,8 @@ serve_request(WcClient *c, const uint8 *data, size_t len, StringInfo out)
 					cs->id = scanid;
 					cs->cxt = cxt;
 					cs->scan = cells_scan_open(odb, snap, &r, (flags & WC_SCAN_REVERSE) != 0,
-											   (flags & WC_SCAN_BULK) == 0, limit);
+											   (flags & WC_SCAN_BULK) == 0,
+											   (flags & WC_SCAN_VERSIONS) != 0, limit);
 					MemoryContextSwitchTo(c->cxt);
 					c->scans = lappend(c->scans, cs);
 					MemoryContextSwitchTo(request_cxt);

@@ -46,7 +46,8 @@ extern int	wc_debug_clock_step_back;
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
 extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
-								   bool reverse, bool fill_cache, uint64 limit);
+								   bool reverse, bool fill_cache, bool versions,
+								   uint64 limit);
 extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
