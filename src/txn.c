@@ -172,7 +172,22 @@ wc_txn_table(WcTable *t, bool create)
 	{
 		tt = lfirst(lc);
 		if (tt->serverid == t->serverid && strcmp(tt->table, t->table) == 0)
+		{
+			/*
+			 * The writes go to the directory the server named when they were
+			 * made; reading or writing the table in another one would mix
+			 * the two.
+			 */
+			if (strcmp(tt->path, t->path) != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("the directory of the server of foreign table \"%s\" changed after this transaction wrote to it",
+								t->relname),
+						 errdetail("The transaction wrote to \"%s\"; the server now names \"%s\".",
+								   tt->path, t->path),
+						 errhint("Change a server's path in a transaction of its own.")));
 			return tt;
+		}
 	}
 	if (!create)
 		return NULL;

@@ -16,7 +16,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(66);
+SELECT plan(70);
 
 \ir setup.psql
 
@@ -295,6 +295,30 @@ SELECT lives_ok(format($$CREATE FOREIGN TABLE long_qual (k text OPTIONS (rowkey 
 	'a qualifier of 16 kB is accepted');
 INSERT INTO long_qual VALUES ('lq', 16384);
 SELECT pg_temp.check_eq('SELECT * FROM long_qual', $$VALUES ('lq', 16384)$$, 'a cell with a 16 kB qualifier round-trips');
+
+-- A server's path changed in a transaction that already wrote through it:
+-- its next read or write of the table is an error, and nothing of the
+-- transaction is stored in either directory.
+CREATE SERVER spec_map_moving FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE moving_f (k text OPTIONS (rowkey 'true'), v integer) SERVER spec_map_moving;
+BEGIN;
+INSERT INTO moving_f VALUES ('p1', 1);
+SELECT format('ALTER SERVER spec_map_moving OPTIONS (ADD path %L)',
+	current_setting('data_directory') || '/widecolumn_fdw/spec_map_moved') AS move \gset
+:move;
+SELECT throws_ok($$INSERT INTO moving_f VALUES ('p2', 2)$$, '55000',
+	'the directory of the server of foreign table "moving_f" changed after this transaction wrote to it',
+	'a write after the server''s path changed in the transaction is refused');
+ROLLBACK;
+SELECT is_empty('SELECT * FROM moving_f', 'nothing was stored in the old directory');
+BEGIN;
+INSERT INTO moving_f VALUES ('p1', 1);
+:move;
+SELECT throws_ok('SELECT * FROM moving_f', '55000', NULL, 'so is a read');
+ROLLBACK;
+:move;
+SELECT is_empty('SELECT * FROM moving_f', 'nor in the new one');
+DROP SERVER spec_map_moving CASCADE;
 
 -- Clean up.
 --
