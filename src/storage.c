@@ -343,7 +343,10 @@ raise_leveldb_error(char *msg, const char *what, const char *path)
 	if (strstr(msg, "No space left") != NULL)
 		code = ERRCODE_DISK_FULL;
 	else if (strncmp(msg, "Corruption", 10) == 0)
+	{
 		code = ERRCODE_DATA_CORRUPTED;
+		hint = "Restore the database's directory from a backup: LevelDB neither skips nor repairs damaged records.";
+	}
 	else if (strstr(msg, "lock") != NULL &&
 			 strstr(msg, "temporarily unavailable") != NULL)
 	{
@@ -437,7 +440,12 @@ storage_open(const char *path, const WcDbOptions *o)
 	d->path = pstrdup(path);
 	d->options = leveldb_options_create();
 	leveldb_options_set_create_if_missing(d->options, 1);
-	leveldb_options_set_paranoid_checks(d->options, 0);
+	/*
+	 * A damaged record is an error, not skipped: recovering a log past one
+	 * would apply the batches after it and not those in it, and a commit
+	 * split into batches would come back in part.
+	 */
+	leveldb_options_set_paranoid_checks(d->options, 1);
 	leveldb_options_set_write_buffer_size(d->options,
 										  (size_t) o->write_buffer_mb * 1024 * 1024);
 	leveldb_options_set_max_open_files(d->options, 500);

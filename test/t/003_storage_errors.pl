@@ -389,6 +389,45 @@ INSERT INTO t_s_reopen SELECT lpad(g::text, 6, '0'), g, repeat('x', 50) FROM gen
 }
 
 # ---------------------------------------------------------------------
+# (g) A damaged record in the middle of LevelDB's log (while the server
+# was stopped): opening the database is an error (XX001), rather than
+# recovering the records around it, which would bring back part of a
+# commit written in several batches.
+
+{
+	my $label = 'damaged log record';
+	my $d = "$base/damaged_log";
+	$node->safe_psql(
+		'postgres', qq{
+CREATE SERVER s_damaged FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$d', write_buffer_size '64');
+CREATE FOREIGN TABLE t_s_damaged (k text OPTIONS (rowkey 'true') COLLATE "C", v integer, pad text)
+	SERVER s_damaged;
+INSERT INTO t_s_damaged SELECT lpad(g::text, 7, '0'), g, repeat(md5(g::text), 3) FROM generate_series(1, 100000) g;
+});
+	$witness->quit;
+	$node->stop;
+	my @logs = glob("$d/*.log");
+	is(scalar(@logs), 1, "$label: sanity: the commit is in one LevelDB log");
+	my $size = -s $logs[0];
+	cmp_ok($size, '>', 8_000_000, "$label: sanity: several 4 MiB batches");
+	open(my $fh, '+<', $logs[0]) or die "open $logs[0]: $!";
+	binmode($fh);
+	seek($fh, int($size / 2), 0);
+	print $fh 'x' x 100;
+	close($fh);
+	$node->start;
+	$worker0 = wait_for_new_worker($node, undef);
+	$witness = $node->background_psql('postgres', on_error_stop => 0);
+	$witness->query_safe('SELECT count(*) FROM good');
+
+	my $err = fails_clearly($node, $label, 'SELECT count(*) FROM t_s_damaged',
+		qr/^XX001$/, qr/could not open LevelDB database "\Q$d\E"/, qr/Corruption/,
+		qr/HINT:.*backup/);
+	still_serving($label);
+	$node->safe_psql('postgres', 'DROP SERVER s_damaged CASCADE');
+}
+
+# ---------------------------------------------------------------------
 # (d) Disk full.
 
 # Where to put the small filesystem: ('env', dir), ('userns', dir) or
