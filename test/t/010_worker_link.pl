@@ -134,7 +134,8 @@ BEGIN
 	PERFORM dblink_exec(format('dbname=postgres port=%s host=%s', current_setting('port'),
 			split_part(current_setting('unix_socket_directories'), ',', 1)),
 		$i$INSERT INTO t_on_wc1 VALUES ('committed meanwhile', 9)$i$);
-	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'kill -TERM ' || worker);
+	-- (the program reads what COPY writes, or COPY may find the pipe closed)
+	EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', 'kill -TERM ' || worker || '; cat >/dev/null');
 	RETURN true;
 END $$;
 });
