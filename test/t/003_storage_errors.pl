@@ -561,7 +561,7 @@ SELECT string_agg(tx || ':' || c || ':' || g, ' ' ORDER BY tx) FROM (
 	# it happens in its view of the filesystem.
 	$df->safe_psql('postgres',
 		    "COPY (SELECT 1) TO PROGRAM 'dd if=/dev/zero of=\"$mnt/filler\" "
-		  . "bs=65536 >/dev/null 2>&1; truncate -s -3M \"$mnt/filler\"'");
+		  . "bs=65536 >/dev/null 2>&1; truncate -s -3M \"$mnt/filler\"; cat >/dev/null'");
 
 	# About 10 MB in one transaction.
 	fails_clearly($df, "$label: a transaction writing more than fits",
@@ -600,7 +600,7 @@ SELECT string_agg(tx || ':' || c || ':' || g, ' ' ORDER BY tx) FROM (
 
 	# Free the space: smaller writes work again.
 	$df->safe_psql('postgres',
-		"COPY (SELECT 1) TO PROGRAM 'rm -f \"$mnt/filler\"'");
+		"COPY (SELECT 1) TO PROGRAM 'rm -f \"$mnt/filler\"; cat >/dev/null'");
 	for my $tx ([ 4, 20 ], [ 5, 400 ], [ 6, 20 ])
 	{
 		($ret, $out, $err) = run_sql($df, "CALL put_tx($tx->[0], $tx->[1])");
