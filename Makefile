@@ -18,7 +18,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
 REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts differential
-ISOLATION = visibility writers locks serializable lockfilter rrconflict
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -27,6 +27,7 @@
 
 #include "access/xact.h"
 #include "executor/executor.h"
+#include "tcop/utility.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
@@ -102,7 +103,7 @@ typedef struct WcSnapUse
 	Snapshot	pg_snapshot;	/* PostgreSQL's, registered; or NULL */
 	int			refs;			/* scans reading it */
 	bool		current;		/* new scans of this statement use it */
-	bool		ended;			/* its top-level statement has ended */
+	bool		ended;			/* pg_snapshot let go: no statement may take it */
 } WcSnapUse;
 
 typedef struct WcConn
@@ -129,13 +130,14 @@ static bool exit_hook_set = false;
 
 static uint32 link_serial = 0;	/* links made by this backend */
 
-static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorEnd_hook_type prev_executor_end = NULL;
-static int	executors_open = 0;	/* started and not ended, in this transaction */
+static ProcessUtility_hook_type prev_process_utility = NULL;
 
 static void conn_drop(void);
 static void forget_pg_snapshot(WcSnapUse *su);
 static bool snapshots_held(void);
+static bool pg_snapshot_in_use(WcSnapUse *su, QueryDesc *ending, Snapshot popping);
+static void release_unused(void);
 static bool receive_one(void);
 
 static void
@@ -405,9 +407,36 @@ conn_drop(void)
 }
 
 /*
+ * Is PostgreSQL's snapshot su was taken under still in use by anything but
+ * us: active (other than once as popping, which is about to be popped), or
+ * registered by a query or cursor (other than ending, whose executor is
+ * ending and whose registration goes next)?  While it is, a
+ * statement may read under it again (a stable function called again, the
+ * next FETCH of a cursor), and must read su's snapshot again.
+ */
+static bool
+pg_snapshot_in_use(WcSnapUse *su, QueryDesc *ending, Snapshot popping)
+{
+	Snapshot	snap = su->pg_snapshot;
+	uint32		ours = 0;
+	ListCell   *lc;
+
+	if (snap->active_count > (snap == popping ? 1 : 0))
+		return true;
+	foreach(lc, conn->snaps)
+		if (((WcSnapUse *) lfirst(lc))->pg_snapshot == snap)
+			ours++;
+	if (ending != NULL && ending->snapshot == snap)
+		ours++;
+	if (ending != NULL && ending->crosscheck_snapshot == snap)
+		ours++;
+	return snap->regd_count > ours;
+}
+
+/*
  * Does a scan, started or not, hold one of the link's snapshots, or is one
- * the snapshot of the statement running (which a stable function called
- * again, say, must read again)?
+ * the snapshot of a statement still running (which a stable function
+ * called again, say, must read again)?
  */
 static bool
 snapshots_held(void)
@@ -418,7 +447,8 @@ snapshots_held(void)
 	{
 		WcSnapUse  *su = lfirst(lc);
 
-		if (su->refs > 0 || (su->current && !su->ended))
+		if (su->refs > 0 ||
+			(!su->ended && (su->pg_snapshot != NULL ? pg_snapshot_in_use(su, NULL, NULL) : su->current)))
 			return true;
 	}
 	return false;
@@ -693,13 +723,16 @@ snapshot_release(WcSnapUse *su)
  * declared in one statement and read in a later one still reads the
  * snapshot of its own statement.
  *
- * The statements of a volatile function share their top-level statement's
- * start time, but in READ COMMITTED each takes a PostgreSQL snapshot of its
- * own (a stable function's read the caller's), so the snapshot is shared
- * only under the same active PostgreSQL snapshot.  That one stays
- * registered while it is, so that its address cannot come back as another
- * statement's, and until the top-level statement ends (wc_executor_end).  (A transaction that wrote only here has no transaction id,
- * so PostgreSQL's snapshots alone do not change with its commit.)
+ * In READ COMMITTED a scan reads the snapshot taken under the same active
+ * PostgreSQL snapshot: the statements of a volatile function each take a
+ * PostgreSQL snapshot of their own, a stable function reads its caller's,
+ * and a cursor's query reads the cursor's at every FETCH.  We keep that
+ * PostgreSQL snapshot registered, so that its address cannot come back as
+ * another's, for as long as PostgreSQL uses it (pg_snapshot_in_use); then it
+ * is let go (release_unused), so that an idle transaction holds no xmin.  (A
+ * transaction that wrote only here has no transaction id, so PostgreSQL's
+ * snapshots alone do not change with its commit.)  Without an active
+ * snapshot, a scan shares the statement's by its start time.
  */
 uint32
 wc_client_snapshot_acquire(uint32 db)
@@ -718,21 +751,31 @@ wc_client_snapshot_acquire(uint32 db)
 	{
 		WcSnapUse  *u = lfirst(lc);
 
+		if (u->db != db || u->ended)
+			continue;
+		if (pg_snapshot != NULL ? u->pg_snapshot == pg_snapshot :
+			u->current && u->pg_snapshot == NULL && u->statement == stmt)
+		{
+			u->refs++;
+			return u->id;
+		}
+	}
+
+	/* The statement's or transaction's before: kept while still in use. */
+	foreach(lc, conn->snaps)
+	{
+		WcSnapUse  *u = lfirst(lc);
+
 		if (u->db == db && u->current)
 			su = u;
-	}
-	if (su != NULL && !su->ended && su->statement == stmt && su->pg_snapshot == pg_snapshot)
-	{
-		su->refs++;
-		return su->id;
 	}
 	if (su != NULL)
 	{
 		su->current = false;
-		forget_pg_snapshot(su);
-		if (su->refs == 0)
+		if (su->refs == 0 && (su->pg_snapshot == NULL || !pg_snapshot_in_use(su, NULL, NULL)))
 			snapshot_release(su);
 	}
+	release_unused();
 
 	old = MemoryContextSwitchTo(conn_cxt);
 	su = palloc(sizeof(WcSnapUse));
@@ -770,7 +813,8 @@ wc_client_snapshot_release(uint32 id)
 
 		if (su->id == id)
 		{
-			if (--su->refs == 0 && !su->current)
+			if (--su->refs == 0 && !su->current &&
+				(su->pg_snapshot == NULL || !pg_snapshot_in_use(su, NULL, NULL)))
 				snapshot_release(su);
 			return;
 		}
@@ -1039,7 +1083,6 @@ wc_client_xact_end(bool abort)
 {
 	ListCell   *lc;
 
-	executors_open = 0;
 	if (conn == NULL)
 		return;
 	if (abort && conn->sending)
@@ -1077,23 +1120,12 @@ wc_client_xact_end(bool abort)
 	PG_END_TRY();
 }
 
-/*
- * The executors open when a subtransaction starts, so that its abort can
- * forget those it started: an error leaves them without ExecutorEnd.
- */
-int
-wc_client_executors_open(void)
-{
-	return executors_open;
-}
-
 /* Close the scans a rolled-back subtransaction opened. */
 void
-wc_client_subxact_abort(SubTransactionId subid, int executors_at_start)
+wc_client_subxact_abort(SubTransactionId subid)
 {
 	ListCell   *lc;
 
-	executors_open = executors_at_start;
 	if (conn == NULL)
 		return;
 	if (conn->sending)
@@ -1109,56 +1141,34 @@ wc_client_subxact_abort(SubTransactionId subid, int executors_at_start)
 		{
 			scan_forget(s);
 			/* the list changed under us: start over */
-			wc_client_subxact_abort(subid, executors_at_start);
+			wc_client_subxact_abort(subid);
 			return;
 		}
 	}
 }
 
 /*
- * A READ COMMITTED statement's snapshot is kept registered while the
- * statement runs (see wc_client_snapshot_acquire), but no longer: an idle
- * transaction would hold an xmin and hold back vacuum, which PostgreSQL's
- * own READ COMMITTED transactions do not.  The statement has ended when the
- * last executor open has ended: a function's queries, and the statements
- * of a procedure or DO block, run inside it or each alone; a cursor's
- * executor stays open until the cursor is closed.  Executors that an error
- * left open are forgotten at the (sub)transaction's abort.
+ * release_unused_ending
+ *		Let go of the PostgreSQL snapshots no statement uses any more (ending:
+ *		a query whose executor is ending).
+ *
+ * Only PostgreSQL's snapshot, not the worker's: this runs as executors and
+ * utility statements end, no place for a message that could fail.
+ * release_unused, at the next snapshot_acquire, or the transaction's end
+ * sends the worker its release.
  */
 static void
-wc_executor_start(QueryDesc *queryDesc, int eflags)
-{
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-	executors_open++;
-}
-
-static void
-wc_executor_end(QueryDesc *queryDesc)
+release_unused_ending(QueryDesc *ending, Snapshot popping)
 {
 	ListCell   *lc;
 
-	if (prev_executor_end)
-		prev_executor_end(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
-	if (--executors_open > 0)
-		return;
-	executors_open = 0;
 	if (conn == NULL)
 		return;
-	/*
-	 * Only PostgreSQL's snapshot is let go here, not the worker's: a message
-	 * could fail, and ExecutorEnd is no place for that.  The next statement
-	 * releases the worker's (wc_client_snapshot_acquire).
-	 */
 	foreach(lc, conn->snaps)
 	{
 		WcSnapUse  *su = lfirst(lc);
 
-		if (su->current && su->statement != 0)
+		if (!su->ended && su->pg_snapshot != NULL && !pg_snapshot_in_use(su, ending, popping))
 		{
 			forget_pg_snapshot(su);
 			su->ended = true;
@@ -1166,18 +1176,67 @@ wc_executor_end(QueryDesc *queryDesc)
 	}
 }
 
+/* The same, and release the worker's snapshots nothing reads any more. */
+static void
+release_unused(void)
+{
+	ListCell   *lc;
+
+	release_unused_ending(NULL, NULL);
+	foreach(lc, conn->snaps)
+	{
+		WcSnapUse  *su = lfirst(lc);
+
+		if (su->ended && !su->current && su->refs == 0)
+		{
+			snapshot_release(su);
+			release_unused();	/* the list changed under us: start over */
+			return;
+		}
+	}
+}
+
+static void
+wc_executor_end(QueryDesc *queryDesc)
+{
+	if (prev_executor_end)
+		prev_executor_end(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+	release_unused_ending(queryDesc, NULL);
+}
+
+static void
+wc_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
+				   ProcessUtilityContext context, ParamListInfo params,
+				   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
+{
+	/* a top-level statement's snapshot, popped when it returns */
+	Snapshot	popping = context == PROCESS_UTILITY_TOPLEVEL && ActiveSnapshotSet() ?
+		GetActiveSnapshot() : NULL;
+
+	if (prev_process_utility)
+		prev_process_utility(pstmt, queryString, readOnlyTree, context, params,
+							 queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+								queryEnv, dest, qc);
+	release_unused_ending(NULL, popping);
+}
+
 /*
  * wc_client_init
  *		Define the setting of this file, which the worker reads too (at
- *		library load), and watch for statements' ends.
+ *		library load), and watch for queries' and utility statements' ends
+ *		(release_unused).
  */
 void
 wc_client_init(void)
 {
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = wc_executor_start;
 	prev_executor_end = ExecutorEnd_hook;
 	ExecutorEnd_hook = wc_executor_end;
+	prev_process_utility = ProcessUtility_hook;
+	ProcessUtility_hook = wc_process_utility;
 
 	DefineCustomIntVariable("widecolumn_fdw.debug_pause_before_commit_ms",
 							"Waits this long after sending a transaction's writes, before its COMMIT (for tests).",

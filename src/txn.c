@@ -124,7 +124,6 @@ typedef struct WcSavepoint
 {
 	SubTransactionId subid;
 	uint32		log_len;
-	int			executors;		/* wc_client_executors_open() at its start */
 } WcSavepoint;
 
 static MemoryContext txn_cxt = NULL;
@@ -1274,7 +1273,6 @@ wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			sp = palloc(sizeof(WcSavepoint));
 			sp->subid = mySubid;
 			sp->log_len = txn_log_len;
-			sp->executors = wc_client_executors_open();
 			savepoints = lappend(savepoints, sp);
 			MemoryContextSwitchTo(old);
 			break;
@@ -1290,7 +1288,7 @@ wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			if (event == SUBXACT_EVENT_ABORT_SUB)
 			{
 				truncate_log(sp->log_len);
-				wc_client_subxact_abort(mySubid, sp->executors);
+				wc_client_subxact_abort(mySubid);
 			}
 			savepoints = list_delete_last(savepoints);
 			pfree(sp);

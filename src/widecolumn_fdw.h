@@ -200,8 +200,7 @@ extern void wc_client_commit(uint32 db, bool sync);
 extern void wc_client_abort(uint32 db);
 extern uint64 wc_client_estimate(uint32 db, List *ranges);
 extern void wc_client_xact_end(bool abort);
-extern int	wc_client_executors_open(void);
-extern void wc_client_subxact_abort(SubTransactionId subid, int executors_at_start);
+extern void wc_client_subxact_abort(SubTransactionId subid);
 
 /* in txn.c */
 typedef struct WcTxnTable WcTxnTable;
