@@ -554,19 +554,18 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	 * version read afresh under the lock is checked again if it differs.
 	 * So the scan checks the quals itself, not ExecScan after it.  An
 	 * EvalPlanQual recheck then checks them with the recheck quals.  (Quals
-	 * with a subquery are left to ExecScan too, and so checked twice, rather
-	 * than have the subquery set up twice.)
+	 * with a subquery are left to ExecScan, after the lock: checking them
+	 * twice could run a volatile subquery twice, and setting the subquery
+	 * up twice would show it twice in EXPLAIN ANALYZE.)
 	 */
-	if (ss->lock_rows && node->ss.ps.qual != NULL)
+	if (ss->lock_rows && node->ss.ps.qual != NULL &&
+		!contain_subplans((Node *) plan->scan.plan.qual))
 	{
 		ss->lock_qual = node->ss.ps.qual;
-		if (!contain_subplans((Node *) plan->scan.plan.qual))
-		{
-			node->ss.ps.qual = NULL;
-			node->fdw_recheck_quals =
-				ExecInitQual(list_concat(list_copy(plan->fdw_recheck_quals), plan->scan.plan.qual),
-							 (PlanState *) node);
-		}
+		node->ss.ps.qual = NULL;
+		node->fdw_recheck_quals =
+			ExecInitQual(list_concat(list_copy(plan->fdw_recheck_quals), plan->scan.plan.qual),
+						 (PlanState *) node);
 	}
 	ss->bulk = ss->cond == NIL;
 	ss->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);

@@ -15,7 +15,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(83);
+SELECT plan(85);
 
 \ir setup.psql
 
@@ -536,6 +536,26 @@ SELECT pg_temp.check_eq('SELECT k, a FROM vol_f', 'SELECT k, a FROM vol_n ORDER 
 	'a volatile column DEFAULT counts the rows the INSERT inserted before it');
 DELETE FROM vol_f;
 DROP TABLE vol_n;
+
+-- A filter with a subquery on an UPDATE's or DELETE's table runs once per
+-- row, as for a native table (a volatile function in it counts the calls).
+CREATE TABLE sub_calls (tab text);
+CREATE FUNCTION pg_temp.note_call(t text) RETURNS boolean LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+	INSERT INTO sub_calls VALUES (t);
+	RETURN true;
+END $$;
+CREATE FOREIGN TABLE sub_f (k text OPTIONS (rowkey 'true') COLLATE "C", a integer) SERVER spec_dml_srv OPTIONS (table 'spec_dml_sub');
+CREATE TABLE sub_n (k text COLLATE "C" PRIMARY KEY, a integer);
+INSERT INTO sub_f SELECT 'r' || i, i FROM generate_series(1, 3) i;
+INSERT INTO sub_n SELECT 'r' || i, i FROM generate_series(1, 3) i;
+UPDATE sub_f SET a = a + 1 WHERE (SELECT pg_temp.note_call('f') AND sub_f.k IS NOT NULL);
+UPDATE sub_n SET a = a + 1 WHERE (SELECT pg_temp.note_call('n') AND sub_n.k IS NOT NULL);
+SELECT pg_temp.check_eq($$SELECT count(*) FROM sub_calls WHERE tab = 'f'$$, $$SELECT count(*) FROM sub_calls WHERE tab = 'n'$$,
+	'a subquery in an UPDATE''s filter runs once per row, as for a native table');
+SELECT pg_temp.check_eq('SELECT k, a FROM sub_f', 'SELECT k, a FROM sub_n ORDER BY k', 'and the rows are updated alike');
+DELETE FROM sub_f;
+DROP TABLE sub_n, sub_calls;
 
 -- Clean up.
 DELETE FROM dml_f;
