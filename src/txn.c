@@ -569,12 +569,13 @@ static WcRowEntry *
 find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
 {
 	int			lo = 0,
-				hi = tt->nsorted;
+				hi;
 
 	if (!create)
 		sort_rows(tt);
 	else if (tt->nrows > tt->nsorted)
 		return append_row(tt, rowkey, rowkey_len, false);
+	hi = tt->nsorted;			/* after sort_rows merged the tail in */
 
 	if (hi > 0)
 	{
@@ -1145,7 +1146,7 @@ static bool cancel_after_commit = false;
 static bool die_after_commit = false;
 
 static void
-restore_cancel(void)
+restore_interrupts(void)
 {
 	if (cancel_after_commit)
 	{
@@ -1184,28 +1185,22 @@ wc_xact_callback(XactEvent event, void *arg)
 			/*
 			 * A cancel or terminate that arrived while the worker commits
 			 * could not undo the commit, but would roll back the rest of the
-			 * transaction: half of it would stand.  So COMMIT is not
-			 * interrupted once it writes here.  (Only a crash of the whole
-			 * server can still come between the two.)
+			 * transaction: half of it would stand.  So interrupts are held
+			 * while the writes are sent and committed.  No PG_FINALLY: an
+			 * error ends the hold itself (errfinish sets the count to 0).
 			 */
 			HOLD_INTERRUPTS();
-			PG_TRY();
-			{
-				pre_commit();
-			}
-			PG_FINALLY();
-			{
-				RESUME_INTERRUPTS();
-			}
-			PG_END_TRY();
+			pre_commit();
+			RESUME_INTERRUPTS();
 
 			/*
 			 * One that came meanwhile cannot take the commit back: it waits
 			 * until the transaction has ended, as during PostgreSQL's own
 			 * commit, so that no wait in PostgreSQL's pre-commit steps after
 			 * ours (PreCommit_Notify's lock) acts on it and rolls back the
-			 * rest.  A statement after the COMMIT (in a procedure, say)
-			 * still gets a cancel.
+			 * rest; a terminated session exits after its COMMIT.  (Those
+			 * steps stay interruptible by what comes later, and their own
+			 * errors can still split the transaction: README.)
 			 */
 			if (QueryCancelPending)
 			{
@@ -1227,13 +1222,13 @@ wc_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
-			restore_cancel();
+			restore_interrupts();
 			txn_reset();
 			wc_client_xact_end(false);
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
-			restore_cancel();
+			restore_interrupts();
 			txn_reset();
 			wc_client_xact_end(true);
 			break;

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(80);
+SELECT plan(81);
 
 \ir setup.psql
 
@@ -512,6 +512,28 @@ SELECT results_eq('cf'::refcursor, 'cn'::refcursor,
 	'a cursor FOR UPDATE passes over a row written after it was declared');
 COMMIT;
 SELECT pg_temp.state_eq('the rows after the cursor equal the oracle');
+-- ... also when the transaction wrote rows out of key order meanwhile (its
+-- own rows are looked up in a log whose tail is sorted in when read).  The
+-- row key is COLLATE "C", so that the scan, not a sort, gives the rows in
+-- order as they are fetched.
+CREATE FOREIGN TABLE fr_f (k text OPTIONS (rowkey 'true') COLLATE "C", a integer) SERVER spec_tx_srv OPTIONS (table 'spec_tx_fr');
+CREATE TABLE fr_n (k text COLLATE "C" PRIMARY KEY, a integer);
+INSERT INTO fr_f VALUES ('r1', 1), ('r2', 2), ('r5', 5);
+INSERT INTO fr_n VALUES ('r1', 1), ('r2', 2), ('r5', 5);
+BEGIN;
+DECLARE cf CURSOR FOR SELECT k, a FROM fr_f ORDER BY k FOR UPDATE;
+DECLARE cn CURSOR FOR SELECT k, a FROM fr_n ORDER BY k FOR UPDATE;
+MOVE 1 IN cf;
+MOVE 1 IN cn;
+UPDATE fr_f SET a = 200 WHERE k = 'r2';
+UPDATE fr_n SET a = 200 WHERE k = 'r2';
+UPDATE fr_f SET a = 100 WHERE k = 'r1';
+UPDATE fr_n SET a = 100 WHERE k = 'r1';
+SELECT results_eq('cf'::refcursor, 'cn'::refcursor,
+	'a cursor FOR UPDATE passes over a row written after it was declared, before rows written out of key order');
+ROLLBACK;
+DELETE FROM fr_f;
+DROP TABLE fr_n;
 -- A row that a trigger or function of the statement changed (a later
 -- command) before the statement reached it: updating or deleting it again
 -- would silently undo that change, so it is an error (27000), as for a
