@@ -609,6 +609,12 @@ cells_scan_fill(WcCellScan *s, StringInfo out)
 		scan_forward(s, out, &nrows);
 
 	/*
+	 * LevelDB's iterator passes over a block it cannot read, and only
+	 * records the error: rows would be missing without one.
+	 */
+	storage_iter_check(s->it);
+
+	/*
 	 * The first batches are small, so that the backend starts early and
 	 * reads while the worker fills the next: a scan of a thousand rows is
 	 * over in a few.  A longer scan gets bigger batches, for fewer round

@@ -532,6 +532,8 @@ storage_iter(WcDb *d, WcSnap *snap, bool fill_cache)
 
 	i->ropts = leveldb_readoptions_create();
 	leveldb_readoptions_set_fill_cache(i->ropts, fill_cache);
+	/* a damaged block is an error, not data (blocks in the cache are not read again) */
+	leveldb_readoptions_set_verify_checksums(i->ropts, 1);
 	if (snap)
 		leveldb_readoptions_set_snapshot(i->ropts, snap->snap);
 	i->it = leveldb_create_iterator(d->db, i->ropts);
@@ -603,7 +605,7 @@ storage_iter_value(WcIter *i, size_t *len)
 	return (const uint8_t *) leveldb_iter_value(i->it, len);
 }
 
-/* Raise the error, if any, that ended the iteration early. */
+/* Raise the error, if any, the iteration met: it passes over what it cannot read. */
 void
 storage_iter_check(WcIter *i)
 {
@@ -773,8 +775,11 @@ storage_get(WcDb *d, const uint8_t *key, size_t klen, size_t *vlen)
 {
 	leveldb_readoptions_t *ro = leveldb_readoptions_create();
 	char	   *err = NULL;
-	char	   *val = leveldb_get(d->db, ro, (const char *) key, klen, vlen, &err);
+	char	   *val;
 	uint8_t    *copy = NULL;
+
+	leveldb_readoptions_set_verify_checksums(ro, 1);
+	val = leveldb_get(d->db, ro, (const char *) key, klen, vlen, &err);
 
 	leveldb_readoptions_destroy(ro);
 	if (err != NULL)

@@ -534,6 +534,9 @@ main(int argc, char **argv)
 	ro_cache = leveldb_readoptions_create();
 	ro_nocache = leveldb_readoptions_create();
 	leveldb_readoptions_set_fill_cache(ro_nocache, 0);
+	/* as the storage worker reads (src/storage.c) */
+	leveldb_readoptions_set_verify_checksums(ro_cache, 1);
+	leveldb_readoptions_set_verify_checksums(ro_nocache, 1);
 
 	/* One commit timestamp for the whole load, as a single COPY has. */
 	clock_gettime(CLOCK_REALTIME, &wall);
