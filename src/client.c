@@ -208,7 +208,21 @@ wait_for_worker(void)
 
 	worker_state(&pid, &generation, NULL);
 	if (pid == 0 || generation != conn->generation)
-		conn_lost();
+	{
+		/*
+		 * The worker is gone or leaving.  An answer it sent before it left
+		 * (a COMMIT it had written) may still be in the queue: the link is
+		 * lost only once the queue says the worker has detached and has
+		 * nothing more (receive_one).
+		 */
+		while (!receive_one())
+		{
+			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+							 10L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
 }
 
 /*

@@ -277,8 +277,11 @@ storage_next_written(void **owner)
 {
 	uint64		n;
 
-	/* Nothing out, and the descriptor emptied since the last collected. */
-	if (!writer.running ||
+	/*
+	 * Nothing out, and the descriptor emptied since the last collected.
+	 * (After storage_writer_stop too: the worker answers them as it exits.)
+	 */
+	if (writer.slots == NULL ||
 		(writer.submitted == writer.collected && writer.collected == writer.drained))
 		return false;
 

@@ -106,6 +106,7 @@ static MemoryContext request_cxt;
 static volatile sig_atomic_t got_sigterm = false;
 
 static void client_free(WcClient *c);
+static bool collect_commits(void);
 
 static size_t
 wc_shmem_size(void)
@@ -216,10 +217,20 @@ wc_worker_exit(int code, Datum arg)
 	SpinLockRelease(&wc_shared->mutex);
 
 	/*
-	 * The write in progress finishes; its backend is not answered, and hears
-	 * that its COMMIT may or may not have been applied (client.c).
+	 * The writes in progress finish, and their backends are answered: a
+	 * backend told nothing would roll back the rest of a transaction whose
+	 * foreign part is committed.  (It reads the queue to the end before it
+	 * takes the worker for gone: client.c, wait_for_worker.)
 	 */
 	storage_writer_stop();
+	collect_commits();
+	for (int i = 0; clients != NULL && i < wc_shared->nslots; i++)
+	{
+		WcClient   *c = clients[i];
+
+		if (c != NULL && c->answer_pending)
+			(void) shm_mq_send(c->out, c->answer.len, c->answer.data, true, true);
+	}
 
 	/*
 	 * LevelDB must not be closed under a live iterator or snapshot (it

@@ -130,5 +130,39 @@ SELECT 'still here';
 		'but only after the COMMIT: the foreign rows and the native row are both committed');
 }
 
+# The worker stopped (SIGTERM, as a fast shutdown does) while it writes a
+# large commit: it finishes the write and answers before it exits, and the
+# session reads that answer before it takes the worker for gone.  So the
+# transaction commits whole, or, had the worker not begun, rolls back whole;
+# never the foreign rows without the native one.
+{
+	my $script = q{
+BEGIN;
+INSERT INTO n VALUES ('worker stop');
+INSERT INTO ft SELECT 'w' || lpad(i::text, 7, '0'), i FROM generate_series(1, 300000) i;
+COMMIT;
+};
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-d', $node->connstr('postgres') ],
+		'<', \$script, '>', \$out, '2>', \$err);
+	my $seen = 0;
+	for (my $i = 0; $i < 18_000 && !$seen; $i++)
+	{
+		$seen = -e "$dir/widecolumn-pending-commit";
+		usleep(5_000) unless $seen;
+		$h->pump_nb;
+	}
+	ok($seen, 'worker stop: the worker was seen writing the commit');
+	my $worker = worker_pid($node);
+	kill 'TERM', $worker if defined $worker;
+	$h->finish;
+	wait_for_new_worker($node, $worker);
+	my $res = $node->safe_psql('postgres',
+		q{SELECT (SELECT count(*) FROM ft WHERE k LIKE 'w%') || ' ' || (SELECT count(*) FROM n WHERE tag = 'worker stop')});
+	like($res, qr/^(300000 1|0 0)$/,
+		"the worker stopped during a COMMIT: the transaction is not split ($res)");
+}
+
 $node->stop;
 done_testing();
