@@ -1074,6 +1074,17 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 		return false;
 	found = read_row_now(ss, k, klen, &nvals, &nlens, &version);
 
+	/*
+	 * FOR KEY SHARE conflicts only with a DELETE (an UPDATE never changes
+	 * the key): a row updated meanwhile is returned as the snapshot saw it,
+	 * as PostgreSQL does.
+	 */
+	if (ss->lock_mode == AccessShareLock && found)
+	{
+		*changed = false;
+		return true;
+	}
+
 	same = found;
 	for (int i = 0; same && i < ss->nmapped; i++)
 		if ((nvals[i] == NULL) != ((*vals)[i] == NULL) ||
