@@ -63,6 +63,19 @@ inside() {
 	put() {
 		echo "$1 $2" >>"$res"
 	}
+	# The SQL for a server $2 and its foreign table $1 of the balloon rows.
+	foreign_balloon() {
+		cat <<-SQL
+		CREATE SERVER $2 FOREIGN DATA WRAPPER widecolumn_fdw;
+		CREATE FOREIGN TABLE $1 (
+		    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
+		    pressure bigint OPTIONS (column 'measurements:pressure'),
+		    temp     float8 OPTIONS (column 'measurements:temperature'),
+		    humidity float8 OPTIONS (column 'measurements:humidity'),
+		    altitude float8 OPTIONS (column 'measurements:altitude')
+		) SERVER $2 OPTIONS (table 'weather');
+		SQL
+	}
 	sql() {
 		psql -X -q -At -v ON_ERROR_STOP=1 "$@"
 	}
@@ -75,14 +88,7 @@ inside() {
 	locs="ARRAY['us-west2', 'us-east1', 'us-central1', 'europe-west1', 'europe-north1', 'asia-south1', 'asia-east1', 'australia-southeast1', 'southamerica-east1', 'northamerica-northeast1']"
 	sql <<-SQL
 	CREATE EXTENSION widecolumn_fdw;
-	CREATE SERVER wc FOREIGN DATA WRAPPER widecolumn_fdw;
-	CREATE FOREIGN TABLE balloon (
-	    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
-	    pressure bigint OPTIONS (column 'measurements:pressure'),
-	    temp     float8 OPTIONS (column 'measurements:temperature'),
-	    humidity float8 OPTIONS (column 'measurements:humidity'),
-	    altitude float8 OPTIONS (column 'measurements:altitude')
-	) SERVER wc OPTIONS (table 'weather');
+	$(foreign_balloon balloon wc)
 	CREATE TABLE balloon_native (
 	    rowkey   text COLLATE "C" PRIMARY KEY,
 	    pressure bigint,
@@ -152,14 +158,7 @@ inside() {
 		if [ $r -lt "$ROUNDS" ]; then
 			say "COPY round $r (scratch tables)"
 			sql <<-SQL
-			CREATE SERVER wc_copy$r FOREIGN DATA WRAPPER widecolumn_fdw;
-			CREATE FOREIGN TABLE balloon_copy$r (
-			    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
-			    pressure bigint OPTIONS (column 'measurements:pressure'),
-			    temp     float8 OPTIONS (column 'measurements:temperature'),
-			    humidity float8 OPTIONS (column 'measurements:humidity'),
-			    altitude float8 OPTIONS (column 'measurements:altitude')
-			) SERVER wc_copy$r OPTIONS (table 'weather');
+			$(foreign_balloon balloon_copy$r wc_copy$r)
 			CREATE TABLE balloon_native_copy$r (LIKE balloon_native INCLUDING ALL);
 			SQL
 			native=balloon_native_copy$r foreign=balloon_copy$r
@@ -191,16 +190,7 @@ inside() {
 	# One more foreign load, on a scratch server: where its CPU goes, thread
 	# by thread, and in what (test/bench/cpu_profile.sh).
 	say "COPY once more, profiled"
-	sql <<-SQL
-	CREATE SERVER wc_profile FOREIGN DATA WRAPPER widecolumn_fdw;
-	CREATE FOREIGN TABLE balloon_profile (
-	    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
-	    pressure bigint OPTIONS (column 'measurements:pressure'),
-	    temp     float8 OPTIONS (column 'measurements:temperature'),
-	    humidity float8 OPTIONS (column 'measurements:humidity'),
-	    altitude float8 OPTIONS (column 'measurements:altitude')
-	) SERVER wc_profile OPTIONS (table 'weather');
-	SQL
+	sql -c "$(foreign_balloon balloon_profile wc_profile)"
 	# The worker has no database connection, so it is not in
 	# pg_stat_activity: it is the postmaster's child with its title.
 	postmaster=$(head -1 "$datadir/postmaster.pid")

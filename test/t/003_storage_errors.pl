@@ -396,6 +396,27 @@ INSERT INTO t_s_reopen SELECT lpad(g::text, 6, '0'), g, repeat('x', 50) FROM gen
 	still_serving($label);
 }
 
+# Stop the node, write $bytes into a file at an offset that $pick returns (a
+# sub: the file's path and size are known only once the node is stopped),
+# start it again.
+sub damage_stopped
+{
+	my ($pick, $bytes) = @_;
+	$witness->quit;
+	$node->stop;
+	my ($file, $offset) = $pick->();
+	open(my $fh, '+<', $file) or die "open $file: $!";
+	binmode($fh);
+	seek($fh, $offset, 0);
+	print $fh $bytes;
+	close($fh);
+	$node->start;
+	$worker0 = wait_for_new_worker($node, undef);
+	$witness = $node->background_psql('postgres', on_error_stop => 0);
+	$witness->query_safe('SELECT count(*) FROM good');
+	return;
+}
+
 # ---------------------------------------------------------------------
 # (g) A damaged record in the middle of LevelDB's log (while the server
 # was stopped): opening the database is an error (XX001), rather than
@@ -412,21 +433,14 @@ CREATE FOREIGN TABLE t_s_damaged (k text OPTIONS (rowkey 'true') COLLATE "C", v 
 	SERVER s_damaged;
 INSERT INTO t_s_damaged SELECT lpad(g::text, 7, '0'), g, repeat(md5(g::text), 3) FROM generate_series(1, 100000) g;
 });
-	$witness->quit;
-	$node->stop;
-	my @logs = glob("$d/*.log");
-	is(scalar(@logs), 1, "$label: sanity: the commit is in one LevelDB log");
-	my $size = -s $logs[0];
-	cmp_ok($size, '>', 8_000_000, "$label: sanity: several 4 MiB batches");
-	open(my $fh, '+<', $logs[0]) or die "open $logs[0]: $!";
-	binmode($fh);
-	seek($fh, int($size / 2), 0);
-	print $fh 'x' x 100;
-	close($fh);
-	$node->start;
-	$worker0 = wait_for_new_worker($node, undef);
-	$witness = $node->background_psql('postgres', on_error_stop => 0);
-	$witness->query_safe('SELECT count(*) FROM good');
+	damage_stopped(
+		sub {
+			my @logs = glob("$d/*.log");
+			is(scalar(@logs), 1, "$label: sanity: the commit is in one LevelDB log");
+			cmp_ok(-s $logs[0], '>', 8_000_000, "$label: sanity: several 4 MiB batches");
+			return ($logs[0], int((-s $logs[0]) / 2));
+		},
+		'x' x 100);
 
 	my $err = fails_clearly($node, $label, 'SELECT count(*) FROM t_s_damaged',
 		qr/^XX001$/, qr/could not open LevelDB database "\Q$d\E"/, qr/Corruption/,
@@ -452,19 +466,13 @@ CREATE FOREIGN TABLE t_s_damaged_t (k text OPTIONS (rowkey 'true') COLLATE "C", 
 	SERVER s_damaged_t;
 INSERT INTO t_s_damaged_t SELECT 'r' || lpad(g::text, 7, '0'), g, md5(g::text) FROM generate_series(1, 100000) g;
 });
-	$witness->quit;
-	$node->stop;
-	my ($biggest) = sort { -s $b <=> -s $a } glob("$d/*.ldb");
-	ok(defined $biggest && -s $biggest > 100_000, "$label: sanity: the rows are in table files");
-	open(my $fh, '+<', $biggest) or die "open $biggest: $!";
-	binmode($fh);
-	seek($fh, int((-s $biggest) / 3), 0);
-	print $fh "\xff" x 16;
-	close($fh);
-	$node->start;
-	$worker0 = wait_for_new_worker($node, undef);
-	$witness = $node->background_psql('postgres', on_error_stop => 0);
-	$witness->query_safe('SELECT count(*) FROM good');
+	damage_stopped(
+		sub {
+			my ($biggest) = sort { -s $b <=> -s $a } glob("$d/*.ldb");
+			ok(defined $biggest && -s $biggest > 100_000, "$label: sanity: the rows are in table files");
+			return ($biggest, int((-s $biggest) / 3));
+		},
+		"\xff" x 16);
 
 	fails_clearly($node, $label,
 		"SELECT count(*) FROM t_s_damaged_t WHERE k < 'r0099999'",

@@ -97,18 +97,15 @@ $node->safe_psql(
 CREATE SERVER wct FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir');
 CREATE FOREIGN TABLE ft (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER wct;
 });
+# Run $script in psql (application_name $app) until the worker is seen
+# writing its commit; returns the harness and psql's output and error.
+sub start_until_writing
 {
-	my $script = q{
-BEGIN;
-INSERT INTO n VALUES ('terminate');
-INSERT INTO ft SELECT 't' || lpad(i::text, 7, '0'), i FROM generate_series(1, 500000) i;
-COMMIT;
-SELECT 'still here';
-};
+	my ($app, $script) = @_;
 	my ($out, $err) = ('', '');
 	my $h = IPC::Run::start(
 		[ 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-d',
-			$node->connstr('postgres') . " application_name=terminate" ],
+			$node->connstr('postgres') . " application_name=$app" ],
 		'<', \$script, '>', \$out, '2>', \$err);
 	my $seen = 0;
 	for (my $i = 0; $i < 18_000 && !$seen; $i++)
@@ -117,13 +114,24 @@ SELECT 'still here';
 		usleep(5_000) unless $seen;
 		$h->pump_nb;
 	}
-	ok($seen, 'terminate: the worker was seen writing the commit');
+	ok($seen, "$app: the worker was seen writing the commit");
+	return ($h, \$out, \$err);
+}
+
+{
+	my ($h, $out, $err) = start_until_writing('terminate', q{
+BEGIN;
+INSERT INTO n VALUES ('terminate');
+INSERT INTO ft SELECT 't' || lpad(i::text, 7, '0'), i FROM generate_series(1, 500000) i;
+COMMIT;
+SELECT 'still here';
+});
 	$node->safe_psql('postgres',
 		"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'terminate'");
 	$h->finish;
-	like($err, qr/terminating connection due to administrator command/,
+	like($$err, qr/terminating connection due to administrator command/,
 		'a terminate during COMMIT ends the session');
-	unlike($out, qr/still here/, 'before its next statement');
+	unlike($$out, qr/still here/, 'before its next statement');
 	is( $node->safe_psql('postgres',
 			q{SELECT (SELECT count(*) FROM ft) || ' ' || (SELECT count(*) FROM n WHERE tag = 'terminate')}),
 		'500000 1',
@@ -136,24 +144,12 @@ SELECT 'still here';
 # transaction commits whole, or, had the worker not begun, rolls back whole;
 # never the foreign rows without the native one.
 {
-	my $script = q{
+	my ($h) = start_until_writing('worker_stop', q{
 BEGIN;
 INSERT INTO n VALUES ('worker stop');
 INSERT INTO ft SELECT 'w' || lpad(i::text, 7, '0'), i FROM generate_series(1, 300000) i;
 COMMIT;
-};
-	my ($out, $err) = ('', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-d', $node->connstr('postgres') ],
-		'<', \$script, '>', \$out, '2>', \$err);
-	my $seen = 0;
-	for (my $i = 0; $i < 18_000 && !$seen; $i++)
-	{
-		$seen = -e "$dir/widecolumn-pending-commit";
-		usleep(5_000) unless $seen;
-		$h->pump_nb;
-	}
-	ok($seen, 'worker stop: the worker was seen writing the commit');
+});
 	my $worker = worker_pid($node);
 	kill 'TERM', $worker if defined $worker;
 	$h->finish;
