@@ -217,6 +217,9 @@ wait_for_worker(void)
 		 */
 		while (!receive_one())
 		{
+			/* a worker that never attached our link sends nothing */
+			if (shm_mq_get_sender(shm_mq_get_queue(conn->in)) == NULL)
+				conn_lost();
 			(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 							 10L, PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);
@@ -1001,9 +1004,33 @@ void
 wc_client_scan_end(uint32 id)
 {
 	WcRemoteScan *s = find_scan(id);
+	uint32		holdoff = InterruptHoldoffCount;
 
-	if (s != NULL)
+	if (s == NULL)
+		return;
+	if (IsTransactionState())
+	{
 		scan_forget(s);
+		return;
+	}
+
+	/*
+	 * The scan ends in a transaction's abort (a portal dropped): an error
+	 * there, the link lost, must not escape, and it reset the interrupt
+	 * holdoff the abort counts on.  Drop the link; the worker frees the
+	 * scan.
+	 */
+	PG_TRY();
+	{
+		scan_forget(s);
+	}
+	PG_CATCH();
+	{
+		InterruptHoldoffCount = holdoff;
+		FlushErrorState();
+		conn_drop();
+	}
+	PG_END_TRY();
 }
 
 /* Send one WRITE message: payload holds whole rows. */
@@ -1096,6 +1123,7 @@ void
 wc_client_xact_end(bool abort)
 {
 	ListCell   *lc;
+	volatile uint32 holdoff = 0;
 
 	if (conn == NULL)
 		return;
@@ -1108,6 +1136,7 @@ wc_client_xact_end(bool abort)
 		forget_pg_snapshot(lfirst(lc));
 	PG_TRY();
 	{
+		holdoff = InterruptHoldoffCount;
 		while (conn != NULL && conn->scans != NIL)
 			scan_forget(linitial(conn->scans));
 		if (conn != NULL)
@@ -1127,7 +1156,12 @@ wc_client_xact_end(bool abort)
 	}
 	PG_CATCH();
 	{
-		/* At transaction end an error cannot be raised; start afresh. */
+		/*
+		 * At transaction end an error cannot be raised; start afresh.  The
+		 * error reset the interrupt holdoff that our caller, PostgreSQL's
+		 * commit or abort, still counts on: put it back.
+		 */
+		InterruptHoldoffCount = holdoff;
 		FlushErrorState();
 		conn_drop();
 	}

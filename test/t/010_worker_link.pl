@@ -149,6 +149,24 @@ like($err, qr/08006/, 'a worker restarted between two reads of one statement: th
 ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts');
 is($node->safe_psql('postgres', 'SELECT count_wc1()'), '2', 'sanity: the row committed meanwhile is there');
 
+# A transaction that read a foreign table ends after the worker was
+# restarted: its end drops the lost link quietly, and the session can still
+# be interrupted (the error inside PostgreSQL's commit had left its
+# interrupts held for good).
+($in, $sout, $serr) = ('', '', '');
+$session = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-d', $node->connstr('postgres') ],
+	'<', \$in, '>', \$sout, '2>', \$serr);
+$in .= "BEGIN;\nSELECT count(*) FROM t_on_wc2;\nSELECT 'read';\n";
+pump_until($session, $timer, \$sout, qr/read/);
+$worker = worker_pid($node);
+kill 'TERM', $worker;
+ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts under the idle transaction');
+$in .= "COMMIT;\nSET statement_timeout = '300ms';\nSELECT pg_sleep(10);\nSELECT 'after';\n\\q\n";
+pump_until($session, $timer, \$sout, qr/after/);
+$session->finish;
+like($serr, qr/canceling statement due to statement timeout/,
+	'after that COMMIT the session can still be interrupted (statement_timeout)');
+
 # Every scan the worker serves is freed when it ends, not when its session
 # leaves: a session running many point reads must not grow the worker (it
 # kept about 3.5 KB a scan, gigabytes for a long-lived connection).  50,000
