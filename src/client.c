@@ -450,6 +450,13 @@ pg_snapshot_in_use(WcSnapUse *su, QueryDesc *ending, Snapshot popping)
 	return snap->regd_count > ours;
 }
 
+/* Is su's PostgreSQL snapshot (if it has one) still used by PostgreSQL? */
+static bool
+pg_snapshot_kept(WcSnapUse *su)
+{
+	return su->pg_snapshot != NULL && pg_snapshot_in_use(su, NULL, NULL);
+}
+
 /*
  * Does a scan, started or not, hold one of the link's snapshots, or is one
  * the snapshot of a statement still running (which a stable function
@@ -789,7 +796,7 @@ wc_client_snapshot_acquire(uint32 db)
 	if (su != NULL)
 	{
 		su->current = false;
-		if (su->refs == 0 && (su->pg_snapshot == NULL || !pg_snapshot_in_use(su, NULL, NULL)))
+		if (su->refs == 0 && !pg_snapshot_kept(su))
 			snapshot_release(su);
 	}
 	release_unused();
@@ -831,7 +838,7 @@ wc_client_snapshot_release(uint32 id)
 		if (su->id == id)
 		{
 			if (--su->refs == 0 && !su->current &&
-				(su->pg_snapshot == NULL || !pg_snapshot_in_use(su, NULL, NULL)))
+				!pg_snapshot_kept(su))
 				snapshot_release(su);
 			return;
 		}

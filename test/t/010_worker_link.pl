@@ -103,21 +103,32 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM big}), '40000', 'the data
 # the session's next statement must fail as the link's loss (08006), not
 # quietly use a new link on which the cursor's ids mean nothing (a
 # "malformed scan request"), or another database.
-my ($in, $sout, $serr) = ('', '', '');
-my $session = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres') ],
-	'<', \$in, '>', \$sout, '2>', \$serr);
-$in .= "BEGIN;\nDECLARE c CURSOR FOR SELECT rowkey FROM t_on_wc2;\nSELECT 'declared';\n";
-pump_until($session, $timer, \$sout, qr/declared/);
-$worker = worker_pid($node);
-kill 'TERM', $worker;
-ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts under the unfetched cursor');
-$in .= "SELECT count(*) FROM t_on_wc1;\nFETCH ALL FROM c;\nROLLBACK;\nSELECT 'after';\n";
-pump_until($session, $timer, \$sout, qr/after/);
-like($serr, qr/08006/, 'the next statement fails as the loss of the link (08006)');
-unlike($serr, qr/malformed/, 'not as a malformed request');
-$in .= "SELECT rowkey FROM t_on_wc2;\n\\q\n";
+# A psql session runs $setup until it prints $mark; then the worker is
+# restarted under it.  Returns the session and references to its input,
+# output and error.
+sub worker_restarted_under
+{
+	my ($setup, $mark, $label) = @_;
+	my ($in, $out, $err) = ($setup, '', '');
+	my $h = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-v', 'VERBOSITY=verbose', '-d', $node->connstr('postgres') ],
+		'<', \$in, '>', \$out, '2>', \$err);
+	pump_until($h, $timer, \$out, $mark);
+	my $w = worker_pid($node);
+	kill 'TERM', $w;
+	ok(defined wait_for_new_worker($node, $w), $label);
+	return ($h, \$in, \$out, \$err);
+}
+
+my ($session, $in, $sout, $serr) = worker_restarted_under(
+	"BEGIN;\nDECLARE c CURSOR FOR SELECT rowkey FROM t_on_wc2;\nSELECT 'declared';\n",
+	qr/declared/, 'a new storage worker starts under the unfetched cursor');
+$$in .= "SELECT count(*) FROM t_on_wc1;\nFETCH ALL FROM c;\nROLLBACK;\nSELECT 'after';\n";
+pump_until($session, $timer, $sout, qr/after/);
+like($$serr, qr/08006/, 'the next statement fails as the loss of the link (08006)');
+unlike($$serr, qr/malformed/, 'not as a malformed request');
+$$in .= "SELECT rowkey FROM t_on_wc2;\n\\q\n";
 $session->finish;
-like($sout, qr/stored in wc2/, 'after ROLLBACK the session reads again');
+like($$sout, qr/stored in wc2/, 'after ROLLBACK the session reads again');
 
 # A worker restarted while a statement runs, between two calls of a stable
 # function that reads a foreign table: both calls must read the statement's
@@ -153,18 +164,13 @@ is($node->safe_psql('postgres', 'SELECT count_wc1()'), '2', 'sanity: the row com
 # restarted: its end drops the lost link quietly, and the session can still
 # be interrupted (the error inside PostgreSQL's commit had left its
 # interrupts held for good).
-($in, $sout, $serr) = ('', '', '');
-$session = IPC::Run::start([ 'psql', '-X', '-A', '-t', '-d', $node->connstr('postgres') ],
-	'<', \$in, '>', \$sout, '2>', \$serr);
-$in .= "BEGIN;\nSELECT count(*) FROM t_on_wc2;\nSELECT 'read';\n";
-pump_until($session, $timer, \$sout, qr/read/);
-$worker = worker_pid($node);
-kill 'TERM', $worker;
-ok(defined wait_for_new_worker($node, $worker), 'a new storage worker starts under the idle transaction');
-$in .= "COMMIT;\nSET statement_timeout = '300ms';\nSELECT pg_sleep(10);\nSELECT 'after';\n\\q\n";
-pump_until($session, $timer, \$sout, qr/after/);
+($session, $in, $sout, $serr) = worker_restarted_under(
+	"BEGIN;\nSELECT count(*) FROM t_on_wc2;\nSELECT 'read';\n",
+	qr/read/, 'a new storage worker starts under the idle transaction');
+$$in .= "COMMIT;\nSET statement_timeout = '300ms';\nSELECT pg_sleep(10);\nSELECT 'after';\n\\q\n";
+pump_until($session, $timer, $sout, qr/after/);
 $session->finish;
-like($serr, qr/canceling statement due to statement timeout/,
+like($$serr, qr/canceling statement due to statement timeout/,
 	'after that COMMIT the session can still be interrupted (statement_timeout)');
 
 # Every scan the worker serves is freed when it ends, not when its session
