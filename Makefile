@@ -10,9 +10,11 @@ EXTENSION = widecolumn_fdw
 EXTVERSION = 0.1.0
 
 MODULE_big = widecolumn_fdw
-OBJS = src/widecolumn_fdw.o src/option.o src/valuecodec.o src/keycodec.o \
-       src/client.o src/txn.o src/scan.o src/pushdown.o src/ranges.o src/rowkey.o src/modify.o \
-       src/worker.o src/cells.o src/storage.o src/wire.o
+OBJS = src/widecolumn_fdw.o \
+       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o \
+       src/fdw/option.o src/fdw/valuecodec.o src/fdw/client.o src/fdw/txn.o src/fdw/scan.o \
+       src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
+       src/worker/worker.o src/worker/cells.o src/worker/storage.o
 DATA = widecolumn_fdw--$(EXTVERSION).sql
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
@@ -32,7 +34,7 @@ endif
 
 # Every object depends on every header: there are few, and a stale struct
 # layout in one file is a bug that is hard to see.
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard src/*/*.h)
 
 .PHONY: deps demo test unit check-long bench fuzz asan
 
@@ -40,8 +42,8 @@ deps:
 	sh test/scripts/deps.sh
 
 # A small C program, no PostgreSQL: the key codec's round trips and order.
-test/keycodec_test: test/keycodec_test.c src/keycodec.c src/keycodec.h
-	$(CC) -O1 -g -Wall -Wextra -Isrc -o $@ test/keycodec_test.c src/keycodec.c
+test/keycodec_test: test/keycodec_test.c src/common/keycodec.c src/common/keycodec.h
+	$(CC) -O1 -g -Wall -Wextra -Isrc -o $@ test/keycodec_test.c src/common/keycodec.c
 
 unit: test/keycodec_test
 	./test/keycodec_test

@@ -3,9 +3,13 @@
  * widecolumn_fdw.c
  *	  Entry points: library load and the FDW handler.
  *
- * _PG_init only delegates: shared memory and the storage worker (worker.c),
- * transaction callbacks (txn.c), the link to the worker (client.c).  The library must be preloaded, because
- * the worker and its shared memory can only be set up at server start.
+ * The library runs in two kinds of process: the sessions' backends (src/fdw)
+ * and the storage worker (src/worker), which meet through src/common.
+ * _PG_init only delegates: shared memory (common/shmem.c), the polling
+ * setting both sides read (common/poll.c), the storage worker
+ * (worker/worker.c), transaction callbacks (fdw/txn.c), the link to the
+ * worker (fdw/client.c).  The library must be preloaded, because the worker
+ * and its shared memory can only be set up at server start.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,9 +20,15 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "widecolumn_fdw.h"
+#include "common/poll.h"
+#include "common/shmem.h"
+#include "fdw/fdw.h"
+#include "worker/worker.h"
 
 PG_MODULE_MAGIC;
+
+/* PostgreSQL 15's fmgr.h does not declare it. */
+extern void _PG_init(void);
 
 void
 _PG_init(void)
@@ -30,6 +40,7 @@ _PG_init(void)
 				 errhint("Add widecolumn_fdw to shared_preload_libraries in postgresql.conf and restart the server.")));
 
 	wc_shmem_init();
+	wc_poll_init();
 	wc_worker_register();
 	wc_txn_init();
 	wc_client_init();

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * keycodec_test.c
- *	  Unit test of src/keycodec.c: escaping, order, timestamps, successors.
+ *	  Unit test of src/common/keycodec.c: escaping, order, timestamps, successors.
  *
  * Plain C, no PostgreSQL:
- *		cc -Wall -Wextra -Isrc test/keycodec_test.c src/keycodec.c
+ *		cc -Wall -Wextra -Isrc test/keycodec_test.c src/common/keycodec.c
  *
  * Every check compares the codec with an expectation computed here without
  * the codec: literal byte vectors from docs/format.md, or small reference
@@ -19,7 +19,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "keycodec.h"
+#include "common/keycodec.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

@@ -5,8 +5,8 @@
  * Builds a LevelDB database of its own (a fresh temporary directory) with
  * exactly the entries widecolumn_fdw stores for the benchmark's weather
  * balloon rows -- key escape(table) escape(row key) escape(family)
- * escape(qualifier) ~ts (src/keycodec.c), value 0x01 + 8 big-endian bytes --
- * and the options the storage worker opens databases with (src/storage.c:
+ * escape(qualifier) ~ts (src/common/keycodec.c), value 0x01 + 8 big-endian bytes --
+ * and the options the storage worker opens databases with (src/worker/storage.c:
  * 16 KiB blocks, Snappy, 10-bit Bloom filter, 256 MiB block cache, 16 MiB
  * write buffer).  Then it measures, single-threaded:
  *
@@ -45,7 +45,7 @@
  * rows must be a multiple of 1000 (10 locations x 100 balloons x rows/1000
  * timestamps, one a minute from 2021-03-05 00:00), as in run.sh.
  *
- * Build: cc -O2 -Isrc -o raw_leveldb test/bench/raw_leveldb.c src/keycodec.c -lleveldb
+ * Build: cc -O2 -Isrc -o raw_leveldb test/bench/raw_leveldb.c src/common/keycodec.c -lleveldb
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -57,7 +57,7 @@
 
 #include <leveldb/c.h>
 
-#include "keycodec.h"
+#include "common/keycodec.h"
 
 #define NLOC		10
 #define NBALLOON	100
@@ -534,7 +534,7 @@ main(int argc, char **argv)
 	ro_cache = leveldb_readoptions_create();
 	ro_nocache = leveldb_readoptions_create();
 	leveldb_readoptions_set_fill_cache(ro_nocache, 0);
-	/* as the storage worker reads (src/storage.c) */
+	/* as the storage worker reads (src/worker/storage.c) */
 	leveldb_readoptions_set_verify_checksums(ro_cache, 1);
 	leveldb_readoptions_set_verify_checksums(ro_nocache, 1);
 

@@ -443,7 +443,7 @@ started=$(date +%s)
 
 say "SCALE=$SCALE rows, ${SECONDS_PER_RUN}s per pgbench run, $ROUNDS rounds; results in $OUT"
 say "building test/bench/raw_leveldb.c"
-cc -O2 -Wall -Isrc -o "$WORK/raw_leveldb" test/bench/raw_leveldb.c src/keycodec.c -lleveldb
+cc -O2 -Wall -Isrc -o "$WORK/raw_leveldb" test/bench/raw_leveldb.c src/common/keycodec.c -lleveldb
 cc -O2 -Wall -o "$WORK/cpu_keeper" test/bench/cpu_keeper.c
 
 say "raw LevelDB: load and measure (no PostgreSQL)"

@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_keycodec.c
- *	  libFuzzer harness of src/keycodec.c: escaping, decoding, order,
+ *	  libFuzzer harness of src/common/keycodec.c: escaping, decoding, order,
  *	  prefixes, successors and timestamps.
  *
  *		clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *			test/fuzz/fuzz_keycodec.c src/keycodec.c
+ *			test/fuzz/fuzz_keycodec.c src/common/keycodec.c
  *
  * Every input is used twice:
  *
@@ -30,7 +30,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "keycodec.h"
+#include "common/keycodec.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_values.c
- *	  libFuzzer harness of the value codecs: src/valuecodec.c (cell bytes
- *	  to SQL values and back) and src/rowkey.c (stored row keys to their
+ *	  libFuzzer harness of the value codecs: src/fdw/valuecodec.c (cell bytes
+ *	  to SQL values and back) and src/fdw/rowkey.c (stored row keys to their
  *	  typed parts and back).
  *
  * The codecs call PostgreSQL's own type input, output, send and receive
@@ -49,7 +49,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 PG_MODULE_MAGIC;
 

@@ -2,13 +2,13 @@
  *
  * fuzz_wire.c
  *	  libFuzzer harness of the storage worker's request decoding: the
- *	  WcReader of src/wire.h and the structural checks of src/wire.c.
+ *	  WcReader of src/common/wire.h and the structural checks of src/common/wire.c.
  *
  *		clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *			test/fuzz/fuzz_wire.c src/wire.c src/keycodec.c
+ *			test/fuzz/fuzz_wire.c src/common/wire.c src/common/keycodec.c
  *
  * An input is one whole request as a backend sends it (type byte first,
- * src/wire.h), and the harness reads it as serve_request in worker.c does:
+ * src/common/wire.h), and the harness reads it as serve_request in worker.c does:
  *
  *  - WRITE: u32 db, then wc_check_write on the rest.  When the check
  *	  accepts, the rows are walked again exactly as cells_commit walks them
@@ -34,8 +34,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "keycodec.h"
-#include "wire.h"
+#include "common/keycodec.h"
+#include "common/wire.h"
 
 #include <stdio.h>
 #include <stdlib.h>

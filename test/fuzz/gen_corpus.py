@@ -4,7 +4,7 @@
     python3 test/fuzz/gen_corpus.py [DIR]      (default: test/fuzz/corpus)
 
 Seeds are small hand-made inputs that are valid (and a few that are just
-invalid) by the layouts in src/keycodec.h and src/wire.h, built the way the
+invalid) by the layouts in src/common/keycodec.h and src/common/wire.h, built the way the
 backend builds them (client.c, txn.c, option.c): little-endian u32 lengths,
 components escaped as 0x00 -> 0x00 0xFF and ended by 0x00 0x01.  Existing
 files named seed-* are replaced; files libFuzzer added by -merge are kept.
@@ -13,7 +13,7 @@ import os
 import struct
 import sys
 
-# ---- src/keycodec.c, re-implemented from docs/format.md ----
+# ---- src/common/keycodec.c, re-implemented from docs/format.md ----
 
 
 def body(b):
@@ -38,7 +38,7 @@ def successor(k):
     return bytes(k)
 
 
-# ---- src/wire.h ----
+# ---- src/common/wire.h ----
 REQ_OPEN, REQ_SNAPSHOT, REQ_RELEASE, REQ_SCAN, REQ_NEXT, REQ_CLOSE = 1, 2, 3, 4, 5, 6
 REQ_WRITE, REQ_COMMIT, REQ_ABORT, REQ_ESTIMATE = 7, 8, 9, 10
 PRESENT, TOMBSTONE = 1, 0

@@ -99,7 +99,7 @@ build_values() {
 		-fsanitize-trap=undefined $libasan \
 		-Wall -Wno-ignored-attributes -Wno-compound-token-split-by-macro \
 		-I"$incdir" -I"$top/src" -o "$1.so" "$here/fuzz_values.c" \
-		"$top/src/valuecodec.c" "$top/src/rowkey.c" "$top/src/keycodec.c" \
+		"$top/src/fdw/valuecodec.c" "$top/src/fdw/rowkey.c" "$top/src/common/keycodec.c" \
 		-Wl,--whole-archive "$driver" -Wl,--no-whole-archive -lstdc++ || return 1
 	rm -rf "$work/values-data"
 	if [ -n "$as_user" ]; then
@@ -146,7 +146,7 @@ for t in $targets; do
 		build_values "$bin" >"$log" 2>&1
 	else
 		# every harness links both plain-C sources; the linker drops what is unused
-		$cc $cflags -I"$top/src" -o "$bin" "$src" "$top/src/keycodec.c" "$top/src/wire.c" >"$log" 2>&1
+		$cc $cflags -I"$top/src" -o "$bin" "$src" "$top/src/common/keycodec.c" "$top/src/common/wire.c" >"$log" 2>&1
 	fi
 	if [ $? != 0 ]; then
 		cat "$log"
@@ -192,7 +192,7 @@ for t in $targets; do
 			if [ "$t" = values ]; then
 				echo "fuzz: $t: reproduce: copy it into test/fuzz/corpus/values and run FUZZ_SECONDS=0 sh test/fuzz/run.sh values"
 			else
-				echo "fuzz: $t: reproduce: $bin $a   (or rebuild: $cc $cflags -Isrc -o fuzz_$t test/fuzz/fuzz_$t.c src/keycodec.c src/wire.c)"
+				echo "fuzz: $t: reproduce: $bin $a   (or rebuild: $cc $cflags -Isrc -o fuzz_$t test/fuzz/fuzz_$t.c src/common/keycodec.c src/common/wire.c)"
 			fi
 		done
 		echo "fuzz: $t: full log $log"

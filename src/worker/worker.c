@@ -43,15 +43,12 @@
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
-#include "widecolumn_fdw.h"
-#include "worker.h"
+#include "common/keycodec.h"
+#include "common/poll.h"
+#include "common/shmem.h"
+#include "worker/worker.h"
 
 PGDLLEXPORT void wc_worker_main(Datum arg);
-
-WcShared   *wc_shared = NULL;
-
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 /* A snapshot or a scan a backend holds, by the id the backend chose. */
 typedef struct WcClientSnap
@@ -107,55 +104,6 @@ static volatile sig_atomic_t got_sigterm = false;
 
 static void client_free(WcClient *c);
 static bool collect_commits(void);
-
-static size_t
-wc_shmem_size(void)
-{
-	return add_size(offsetof(WcShared, slots),
-					mul_size(sizeof(WcSlot), MaxBackends));
-}
-
-static void
-wc_shmem_request(void)
-{
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(wc_shmem_size());
-}
-
-static void
-wc_shmem_startup(void)
-{
-	bool		found;
-
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	wc_shared = ShmemInitStruct("widecolumn_fdw", wc_shmem_size(), &found);
-	if (!found)
-	{
-		memset(wc_shared, 0, wc_shmem_size());
-		SpinLockInit(&wc_shared->mutex);
-		pg_atomic_init_u32(&wc_shared->busy_clients, 0);
-		pg_atomic_init_u32(&wc_shared->slot_changes, 0);
-		wc_shared->nslots = MaxBackends;
-	}
-	LWLockRelease(AddinShmemInitLock);
-}
-
-/*
- * wc_shmem_init
- *		Install the hooks that set up our shared memory.
- */
-void
-wc_shmem_init(void)
-{
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = wc_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = wc_shmem_startup;
-}
 
 /*
  * wc_worker_register
@@ -1073,8 +1021,8 @@ attach_clients(uint64 generation)
 		c->handle = h;
 		c->seg = seg;
 		{
-			shm_mq	   *req = shm_toc_lookup(toc, 0, false);
-			shm_mq	   *resp = shm_toc_lookup(toc, 1, false);
+			shm_mq	   *req = shm_toc_lookup(toc, WC_TOC_REQUEST_QUEUE, false);
+			shm_mq	   *resp = shm_toc_lookup(toc, WC_TOC_ANSWER_QUEUE, false);
 
 			shm_mq_set_receiver(req, MyProc);
 			shm_mq_set_sender(resp, MyProc);

@@ -31,7 +31,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 #define WC_ROWKEY_JUNK	"wc_rowkey"
 #define WC_PART_JUNK	"wc_rowkey_part"

@@ -11,8 +11,8 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "keycodec.h"
-#include "wire.h"
+#include "common/keycodec.h"
+#include "common/wire.h"
 
 /* str holds exactly n escaped components. */
 static int

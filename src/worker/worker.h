@@ -11,8 +11,18 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 
-#include "storage.h"
-#include "wire.h"
+#include "common/wire.h"
+#include "worker/storage.h"
+
+/*
+ * Target sizes of scan batches (cells.c): the first, the next few, at most;
+ * full scans: always the bulk size.
+ */
+#define WC_FIRST_BATCH_BYTES	(8 * 1024)
+#define WC_SMALL_BATCH_BYTES	(16 * 1024)
+#define WC_SMALL_BATCHES		6
+#define WC_BATCH_BYTES			(128 * 1024)
+#define WC_BULK_BATCH_BYTES		(512 * 1024)
 
 /* An open database and the clock that stamps its commits. */
 typedef struct WcOpenDb
@@ -39,6 +49,9 @@ typedef struct WcClientWrites
 	StringInfoData lowest;		/* the lowest and highest row prefix in them */
 	StringInfoData highest;
 } WcClientWrites;
+
+/* in worker.c */
+extern void wc_worker_register(void);
 
 /* in cells.c */
 extern int	wc_debug_crash_after_commit_batches;

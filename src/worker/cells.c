@@ -20,15 +20,15 @@
 #include "postgres.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "storage/fd.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "keycodec.h"
-#include "widecolumn_fdw.h"
-#include "worker.h"
+#include "common/keycodec.h"
+#include "worker/worker.h"
 
 /*
  * The key holding the clock: a timestamp no commit has reached yet.  It sorts

@@ -1,15 +1,16 @@
 /*-------------------------------------------------------------------------
  *
- * widecolumn_fdw.h
- *	  Declarations shared by the backend-side files of widecolumn_fdw.
+ * fdw.h
+ *	  Declarations shared by the files that run in a session's backend.
  *
- * Functions are grouped by the file that defines them.  The storage worker's
- * private declarations are in worker.h, LevelDB's in storage.h.
+ * Functions are grouped by the file that defines them.  What the backend
+ * shares with the storage worker is in src/common; nothing here is seen by
+ * the worker.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WIDECOLUMN_FDW_H
-#define WIDECOLUMN_FDW_H
+#ifndef WC_FDW_H
+#define WC_FDW_H
 
 #include "access/tupdesc.h"
 #include "foreign/fdwapi.h"
@@ -24,59 +25,11 @@
 #include "storage/s_lock.h"
 #include "utils/relcache.h"
 
-#include "keycodec.h"
-#include "wire.h"
+#include "common/keycodec.h"
+#include "common/wire.h"
 
-/* Identifies our DSM segments. */
-#define WC_SHM_MAGIC			0x57434644
-
-/* Sizes of the two queues in each backend's segment. */
-#define WC_REQUEST_QUEUE_SIZE	(256 * 1024)
-#define WC_RESPONSE_QUEUE_SIZE	(1024 * 1024)
-
-/*
- * Target sizes of scan batches (cells.c: the first, the next few, at most;
- * full scans: always the bulk size) and of one write message.
- */
-#define WC_FIRST_BATCH_BYTES	(8 * 1024)
-#define WC_SMALL_BATCH_BYTES	(16 * 1024)
-#define WC_SMALL_BATCHES		6
-#define WC_BATCH_BYTES			(128 * 1024)
-#define WC_BULK_BATCH_BYTES		(512 * 1024)
+/* Target size of one WRITE message (txn.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
-
-/*
- * The longest path option: LevelDB's file names go after it, and the
- * worker's registry of directories (worker.c) reads lines of MAXPGPATH.
- */
-#define WC_MAX_PATH			(MAXPGPATH - 64)
-
-/*
- * Shared memory: where backends post their queue segments for the worker.
- *
- * The generation changes each time the worker starts, so a backend can tell
- * that the worker it was talking to is gone even if a new one has the same
- * slot open.
- */
-typedef struct WcSlot
-{
-	dsm_handle	handle;			/* the backend's segment, or 0 */
-	uint64		generation;		/* worker generation it was posted for */
-} WcSlot;
-
-typedef struct WcShared
-{
-	slock_t		mutex;
-	pid_t		worker_pid;		/* 0 while no worker runs */
-	Latch	   *worker_latch;
-	uint64		generation;
-	/* clients the worker had work for in its last pass (client.c polls) */
-	pg_atomic_uint32 busy_clients;
-	/* bumped at each change of a slot, so the worker rereads them only then */
-	pg_atomic_uint32 slot_changes;
-	int			nslots;
-	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
-} WcShared;
 
 /* How a foreign table column is stored. */
 typedef enum WcColumnKind
@@ -153,14 +106,6 @@ typedef enum WcKeyAtomKind
 	WC_KEY_PARTS				/* row-key parts: see classify_parts() */
 } WcKeyAtomKind;
 
-/* in widecolumn_fdw.c */
-extern void _PG_init(void);
-
-/* in worker.c */
-extern WcShared *wc_shared;
-extern void wc_worker_register(void);
-extern void wc_shmem_init(void);
-
 /* in option.c */
 extern WcTable *wc_get_table(Oid relid);
 extern void wc_server_path(Oid serverid, List *options, char **path);
@@ -183,7 +128,6 @@ typedef struct WcBatchReader
 } WcBatchReader;
 
 extern void wc_client_init(void);
-extern bool wc_poll_again(instr_time *start);
 extern uint32 wc_client_open_db(WcTable *t);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern void wc_client_snapshot_release(uint32 snapshot);
@@ -281,4 +225,4 @@ extern bool wc_row_exists(WcTable *t, const uint8 *key, size_t keylen);
 /* in modify.c */
 extern void wc_modify_register(FdwRoutine *routine);
 
-#endif							/* WIDECOLUMN_FDW_H */
+#endif							/* WC_FDW_H */

@@ -22,7 +22,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 typedef struct WcBound
 {

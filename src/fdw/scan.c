@@ -45,7 +45,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 /* What the plan tells the executor, in ForeignScan.fdw_private. */
 enum WcScanPrivateIndex

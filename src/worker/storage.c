@@ -28,7 +28,7 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
-#include "storage.h"
+#include "worker/storage.h"
 
 struct WcDb
 {

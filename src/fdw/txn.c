@@ -24,7 +24,7 @@
 #include "storage/predicate.h"
 #include "utils/memutils.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 typedef enum WcOpKind
 {

@@ -31,7 +31,7 @@
 #include "utils/datetime.h"
 #include "utils/timestamp.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 /* Can a column of this type be a segment? */
 bool

@@ -13,7 +13,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "keycodec.h"
+#include "common/keycodec.h"
 
 #include <string.h>
 

@@ -41,9 +41,10 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "widecolumn_fdw.h"
+#include "common/poll.h"
+#include "common/shmem.h"
+#include "fdw/fdw.h"
 
-#include <sched.h>
 #include <unistd.h>
 
 /* How long to wait for a worker that is not running before giving up. */
@@ -56,13 +57,8 @@
  */
 #define WC_SCAN_AHEAD		2
 
-/* widecolumn_fdw.poll_microseconds: see poll_for_answer. */
-#define WC_DEFAULT_POLL_US	100
-static int	poll_us = WC_DEFAULT_POLL_US;
-
 /* Test hook: wait this long before sending a COMMIT (TAP test 012). */
 static int	debug_pause_before_commit_ms = 0;
-static bool can_poll = false;
 
 /* A scan's state on our side. */
 typedef struct WcRemoteScan
@@ -262,29 +258,6 @@ poll_for_answer(void)
 }
 
 /*
- * wc_poll_again
- *		Should a process that began to wait at *start poll once more rather
- *		than sleep?  Gives up the CPU first, if so.
- *
- * Backends polling for a batch and the worker polling for requests
- * (worker.c) share widecolumn_fdw.poll_microseconds.
- */
-bool
-wc_poll_again(instr_time *start)
-{
-	instr_time	now;
-
-	if (!can_poll || poll_us == 0)
-		return false;
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, *start);
-	if (INSTR_TIME_GET_MICROSEC(now) >= poll_us)
-		return false;
-	sched_yield();
-	return true;
-}
-
-/*
  * conn_get
  *		The link to the worker, made if there is none or the worker changed.
  */
@@ -352,8 +325,8 @@ conn_get(void)
 
 	shm_toc_initialize_estimator(&e);
 	shm_toc_estimate_chunk(&e, WC_REQUEST_QUEUE_SIZE);
-	shm_toc_estimate_chunk(&e, WC_RESPONSE_QUEUE_SIZE);
-	shm_toc_estimate_keys(&e, 2);
+	shm_toc_estimate_chunk(&e, WC_ANSWER_QUEUE_SIZE);
+	shm_toc_estimate_keys(&e, WC_TOC_NKEYS);
 	size = shm_toc_estimate(&e);
 
 	conn = MemoryContextAllocZero(conn_cxt, sizeof(WcConn));
@@ -361,9 +334,9 @@ conn_get(void)
 	dsm_pin_mapping(conn->seg);
 	toc = shm_toc_create(WC_SHM_MAGIC, dsm_segment_address(conn->seg), size);
 	req = shm_mq_create(shm_toc_allocate(toc, WC_REQUEST_QUEUE_SIZE), WC_REQUEST_QUEUE_SIZE);
-	shm_toc_insert(toc, 0, req);
-	resp = shm_mq_create(shm_toc_allocate(toc, WC_RESPONSE_QUEUE_SIZE), WC_RESPONSE_QUEUE_SIZE);
-	shm_toc_insert(toc, 1, resp);
+	shm_toc_insert(toc, WC_TOC_REQUEST_QUEUE, req);
+	resp = shm_mq_create(shm_toc_allocate(toc, WC_ANSWER_QUEUE_SIZE), WC_ANSWER_QUEUE_SIZE);
+	shm_toc_insert(toc, WC_TOC_ANSWER_QUEUE, resp);
 	shm_mq_set_sender(req, MyProc);
 	shm_mq_set_receiver(resp, MyProc);
 	{
@@ -1281,9 +1254,8 @@ wc_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTre
 
 /*
  * wc_client_init
- *		Define the setting of this file, which the worker reads too (at
- *		library load), and watch for queries' and utility statements' ends
- *		(release_unused).
+ *		Define the test setting of this file, and watch for queries' and
+ *		utility statements' ends (release_unused).
  */
 void
 wc_client_init(void)
@@ -1301,13 +1273,4 @@ wc_client_init(void)
 							PGC_SUSET,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
-	DefineCustomIntVariable("widecolumn_fdw.poll_microseconds",
-							"How long sessions waiting for a scan's next batch, and the storage worker waiting for requests, poll before they sleep.",
-							"Polling skips the wake-up that sleeping costs; 0 always sleeps.",
-							&poll_us,
-							WC_DEFAULT_POLL_US, 0, 10000,
-							PGC_SIGHUP,
-							0,
-							NULL, NULL, NULL);
-	can_poll = sysconf(_SC_NPROCESSORS_ONLN) > 1;
 }

@@ -26,7 +26,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 /* Days and microseconds between the Unix epoch and PostgreSQL's. */
 #define UNIX_TO_PG_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)

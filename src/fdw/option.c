@@ -33,7 +33,8 @@
 #include "utils/rel.h"
 #include "utils/varlena.h"
 
-#include "widecolumn_fdw.h"
+#include "common/shmem.h"
+#include "fdw/fdw.h"
 
 typedef struct WcOption
 {

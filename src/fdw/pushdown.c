@@ -39,7 +39,7 @@
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
 
-#include "widecolumn_fdw.h"
+#include "fdw/fdw.h"
 
 /* Does this collation compare the row key as bytes? */
 bool

@@ -1,0 +1,69 @@
+/*-------------------------------------------------------------------------
+ *
+ * shmem.h
+ *	  The contract between the backends and the storage worker: the shared
+ *	  memory they meet in, and the DSM segment each backend talks through.
+ *
+ * A backend creates a DSM segment holding a request queue and an answer
+ * queue (found by their table-of-contents keys below), posts the segment's
+ * handle in its slot of WcShared and sets the worker's latch.  What goes
+ * through the queues is src/common/wire.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_SHMEM_H
+#define WC_SHMEM_H
+
+#include "port/atomics.h"
+#include "storage/dsm.h"
+#include "storage/latch.h"
+#include "storage/s_lock.h"
+
+/* Identifies our DSM segments. */
+#define WC_SHM_MAGIC			0x57434644
+
+/* The table-of-contents keys of a backend's segment. */
+#define WC_TOC_REQUEST_QUEUE	0	/* backend to worker */
+#define WC_TOC_ANSWER_QUEUE		1	/* worker to backend */
+#define WC_TOC_NKEYS			2
+
+/* Sizes of the two queues. */
+#define WC_REQUEST_QUEUE_SIZE	(256 * 1024)
+#define WC_ANSWER_QUEUE_SIZE	(1024 * 1024)
+
+/*
+ * The longest database directory: LevelDB's file names go after it, and the
+ * worker's registry of directories reads lines of MAXPGPATH.
+ */
+#define WC_MAX_PATH				(MAXPGPATH - 64)
+
+/*
+ * A backend's slot.  The generation changes each time the worker starts, so
+ * a backend can tell that the worker it was talking to is gone even if a
+ * new one has the same slot open.
+ */
+typedef struct WcSlot
+{
+	dsm_handle	handle;			/* the backend's segment, or 0 */
+	uint64		generation;		/* worker generation it was posted for */
+} WcSlot;
+
+typedef struct WcShared
+{
+	slock_t		mutex;
+	pid_t		worker_pid;		/* 0 while no worker runs */
+	Latch	   *worker_latch;
+	uint64		generation;
+	/* clients the worker had work for in its last pass (backends poll) */
+	pg_atomic_uint32 busy_clients;
+	/* bumped at each change of a slot, so the worker rereads them only then */
+	pg_atomic_uint32 slot_changes;
+	int			nslots;			/* MaxBackends: a backend's is MyBackendId - 1 */
+	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
+} WcShared;
+
+/* in shmem.c */
+extern WcShared *wc_shared;
+extern void wc_shmem_init(void);
+
+#endif							/* WC_SHMEM_H */
