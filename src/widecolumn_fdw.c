@@ -7,9 +7,10 @@
  * and the storage worker (src/worker), which meet through src/common.
  * _PG_init only delegates: shared memory (common/shmem.c), the polling
  * setting both sides read (common/poll.c), the storage worker
- * (worker/worker.c), transaction callbacks (fdw/txn.c), the link to the
- * worker (fdw/client.c).  The library must be preloaded, because the worker
- * and its shared memory can only be set up at server start.
+ * (worker/main.c), transaction callbacks (fdw/txn.c), the link to the
+ * worker (fdw/client.c) and the snapshots' lifetime (fdw/snapshot.c).  The
+ * library must be preloaded, because the worker and its shared memory can
+ * only be set up at server start.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,6 +45,7 @@ _PG_init(void)
 	wc_worker_register();
 	wc_txn_init();
 	wc_client_init();
+	wc_snapshot_init();
 	/* After the settings are defined: it drops placeholders it does not know. */
 	MarkGUCPrefixReserved("widecolumn_fdw");
 }

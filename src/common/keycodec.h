@@ -27,6 +27,12 @@
 #define WC_MAX_VALUE		(100 * 1024 * 1024)
 #define WC_MAX_ROWKEY_PARTS	32
 
+/*
+ * The family and qualifier of a row tombstone: both empty, so it sorts
+ * before every cell of its row.
+ */
+static const uint8_t wc_row_tombstone_fq[] = {0x00, 0x01, 0x00, 0x01};
+
 /* First byte of every stored value. */
 #define WC_VALUE_TOMBSTONE	0x00	/* the cell was deleted at this version */
 #define WC_VALUE_PRESENT	0x01	/* the rest of the value is the data */

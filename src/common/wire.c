@@ -1,22 +1,69 @@
 /*-------------------------------------------------------------------------
  *
  * wire.c
- *	  Structural checks of the worker's requests, before it acts on them.
+ *	  Reading and writing the messages between a backend and the storage
+ *	  worker (wire.h has their layout).
  *
- * Plain C with no PostgreSQL dependency, so the fuzzers in test/fuzz call
- * exactly the code the worker runs.  A request that passes has every
- * length within the message, every count consistent with what follows,
- * and every key part well formed (keycodec.h), so that nothing the worker
- * writes can break the key layout.
+ * One function per message and direction; nobody else touches the bytes.
+ * The readers are strict: a request one accepts is whole and well formed
+ * (lengths, counts, escaped key parts, tags), so what the worker does with
+ * it cannot break the key layout.  Built with FRONTEND defined, this file
+ * links without a server (the fuzzer does that): it needs only palloc and
+ * StringInfo, which PostgreSQL's frontend library has too.
  *
  *-------------------------------------------------------------------------
  */
+#ifdef FRONTEND
+#include "postgres_fe.h"
+#else
+#include "postgres.h"
+#endif
+
 #include "common/keycodec.h"
 #include "common/wire.h"
 
-/* str holds exactly n escaped components. */
-static int
-components(const uint8_t *s, size_t len, int n)
+/*
+ * wc_msg_answered
+ *		Does the worker answer a request of this type?  Backends expect an
+ *		answer for these only, and the worker keeps an error of the others
+ *		for the next request that is answered.
+ */
+bool
+wc_msg_answered(uint8 type)
+{
+	switch ((WcMsgType) type)
+	{
+		case WC_REQ_OPEN:
+		case WC_REQ_SCAN:
+		case WC_REQ_NEXT:
+		case WC_REQ_COMMIT:
+		case WC_REQ_ESTIMATE:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* A reader is done: true if it read exactly the whole message. */
+static bool
+finish(WcReader *r)
+{
+	if (!r->bad && wc_reader_left(r) != 0)
+		r->bad = true;
+	return !r->bad;
+}
+
+/* Fail the read: always false. */
+static bool
+fail(WcReader *r)
+{
+	r->bad = true;
+	return false;
+}
+
+/* b holds exactly n escaped key components. */
+static bool
+components(WcBytes b, int n)
 {
 	size_t		pos = 0;
 
@@ -24,115 +71,594 @@ components(const uint8_t *s, size_t len, int n)
 	{
 		size_t		c;
 
-		if (wc_component_end(s + pos, len - pos, &c) != 0)
-			return -1;
+		if (wc_component_end(b.data + pos, b.len - pos, &c) != 0)
+			return false;
 		pos += c;
 	}
-	return pos == len ? 0 : -1;
+	return pos == b.len;
 }
 
-/*
- * wc_check_write
- *		Check the rows of a WRITE request (after its type and database), and
- *		find the lowest and highest of their row prefixes (table and row
- *		key) if span is not NULL: the pending-commit record of a large
- *		commit must cover them all.
- */
-int
-wc_check_write(const uint8_t *data, size_t len, WcRowSpan *span)
+static void
+begin(StringInfo buf, WcMsgType type)
 {
-	WcReader	r;
+	appendStringInfoChar(buf, (char) type);
+}
 
-	if (span != NULL)
-		span->lowest = span->highest = NULL;
-	wc_reader_init(&r, data, len);
-	while (!r.bad && wc_reader_left(&r) > 0)
+static bool
+expect_type(WcReader *r, WcMsgType type)
+{
+	return wc_get_u8(r) == type && !r->bad;
+}
+
+static void
+write_ranges(StringInfo buf, int n, const WcWireRange *ranges)
+{
+	wc_put_u32(buf, (uint32) n);
+	for (int i = 0; i < n; i++)
 	{
-		size_t		plen;
-		const uint8_t *prefix = wc_get_str(&r, &plen);
-		uint8_t		deleted = wc_get_u8(&r);
-		uint32_t	ncells = wc_get_u32(&r);
-
-		if (r.bad || deleted > 1 || components(prefix, plen, 2) != 0 ||
-			plen > WC_ESCAPED_MAX(WC_MAX_ROWKEY) + WC_ESCAPED_MAX(WC_MAX_QUALIFIER))
-			return -1;
-		if (ncells > wc_reader_left(&r) / 9)
-			return -1;
-		if (span != NULL)
-		{
-			if (span->lowest == NULL ||
-				wc_compare_bytes(prefix, plen, span->lowest, span->lowest_len) < 0)
-			{
-				span->lowest = prefix;
-				span->lowest_len = plen;
-			}
-			if (span->highest == NULL ||
-				wc_compare_bytes(prefix, plen, span->highest, span->highest_len) > 0)
-			{
-				span->highest = prefix;
-				span->highest_len = plen;
-			}
-		}
-		for (uint32_t i = 0; i < ncells; i++)
-		{
-			size_t		fqlen,
-						vlen;
-			const uint8_t *fq = wc_get_str(&r, &fqlen);
-			uint8_t		tag = wc_get_u8(&r);
-
-			(void) wc_get_str(&r, &vlen);
-			if (r.bad || components(fq, fqlen, 2) != 0)
-				return -1;
-			/* an empty family is the row tombstone's */
-			if (fqlen >= 2 && fq[0] == 0x00 && fq[1] == 0x01)
-				return -1;
-			if (tag != WC_VALUE_PRESENT && tag != WC_VALUE_TOMBSTONE)
-				return -1;
-			if (tag == WC_VALUE_TOMBSTONE && vlen != 0)
-				return -1;
-			if (vlen > WC_MAX_VALUE)
-				return -1;
-		}
+		wc_put_bytes(buf, ranges[i].start.data, ranges[i].start.len);
+		wc_put_bytes(buf, ranges[i].end.data, ranges[i].end.len);
 	}
-	return r.bad ? -1 : 0;
+}
+
+/* The ranges, pointing into the message (palloc'd array; NULL if none). */
+static bool
+read_ranges(WcReader *r, int *n, WcWireRange **ranges)
+{
+	uint32		count = wc_get_u32(r);
+
+	*n = 0;
+	*ranges = NULL;
+	/* each range takes at least two lengths: a count beyond that is a lie */
+	if (r->bad || count > wc_reader_left(r) / 8)
+		return fail(r);
+	if (count == 0)
+		return true;
+	*ranges = palloc(sizeof(WcWireRange) * count);
+	for (uint32 i = 0; i < count; i++)
+	{
+		(*ranges)[i].start = wc_get_bytes(r);
+		(*ranges)[i].end = wc_get_bytes(r);
+	}
+	if (r->bad)
+		return false;
+	*n = (int) count;
+	return true;
+}
+
+/* ---- requests ---- */
+
+uint8
+wc_read_type(WcReader *r)
+{
+	return r->bad || wc_reader_left(r) == 0 ? 0 : r->p[0];
+}
+
+void
+wc_write_open(StringInfo buf, const WcOpenRequest *req)
+{
+	begin(buf, WC_REQ_OPEN);
+	wc_put_bytes(buf, req->path.data, req->path.len);
+	wc_put_u32(buf, req->cache_mb);
+	wc_put_u32(buf, req->write_buffer_mb);
+	wc_put_u32(buf, req->bloom_bits);
+	appendStringInfoChar(buf, req->compression ? 1 : 0);
+}
+
+bool
+wc_read_open(WcReader *r, WcOpenRequest *req)
+{
+	if (!expect_type(r, WC_REQ_OPEN))
+		return fail(r);
+	req->path = wc_get_bytes(r);
+	req->cache_mb = wc_get_u32(r);
+	req->write_buffer_mb = wc_get_u32(r);
+	req->bloom_bits = wc_get_u32(r);
+	req->compression = wc_get_u8(r) != 0;
+	if (!finish(r))
+		return false;
+	/* a path is a C string to the worker */
+	if (req->path.len == 0 || memchr(req->path.data, 0, req->path.len) != NULL)
+		return fail(r);
+	return true;
+}
+
+void
+wc_write_snapshot(StringInfo buf, uint32 db, uint32 snapshot)
+{
+	begin(buf, WC_REQ_SNAPSHOT);
+	wc_put_u32(buf, db);
+	wc_put_u32(buf, snapshot);
+}
+
+bool
+wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot)
+{
+	if (!expect_type(r, WC_REQ_SNAPSHOT))
+		return fail(r);
+	*db = wc_get_u32(r);
+	*snapshot = wc_get_u32(r);
+	return finish(r);
+}
+
+void
+wc_write_release(StringInfo buf, uint32 snapshot)
+{
+	begin(buf, WC_REQ_RELEASE);
+	wc_put_u32(buf, snapshot);
+}
+
+bool
+wc_read_release(WcReader *r, uint32 *snapshot)
+{
+	if (!expect_type(r, WC_REQ_RELEASE))
+		return fail(r);
+	*snapshot = wc_get_u32(r);
+	return finish(r);
+}
+
+void
+wc_write_scan(StringInfo buf, const WcScanRequest *req)
+{
+	uint16		ncols = (uint16) req->ncols;
+
+	begin(buf, WC_REQ_SCAN);
+	wc_put_u32(buf, req->db);
+	wc_put_u32(buf, req->snapshot);
+	wc_put_u32(buf, req->scan);
+	appendStringInfoChar(buf, (char) req->flags);
+	wc_put_u64(buf, req->limit);
+	appendBinaryStringInfo(buf, (const char *) &ncols, 2);
+	for (int i = 0; i < req->ncols; i++)
+		wc_put_bytes(buf, req->cols[i].data, req->cols[i].len);
+	write_ranges(buf, req->nranges, req->ranges);
 }
 
 /*
- * wc_check_scan
- *		Check the part of a SCAN request after its fixed fields: the columns
- *		(escaped family and qualifier) and the ranges.
+ * wc_read_scan
+ *		Read a SCAN request; the columns and ranges point into the message.
+ *		Every column is an escaped family and qualifier.
  */
-int
-wc_check_scan(const uint8_t *data, size_t len)
+bool
+wc_read_scan(WcReader *r, WcScanRequest *req)
 {
-	WcReader	r;
-	uint16_t	ncols;
-	uint32_t	nranges;
+	uint16		ncols;
 
-	wc_reader_init(&r, data, len);
-	ncols = wc_get_u16(&r);
-	if (r.bad || ncols > WC_MAX_SCAN_COLUMNS)
-		return -1;
+	req->ncols = 0;
+	req->cols = NULL;
+	req->nranges = 0;
+	req->ranges = NULL;
+	if (!expect_type(r, WC_REQ_SCAN))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	req->snapshot = wc_get_u32(r);
+	req->scan = wc_get_u32(r);
+	req->flags = wc_get_u8(r);
+	req->limit = wc_get_u64(r);
+	ncols = wc_get_u16(r);
+	if (r->bad || ncols > WC_MAX_SCAN_COLUMNS)
+		return fail(r);
+	req->cols = palloc(sizeof(WcBytes) * (ncols + 1));
 	for (int i = 0; i < ncols; i++)
 	{
-		size_t		l;
-		const uint8_t *fq = wc_get_str(&r, &l);
-
-		if (r.bad || components(fq, l, 2) != 0)
-			return -1;
+		req->cols[i] = wc_get_bytes(r);
+		if (r->bad || !components(req->cols[i], 2))
+			return fail(r);
 	}
-	nranges = wc_get_u32(&r);
-	if (r.bad || nranges > wc_reader_left(&r) / 8)
-		return -1;
-	for (uint32_t i = 0; i < nranges; i++)
+	req->ncols = ncols;
+	if (!read_ranges(r, &req->nranges, &req->ranges))
+		return false;
+	return finish(r);
+}
+
+void
+wc_write_next(StringInfo buf, uint32 scan)
+{
+	begin(buf, WC_REQ_NEXT);
+	wc_put_u32(buf, scan);
+}
+
+bool
+wc_read_next(WcReader *r, uint32 *scan)
+{
+	if (!expect_type(r, WC_REQ_NEXT))
+		return fail(r);
+	*scan = wc_get_u32(r);
+	return finish(r);
+}
+
+void
+wc_write_close(StringInfo buf, uint32 scan)
+{
+	begin(buf, WC_REQ_CLOSE);
+	wc_put_u32(buf, scan);
+}
+
+bool
+wc_read_close(WcReader *r, uint32 *scan)
+{
+	if (!expect_type(r, WC_REQ_CLOSE))
+		return fail(r);
+	*scan = wc_get_u32(r);
+	return finish(r);
+}
+
+/*
+ * wc_write_row, wc_write_row_cell
+ *		Append a row of a WRITE request to rows (the row, then each of its
+ *		ncells cells).  A NULL value deletes the cell.
+ */
+void
+wc_write_row(StringInfo rows, const uint8 *prefix, size_t prefix_len,
+			 bool deleted, uint32 ncells)
+{
+	wc_put_bytes(rows, prefix, prefix_len);
+	appendStringInfoChar(rows, deleted ? 1 : 0);
+	wc_put_u32(rows, ncells);
+}
+
+void
+wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+				  const uint8 *value, size_t value_len)
+{
+	wc_put_bytes(rows, famqual, famqual_len);
+	appendStringInfoChar(rows, value != NULL ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE);
+	if (value != NULL)
+		wc_put_bytes(rows, value, value_len);
+	else
+		wc_put_u32(rows, 0);
+}
+
+/* A WRITE request: the rows, which must hold whole rows. */
+void
+wc_write_write(StringInfo buf, uint32 db, const StringInfo rows)
+{
+	begin(buf, WC_REQ_WRITE);
+	wc_put_u32(buf, db);
+	appendBinaryStringInfo(buf, rows->data, rows->len);
+}
+
+/*
+ * wc_read_row
+ *		The next row of a WRITE request's rows; false at their end, or if
+ *		the row is malformed (then rows->bad is set).  Its ncells cells
+ *		follow, read with wc_read_row_cell.
+ */
+bool
+wc_read_row(WcReader *rows, WcRowWrite *row)
+{
+	uint8		deleted;
+
+	if (rows->bad || wc_reader_left(rows) == 0)
+		return false;
+	row->prefix = wc_get_bytes(rows);
+	deleted = wc_get_u8(rows);
+	row->deleted = deleted != 0;
+	row->ncells = wc_get_u32(rows);
+	if (rows->bad || deleted > 1 || !components(row->prefix, 2) ||
+		row->prefix.len > WC_ESCAPED_MAX(WC_MAX_ROWKEY) + WC_ESCAPED_MAX(WC_MAX_QUALIFIER))
+		return fail(rows);
+	/* each cell takes at least nine bytes: a count beyond that is a lie */
+	if (row->ncells > wc_reader_left(rows) / 9)
+		return fail(rows);
+	return true;
+}
+
+bool
+wc_read_row_cell(WcReader *rows, WcCellWrite *cell)
+{
+	uint8		tag;
+
+	cell->famqual = wc_get_bytes(rows);
+	tag = wc_get_u8(rows);
+	cell->value = wc_get_bytes(rows);
+	cell->present = tag == WC_VALUE_PRESENT;
+	if (rows->bad || !components(cell->famqual, 2))
+		return fail(rows);
+	/* an empty family is the row tombstone's */
+	if (cell->famqual.len >= 2 && cell->famqual.data[0] == 0x00 &&
+		cell->famqual.data[1] == 0x01)
+		return fail(rows);
+	if (tag != WC_VALUE_PRESENT && tag != WC_VALUE_TOMBSTONE)
+		return fail(rows);
+	if (!cell->present && cell->value.len != 0)
+		return fail(rows);
+	if (cell->value.len > WC_MAX_VALUE)
+		return fail(rows);
+	return true;
+}
+
+/* Make *bound b if it is unset or b is on the side (-1 below, 1 above) of it. */
+static void
+widen(WcBytes *bound, WcBytes b, int side)
+{
+	if (bound->data == NULL ||
+		wc_compare_bytes(b.data, b.len, bound->data, bound->len) * side > 0)
+		*bound = b;
+}
+
+/*
+ * wc_read_write
+ *		Read a WRITE request, checking every row and cell, and find the
+ *		lowest and highest row prefix in it.
+ */
+bool
+wc_read_write(WcReader *r, WcWriteRequest *req)
+{
+	WcReader	rows;
+	WcRowWrite	row;
+
+	req->lowest.data = req->highest.data = NULL;
+	req->lowest.len = req->highest.len = 0;
+	if (!expect_type(r, WC_REQ_WRITE))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	if (r->bad)
+		return false;
+	req->rows.data = r->p;
+	req->rows.len = wc_reader_left(r);
+	r->p = r->end;
+
+	wc_reader_init(&rows, req->rows.data, req->rows.len);
+	while (wc_read_row(&rows, &row))
 	{
-		size_t		slen,
-					elen;
+		widen(&req->lowest, row.prefix, -1);
+		widen(&req->highest, row.prefix, 1);
+		for (uint32 i = 0; i < row.ncells; i++)
+		{
+			WcCellWrite cell;
 
-		(void) wc_get_str(&r, &slen);
-		(void) wc_get_str(&r, &elen);
-		if (r.bad)
-			return -1;
+			if (!wc_read_row_cell(&rows, &cell))
+				break;
+		}
 	}
-	return wc_reader_left(&r) == 0 ? 0 : -1;
+	if (rows.bad)
+		return fail(r);
+	return true;
+}
+
+void
+wc_write_commit(StringInfo buf, uint32 db, bool sync)
+{
+	begin(buf, WC_REQ_COMMIT);
+	wc_put_u32(buf, db);
+	appendStringInfoChar(buf, sync ? 1 : 0);
+}
+
+bool
+wc_read_commit(WcReader *r, uint32 *db, bool *sync)
+{
+	if (!expect_type(r, WC_REQ_COMMIT))
+		return fail(r);
+	*db = wc_get_u32(r);
+	*sync = wc_get_u8(r) != 0;
+	return finish(r);
+}
+
+void
+wc_write_abort(StringInfo buf, uint32 db)
+{
+	begin(buf, WC_REQ_ABORT);
+	wc_put_u32(buf, db);
+}
+
+bool
+wc_read_abort(WcReader *r, uint32 *db)
+{
+	if (!expect_type(r, WC_REQ_ABORT))
+		return fail(r);
+	*db = wc_get_u32(r);
+	return finish(r);
+}
+
+void
+wc_write_estimate(StringInfo buf, const WcEstimateRequest *req)
+{
+	begin(buf, WC_REQ_ESTIMATE);
+	wc_put_u32(buf, req->db);
+	write_ranges(buf, req->nranges, req->ranges);
+}
+
+bool
+wc_read_estimate(WcReader *r, WcEstimateRequest *req)
+{
+	req->nranges = 0;
+	req->ranges = NULL;
+	if (!expect_type(r, WC_REQ_ESTIMATE))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	if (!read_ranges(r, &req->nranges, &req->ranges))
+		return false;
+	return finish(r);
+}
+
+/* ---- answers ---- */
+
+void
+wc_write_ok(StringInfo buf)
+{
+	begin(buf, WC_RESP_OK);
+}
+
+void
+wc_write_open_answer(StringInfo buf, uint32 db)
+{
+	begin(buf, WC_RESP_OK);
+	wc_put_u32(buf, db);
+}
+
+void
+wc_write_estimate_answer(StringInfo buf, uint64 bytes)
+{
+	begin(buf, WC_RESP_OK);
+	wc_put_u64(buf, bytes);
+}
+
+static void
+put_cstring(StringInfo buf, const char *s)
+{
+	wc_put_bytes(buf, s ? s : "", s ? strlen(s) : 0);
+}
+
+void
+wc_write_error(StringInfo buf, int sqlstate, const char *message,
+			   const char *detail, const char *hint)
+{
+	begin(buf, WC_RESP_ERROR);
+	wc_put_u32(buf, (uint32) sqlstate);
+	put_cstring(buf, message);
+	put_cstring(buf, detail);
+	put_cstring(buf, hint);
+}
+
+bool
+wc_is_error(const void *data, size_t len)
+{
+	return len > 0 && ((const uint8 *) data)[0] == WC_RESP_ERROR;
+}
+
+bool
+wc_read_error(WcReader *r, WcErrorAnswer *err)
+{
+	if (!expect_type(r, WC_RESP_ERROR))
+		return fail(r);
+	err->sqlstate = (int) wc_get_u32(r);
+	err->message = wc_get_bytes(r);
+	err->detail = wc_get_bytes(r);
+	err->hint = wc_get_bytes(r);
+	return finish(r);
+}
+
+bool
+wc_read_ok(WcReader *r)
+{
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	return finish(r);
+}
+
+bool
+wc_read_open_answer(WcReader *r, uint32 *db)
+{
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	*db = wc_get_u32(r);
+	return finish(r);
+}
+
+bool
+wc_read_estimate_answer(WcReader *r, uint64 *bytes)
+{
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	*bytes = wc_get_u64(r);
+	return finish(r);
+}
+
+/*
+ * A BATCH answer is filled in place: the header is reserved first and
+ * filled in at the end, and a row's other-cells flag and cell count once
+ * its cells are written.  A row that turns out not to exist (all its cells
+ * deleted) is taken back out.
+ */
+void
+wc_write_batch_begin(WcBatchWriter *w, StringInfo out)
+{
+	w->out = out;
+	w->header = out->len;
+	w->nrows = 0;
+	begin(out, WC_RESP_BATCH);
+	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
+}
+
+void
+wc_write_batch_row(WcBatchWriter *w, const uint8 *key, size_t len)
+{
+	w->row_start = w->out->len;
+	wc_put_bytes(w->out, key, len);
+	w->row_header = w->out->len;
+	appendBinaryStringInfo(w->out, "\0\0\0", 3);	/* other, ncells */
+	w->ncells = 0;
+}
+
+void
+wc_write_batch_cell(WcBatchWriter *w, uint16 column, const uint8 *value, size_t len)
+{
+	StringInfo	out = w->out;
+	uint32		vlen = (uint32) len;
+	char	   *dst;
+
+	enlargeStringInfo(out, 6 + len);
+	dst = out->data + out->len;
+	memcpy(dst, &column, 2);
+	memcpy(dst + 2, &vlen, 4);
+	memcpy(dst + 6, value, len);
+	out->len += 6 + len;
+	out->data[out->len] = '\0';
+	w->ncells++;
+}
+
+void
+wc_write_batch_row_end(WcBatchWriter *w, bool other, bool versions, uint64 version)
+{
+	w->out->data[w->row_header] = other ? 1 : 0;
+	memcpy(w->out->data + w->row_header + 1, &w->ncells, 2);
+	if (versions)
+		wc_put_u64(w->out, version);
+	w->nrows++;
+}
+
+void
+wc_write_batch_row_cancel(WcBatchWriter *w)
+{
+	w->out->len = w->row_start;
+	w->out->data[w->out->len] = '\0';
+}
+
+void
+wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries)
+{
+	char	   *h = w->out->data + w->header;
+
+	h[1] = done ? 1 : 0;
+	memcpy(h + 2, &w->nrows, 4);
+	memcpy(h + 6, &entries, 8);
+}
+
+/* The header of a BATCH answer; r is left at its first row. */
+bool
+wc_read_batch(WcReader *r, WcBatchHeader *header)
+{
+	if (!expect_type(r, WC_RESP_BATCH))
+		return fail(r);
+	header->done = wc_get_u8(r) != 0;
+	header->nrows = wc_get_u32(r);
+	header->entries = wc_get_u64(r);
+	return !r->bad;
+}
+
+/* A row of a BATCH answer; its ncells cells follow (wc_read_batch_cell). */
+bool
+wc_read_batch_row(WcReader *r, WcBatchRow *row)
+{
+	row->key = wc_get_bytes(r);
+	row->other = wc_get_u8(r) != 0;
+	row->ncells = wc_get_u16(r);
+	return !r->bad;
+}
+
+bool
+wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value)
+{
+	*column = wc_get_u16(r);
+	*value = wc_get_bytes(r);
+	return !r->bad;
+}
+
+/* The row's version, after its cells, in a scan with WC_SCAN_VERSIONS. */
+bool
+wc_read_batch_version(WcReader *r, uint64 *version)
+{
+	*version = wc_get_u64(r);
+	return !r->bad;
 }

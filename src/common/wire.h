@@ -1,90 +1,203 @@
 /*-------------------------------------------------------------------------
  *
  * wire.h
- *	  Messages between a backend and the storage worker.
+ *	  The messages between a backend and the storage worker: their layout,
+ *	  and the only functions that read and write them (wire.c).
  *
  * Every message starts with a one-byte type.  Integers are little-endian
- * (both ends are the same machine); a string is a u32 length and its bytes.
- * Requests are answered in the order they were sent, and only the types
- * marked "answered" get an answer, so a backend can send a request and keep
- * working before the answer arrives.  Row keys, tables and columns arrive
- * already escaped as in keycodec.h, so the worker copies bytes into keys and
- * never re-encodes them.
+ * (both ends are the same machine); a "str" is a u32 length and its bytes.
+ * Requests are answered in the order they were sent, and only the requests
+ * wc_msg_answered() names get an answer, so a backend can send a request
+ * and keep working before the answer arrives.  Row keys, tables and
+ * columns arrive already escaped as in keycodec.h, so the worker copies
+ * bytes into keys and never re-encodes them.
  *
- * The reader below is plain C and never trusts a length: a short or
- * malformed message sets r->bad instead of reading past the end.
+ * Nobody else touches the bytes: a sender calls wc_write_<message>, a
+ * receiver wc_read_<message>, as PostgreSQL's logical replication protocol
+ * does (replication/logical/proto.c).  The readers never trust a length: a
+ * short or malformed message makes them return false (and sets r->bad)
+ * instead of reading past its end.  A request that a reader accepts has
+ * every length within the message, every count consistent with what
+ * follows, and every key part well formed, so that nothing the worker
+ * writes can break the key layout.
+ *
+ * wire.c needs only PostgreSQL's c.h, palloc and StringInfo, which exist in
+ * the frontend library too: the fuzzer (test/fuzz/fuzz_wire.c) links it
+ * without a server and checks exactly the functions the worker runs.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef WC_WIRE_H
 #define WC_WIRE_H
 
-#include <stddef.h>
-#include <stdint.h>
-#include <string.h>
+#include "lib/stringinfo.h"
 
 typedef enum WcMsgType
 {
 	/* requests */
 	WC_REQ_OPEN = 1,		/* str path, u32 cache_mb, u32 write_buffer_mb,
 							 * u32 bloom_bits, u8 compression: answered OK
-							 * with u32 db, or ERROR */
-	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot */
+							 * u32 db */
+	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot (an id the backend chose) */
 	WC_REQ_RELEASE = 3,		/* u32 snapshot */
-	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot, u32 scan, u8 flags,
-							 * u64 limit (rows, 0 = none), u16 ncols
-							 * {str family+qualifier}, u32 nranges {str start,
-							 * str end}: answered BATCH/ERROR */
-	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH/ERROR (an ended scan: empty, done) */
+	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot (0: the latest data), u32
+							 * scan (an id the backend chose), u8 flags, u64
+							 * limit (rows, 0 = none), u16 ncols {str
+							 * family+qualifier}, u32 nranges {str start, str
+							 * end (empty: no end)}: answered BATCH */
+	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH (a scan that has
+							 * ended: an empty last one) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
-	WC_REQ_WRITE = 7,		/* u32 db, then rows: str table+rowkey, u8 deleted,
-							 * u32 ncells {str family+qualifier, u8 tag,
-							 * str value} until the end of the message */
-	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync: answered OK/ERROR */
+	WC_REQ_WRITE = 7,		/* u32 db, then rows until the end: str
+							 * table+rowkey, u8 deleted, u32 ncells {str
+							 * family+qualifier, u8 tag (keycodec.h), str
+							 * value} */
+	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync: answered OK */
 	WC_REQ_ABORT = 9,		/* u32 db */
 	WC_REQ_ESTIMATE = 10,	/* u32 db, u32 nranges {str start, str end}:
-							 * answered OK with u64 bytes */
+							 * answered OK u64 bytes */
 
-	/* answers */
-	WC_RESP_OK = 64,		/* optional payload */
-	WC_RESP_ERROR = 65,		/* u32 code (WcErrorCode), str message, str detail */
-	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, rows:
-							 * str rowkey, u8 other-cells, u16 ncells
-							 * {u16 column, str value} */
+	/* answers; any answered request may be answered ERROR instead */
+	WC_RESP_OK = 64,		/* then the request's payload, if it has one */
+	WC_RESP_ERROR = 65,		/* u32 sqlstate (as PostgreSQL packs it), str
+							 * message, str detail, str hint (empty: none) */
+	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, then
+							 * rows: str rowkey (unescaped), u8 other-cells,
+							 * u16 ncells {u16 column, str value}, and with
+							 * WC_SCAN_VERSIONS u64 version */
 } WcMsgType;
-
-typedef enum WcErrorCode
-{
-	WC_ERR_INTERNAL = 1,	/* unexpected; a bug */
-	WC_ERR_IO,				/* LevelDB could not open, read or write */
-	WC_ERR_CORRUPT,			/* stored bytes are not what we wrote */
-	WC_ERR_PROTOCOL,		/* a malformed or out-of-order request */
-	WC_ERR_NO_SPACE			/* disk full while writing */
-} WcErrorCode;
 
 /* Flags of a SCAN request. */
 #define WC_SCAN_REVERSE		0x01	/* descending key order */
 #define WC_SCAN_BULK		0x02	/* a full scan: do not fill the block cache */
-#define WC_SCAN_VERSIONS	0x04	/* each row ends with its version (u64): the
+#define WC_SCAN_VERSIONS	0x04	/* each row ends with its version: the
 									 * newest time among its cells' newest
 									 * entries, tombstones too */
 
 /* Largest number of columns a scan may ask for. */
 #define WC_MAX_SCAN_COLUMNS	1600
 
+/* A run of bytes inside a message. */
+typedef struct WcBytes
+{
+	const uint8 *data;
+	size_t		len;
+} WcBytes;
+
+/* A key range [start, end); an empty end has no end. */
+typedef struct WcWireRange
+{
+	WcBytes		start;
+	WcBytes		end;
+} WcWireRange;
+
+typedef struct WcOpenRequest
+{
+	WcBytes		path;			/* not empty, no NUL byte */
+	uint32		cache_mb;
+	uint32		write_buffer_mb;
+	uint32		bloom_bits;
+	bool		compression;
+} WcOpenRequest;
+
+typedef struct WcScanRequest
+{
+	uint32		db;
+	uint32		snapshot;
+	uint32		scan;
+	uint8		flags;
+	uint64		limit;
+	int			ncols;
+	WcBytes    *cols;			/* each family+qualifier, escaped */
+	int			nranges;
+	WcWireRange *ranges;
+} WcScanRequest;
+
+/*
+ * The rows of a WRITE request, and the lowest and highest of their row
+ * prefixes (table and row key): a large commit's pending-commit record
+ * must cover them all.  NULL lowest: no rows.
+ */
+typedef struct WcWriteRequest
+{
+	uint32		db;
+	WcBytes		rows;
+	WcBytes		lowest;
+	WcBytes		highest;
+} WcWriteRequest;
+
+/* One row of a WRITE request's rows, and one of its cells. */
+typedef struct WcRowWrite
+{
+	WcBytes		prefix;			/* escaped table and row key */
+	bool		deleted;		/* the row is deleted before its cells are set */
+	uint32		ncells;
+} WcRowWrite;
+
+typedef struct WcCellWrite
+{
+	WcBytes		famqual;		/* escaped family and qualifier */
+	bool		present;		/* false: the cell is deleted */
+	WcBytes		value;
+} WcCellWrite;
+
+typedef struct WcEstimateRequest
+{
+	uint32		db;
+	int			nranges;
+	WcWireRange *ranges;
+} WcEstimateRequest;
+
+typedef struct WcErrorAnswer
+{
+	int			sqlstate;
+	WcBytes		message;
+	WcBytes		detail;
+	WcBytes		hint;
+} WcErrorAnswer;
+
+typedef struct WcBatchHeader
+{
+	bool		done;			/* the scan's last batch */
+	uint32		nrows;
+	uint64		entries;		/* LevelDB entries read to fill it */
+} WcBatchHeader;
+
+typedef struct WcBatchRow
+{
+	WcBytes		key;			/* the row key, unescaped */
+	bool		other;			/* the row has cells that were not asked for */
+	uint16		ncells;
+} WcBatchRow;
+
+/* The worker's state while it fills a BATCH answer. */
+typedef struct WcBatchWriter
+{
+	StringInfo	out;
+	int			header;			/* offset of the answer's header */
+	uint32		nrows;
+	int			row_start;		/* offset of the row being written */
+	int			row_header;		/* offset of its other-cells byte */
+	uint16		ncells;
+} WcBatchWriter;
+
+/*
+ * The primitives.  A WcReader never reads past its end: a short message
+ * sets bad, after which every read gives zeros.
+ */
 typedef struct WcReader
 {
-	const uint8_t *p;
-	const uint8_t *end;
-	int			bad;
+	const uint8 *p;
+	const uint8 *end;
+	bool		bad;
 } WcReader;
 
 static inline void
 wc_reader_init(WcReader *r, const void *data, size_t len)
 {
-	r->p = (const uint8_t *) data;
+	r->p = (const uint8 *) data;
 	r->end = r->p + len;
-	r->bad = 0;
+	r->bad = false;
 }
 
 static inline size_t
@@ -93,83 +206,150 @@ wc_reader_left(const WcReader *r)
 	return (size_t) (r->end - r->p);
 }
 
-static inline const uint8_t *
+static inline const uint8 *
 wc_get_raw(WcReader *r, size_t n)
 {
-	const uint8_t *s = r->p;
+	const uint8 *s = r->p;
 
 	if (r->bad || wc_reader_left(r) < n)
 	{
-		r->bad = 1;
+		r->bad = true;
 		return NULL;
 	}
 	r->p += n;
 	return s;
 }
 
-static inline uint8_t
+static inline uint8
 wc_get_u8(WcReader *r)
 {
-	const uint8_t *s = wc_get_raw(r, 1);
+	const uint8 *s = wc_get_raw(r, 1);
 
 	return s ? s[0] : 0;
 }
 
-static inline uint16_t
+static inline uint16
 wc_get_u16(WcReader *r)
 {
-	const uint8_t *s = wc_get_raw(r, 2);
-	uint16_t	v = 0;
+	const uint8 *s = wc_get_raw(r, 2);
+	uint16		v = 0;
 
 	if (s)
 		memcpy(&v, s, 2);
 	return v;
 }
 
-static inline uint32_t
+static inline uint32
 wc_get_u32(WcReader *r)
 {
-	const uint8_t *s = wc_get_raw(r, 4);
-	uint32_t	v = 0;
+	const uint8 *s = wc_get_raw(r, 4);
+	uint32		v = 0;
 
 	if (s)
 		memcpy(&v, s, 4);
 	return v;
 }
 
-static inline uint64_t
+static inline uint64
 wc_get_u64(WcReader *r)
 {
-	const uint8_t *s = wc_get_raw(r, 8);
-	uint64_t	v = 0;
+	const uint8 *s = wc_get_raw(r, 8);
+	uint64		v = 0;
 
 	if (s)
 		memcpy(&v, s, 8);
 	return v;
 }
 
-/* A string: sets *len and returns a pointer into the message. */
-static inline const uint8_t *
-wc_get_str(WcReader *r, size_t *len)
+/* A str: a pointer into the message, or {NULL, 0} if it is short. */
+static inline WcBytes
+wc_get_bytes(WcReader *r)
 {
-	uint32_t	n = wc_get_u32(r);
-	const uint8_t *s = wc_get_raw(r, n);
+	uint32		n = wc_get_u32(r);
+	WcBytes		b;
 
-	*len = s ? n : 0;
-	return s;
+	b.data = wc_get_raw(r, n);
+	b.len = b.data ? n : 0;
+	return b;
 }
 
-/* The lowest and highest row prefix of a WRITE request: pointers into it. */
-typedef struct WcRowSpan
+static inline void
+wc_put_u32(StringInfo buf, uint32 v)
 {
-	const uint8_t *lowest;		/* NULL: the request has no rows */
-	size_t		lowest_len;
-	const uint8_t *highest;
-	size_t		highest_len;
-} WcRowSpan;
+	appendBinaryStringInfo(buf, (const char *) &v, 4);
+}
 
-/* in wire.c */
-extern int	wc_check_write(const uint8_t *data, size_t len, WcRowSpan *span);
-extern int	wc_check_scan(const uint8_t *data, size_t len);
+static inline void
+wc_put_u64(StringInfo buf, uint64 v)
+{
+	appendBinaryStringInfo(buf, (const char *) &v, 8);
+}
+
+static inline void
+wc_put_bytes(StringInfo buf, const void *data, size_t len)
+{
+	wc_put_u32(buf, (uint32) len);
+	appendBinaryStringInfo(buf, (const char *) data, len);
+}
+
+/* in wire.c: which requests get an answer */
+extern bool wc_msg_answered(uint8 type);
+
+/* in wire.c: requests, as the backend writes them */
+extern void wc_write_open(StringInfo buf, const WcOpenRequest *req);
+extern void wc_write_snapshot(StringInfo buf, uint32 db, uint32 snapshot);
+extern void wc_write_release(StringInfo buf, uint32 snapshot);
+extern void wc_write_scan(StringInfo buf, const WcScanRequest *req);
+extern void wc_write_next(StringInfo buf, uint32 scan);
+extern void wc_write_close(StringInfo buf, uint32 scan);
+extern void wc_write_write(StringInfo buf, uint32 db, const StringInfo rows);
+extern void wc_write_row(StringInfo rows, const uint8 *prefix, size_t prefix_len,
+						 bool deleted, uint32 ncells);
+extern void wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+							  const uint8 *value, size_t value_len);
+extern void wc_write_commit(StringInfo buf, uint32 db, bool sync);
+extern void wc_write_abort(StringInfo buf, uint32 db);
+extern void wc_write_estimate(StringInfo buf, const WcEstimateRequest *req);
+
+/* in wire.c: requests, as the worker reads them (r at the type byte) */
+extern uint8 wc_read_type(WcReader *r);
+extern bool wc_read_open(WcReader *r, WcOpenRequest *req);
+extern bool wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot);
+extern bool wc_read_release(WcReader *r, uint32 *snapshot);
+extern bool wc_read_scan(WcReader *r, WcScanRequest *req);
+extern bool wc_read_next(WcReader *r, uint32 *scan);
+extern bool wc_read_close(WcReader *r, uint32 *scan);
+extern bool wc_read_write(WcReader *r, WcWriteRequest *req);
+extern bool wc_read_row(WcReader *rows, WcRowWrite *row);
+extern bool wc_read_row_cell(WcReader *rows, WcCellWrite *cell);
+extern bool wc_read_commit(WcReader *r, uint32 *db, bool *sync);
+extern bool wc_read_abort(WcReader *r, uint32 *db);
+extern bool wc_read_estimate(WcReader *r, WcEstimateRequest *req);
+
+/* in wire.c: answers, as the worker writes them */
+extern void wc_write_ok(StringInfo buf);
+extern void wc_write_open_answer(StringInfo buf, uint32 db);
+extern void wc_write_estimate_answer(StringInfo buf, uint64 bytes);
+extern void wc_write_error(StringInfo buf, int sqlstate, const char *message,
+						   const char *detail, const char *hint);
+extern void wc_write_batch_begin(WcBatchWriter *w, StringInfo out);
+extern void wc_write_batch_row(WcBatchWriter *w, const uint8 *key, size_t len);
+extern void wc_write_batch_cell(WcBatchWriter *w, uint16 column,
+								const uint8 *value, size_t len);
+extern void wc_write_batch_row_end(WcBatchWriter *w, bool other, bool versions,
+								   uint64 version);
+extern void wc_write_batch_row_cancel(WcBatchWriter *w);
+extern void wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries);
+
+/* in wire.c: answers, as the backend reads them (r at the type byte) */
+extern bool wc_is_error(const void *data, size_t len);
+extern bool wc_read_error(WcReader *r, WcErrorAnswer *err);
+extern bool wc_read_ok(WcReader *r);
+extern bool wc_read_open_answer(WcReader *r, uint32 *db);
+extern bool wc_read_estimate_answer(WcReader *r, uint64 *bytes);
+extern bool wc_read_batch(WcReader *r, WcBatchHeader *header);
+extern bool wc_read_batch_row(WcReader *r, WcBatchRow *row);
+extern bool wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value);
+extern bool wc_read_batch_version(WcReader *r, uint64 *version);
 
 #endif							/* WC_WIRE_H */

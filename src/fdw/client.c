@@ -91,17 +91,6 @@ typedef struct WcKnownDb
 	uint32		id;
 } WcKnownDb;
 
-typedef struct WcSnapUse
-{
-	uint32		db;
-	uint32		id;
-	TimestampTz statement;		/* 0: for the whole transaction */
-	Snapshot	pg_snapshot;	/* PostgreSQL's, registered; or NULL */
-	int			refs;			/* scans reading it */
-	bool		current;		/* new scans of this statement use it */
-	bool		ended;			/* pg_snapshot let go: no statement may take it */
-} WcSnapUse;
-
 typedef struct WcConn
 {
 	dsm_segment *seg;
@@ -112,7 +101,6 @@ typedef struct WcConn
 	List	   *expect;			/* WcExpect, oldest first */
 	List	   *scans;			/* WcRemoteScan */
 	List	   *dbs;			/* WcKnownDb */
-	List	   *snaps;			/* WcSnapUse of this transaction */
 	StringInfoData sync_answer;
 	bool		have_sync_answer;
 	uint32		sync_answer_call;	/* the call() it answers */
@@ -126,14 +114,7 @@ static bool exit_hook_set = false;
 
 static uint32 link_serial = 0;	/* links made by this backend */
 
-static ExecutorEnd_hook_type prev_executor_end = NULL;
-static ProcessUtility_hook_type prev_process_utility = NULL;
-
 static void conn_drop(void);
-static void forget_pg_snapshot(WcSnapUse *su);
-static bool snapshots_held(void);
-static bool pg_snapshot_in_use(WcSnapUse *su, QueryDesc *ending, Snapshot popping);
-static void release_unused(void);
 static bool receive_one(void);
 
 static void
@@ -288,9 +269,7 @@ conn_get(void)
 	 * database's, mean nothing to the new worker, or something else, or the
 	 * snapshot the running statement reads.
 	 */
-	if (conn != NULL &&
-		(conn->scans != NIL || snapshots_held() ||
-		 (conn->snaps != NIL && IsolationUsesXactSnapshot())))
+	if (conn != NULL && (conn->scans != NIL || wc_snapshots_need_link()))
 		conn_lost();
 	if (conn != NULL)
 		conn_drop();
@@ -384,80 +363,14 @@ static void
 conn_drop(void)
 {
 	WcConn	   *old = conn;
-	ListCell   *lc;
 
 	if (old == NULL)
 		return;
-	foreach(lc, old->snaps)
-		forget_pg_snapshot(lfirst(lc));
+	wc_snapshots_drop();
 	conn = NULL;
 	clear_slot(0, 0);
 	dsm_detach(old->seg);
 	MemoryContextReset(conn_cxt);
-}
-
-/*
- * Is PostgreSQL's snapshot su was taken under still in use by anything but
- * us: active (other than once as popping, which is about to be popped), or
- * registered by a query or cursor (other than ending, whose executor is
- * ending and whose registration goes next)?  While it is, a
- * statement may read under it again (a stable function called again, the
- * next FETCH of a cursor), and must read su's snapshot again.
- */
-static bool
-pg_snapshot_in_use(WcSnapUse *su, QueryDesc *ending, Snapshot popping)
-{
-	Snapshot	snap = su->pg_snapshot;
-	uint32		ours = 0;
-	ListCell   *lc;
-
-	if (snap->active_count > (snap == popping ? 1 : 0))
-		return true;
-	foreach(lc, conn->snaps)
-		if (((WcSnapUse *) lfirst(lc))->pg_snapshot == snap)
-			ours++;
-	if (ending != NULL && ending->snapshot == snap)
-		ours++;
-	if (ending != NULL && ending->crosscheck_snapshot == snap)
-		ours++;
-	return snap->regd_count > ours;
-}
-
-/* Is su's PostgreSQL snapshot (if it has one) still used by PostgreSQL? */
-static bool
-pg_snapshot_kept(WcSnapUse *su)
-{
-	return su->pg_snapshot != NULL && pg_snapshot_in_use(su, NULL, NULL);
-}
-
-/*
- * Does a scan, started or not, hold one of the link's snapshots, or is one
- * the snapshot of a statement still running (which a stable function
- * called again, say, must read again)?
- */
-static bool
-snapshots_held(void)
-{
-	ListCell   *lc;
-
-	foreach(lc, conn->snaps)
-	{
-		WcSnapUse  *su = lfirst(lc);
-
-		if (su->refs > 0 ||
-			(!su->ended && (su->pg_snapshot != NULL ? pg_snapshot_in_use(su, NULL, NULL) : su->current)))
-			return true;
-	}
-	return false;
-}
-
-/* Let go of the PostgreSQL snapshot that identified su's statement. */
-static void
-forget_pg_snapshot(WcSnapUse *su)
-{
-	if (su->pg_snapshot != NULL && TopTransactionResourceOwner != NULL)
-		UnregisterSnapshotFromOwner(su->pg_snapshot, TopTransactionResourceOwner);
-	su->pg_snapshot = NULL;
 }
 
 /*
@@ -549,37 +462,33 @@ send_msg(StringInfo msg, uint32 expect_scan, bool answered)
 	return 0;
 }
 
-/* Raise the ERROR answer in buf as our own error. */
+/*
+ * Raise the ERROR answer in buf as our own error.  Its sentences were
+ * written out (and translated) in the worker's source: they are relayed
+ * as they are, as postgres_fdw relays a remote server's.
+ */
 static void
 raise_answer_error(StringInfo buf)
 {
 	WcReader	r;
-	int			code;
-	size_t		mlen,
-				dlen,
-				hlen;
-	const uint8 *m,
-			   *d,
-			   *h;
+	WcErrorAnswer err;
 
 	wc_reader_init(&r, buf->data, buf->len);
-	(void) wc_get_u8(&r);
-	code = (int) wc_get_u32(&r);
-	m = wc_get_str(&r, &mlen);
-	d = wc_get_str(&r, &dlen);
-	h = wc_get_str(&r, &hlen);
-	if (r.bad)
+	if (!wc_read_error(&r, &err))
 		elog(ERROR, "malformed error answer from the widecolumn_fdw storage worker");
 	ereport(ERROR,
-			(errcode(code),
-			 errmsg_internal("%.*s", (int) mlen, (const char *) m),
-			 dlen ? errdetail_internal("%.*s", (int) dlen, (const char *) d) : 0,
-			 hlen ? errhint("%.*s", (int) hlen, (const char *) h) : 0));
+			(errcode(err.sqlstate),
+			 errmsg_internal("%.*s", (int) err.message.len, (const char *) err.message.data),
+			 err.detail.len ? errdetail_internal("%.*s", (int) err.detail.len,
+												 (const char *) err.detail.data) : 0,
+			 err.hint.len ? errhint("%.*s", (int) err.hint.len,
+									(const char *) err.hint.data) : 0));
 }
 
 /*
  * call
- *		Send a request that has an answer and wait for it; OK answers only.
+ *		Send a request that has an answer and wait for it.  An ERROR answer
+ *		is raised; answer reads any other, from its type byte on.
  */
 static void
 call(StringInfo msg, WcReader *answer)
@@ -593,31 +502,23 @@ call(StringInfo msg, WcReader *answer)
 		if (!receive_one())
 			wait_for_worker();
 	}
-	if (conn->sync_answer.len > 0 && conn->sync_answer.data[0] == WC_RESP_ERROR)
+	if (wc_is_error(conn->sync_answer.data, conn->sync_answer.len))
 		raise_answer_error(&conn->sync_answer);
-	if (conn->sync_answer.len == 0 || conn->sync_answer.data[0] != WC_RESP_OK)
-		elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
-	wc_reader_init(answer, conn->sync_answer.data + 1, conn->sync_answer.len - 1);
+	wc_reader_init(answer, conn->sync_answer.data, conn->sync_answer.len);
 }
 
-static void
-msg_begin(StringInfo msg, uint8 type)
+static pg_attribute_noreturn() void
+unexpected_answer(void)
 {
-	initStringInfo(msg);
-	appendStringInfoChar(msg, (char) type);
+	elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
 }
 
+/* Send a request that has no answer (msg is freed). */
 static void
-msg_u32(StringInfo msg, uint32 v)
+send_unanswered(StringInfo msg)
 {
-	appendBinaryStringInfo(msg, (const char *) &v, 4);
-}
-
-static void
-msg_str(StringInfo msg, const void *p, size_t len)
-{
-	msg_u32(msg, (uint32) len);
-	appendBinaryStringInfo(msg, p, len);
+	send_msg(msg, 0, false);
+	pfree(msg->data);
 }
 
 /*
@@ -636,9 +537,13 @@ handle_current(uint32 handle)
 		(handle >> WC_DB_ID_BITS) == (link_serial & (0xFFFFFFFFU >> WC_DB_ID_BITS));
 }
 
-/* The worker's id of a handle, checked against the current link. */
-static uint32
-db_id(uint32 handle)
+/*
+ * wc_client_db_id
+ *		The worker's id of a database handle, checked against the link
+ *		(made if there is none).
+ */
+uint32
+wc_client_db_id(uint32 handle)
 {
 	(void) conn_get();
 	if (!handle_current(handle))
@@ -648,6 +553,45 @@ db_id(uint32 handle)
 				 errdetail("The storage worker was restarted during this statement."),
 				 errhint("Retry the transaction. A COMMIT that was interrupted this way may or may not have been applied.")));
 	return handle & WC_DB_ID_MASK;
+}
+
+/* A new id for a scan or snapshot, unique on this backend's links. */
+uint32
+wc_client_new_id(void)
+{
+	return next_id++;
+}
+
+/*
+ * May a message be sent now?  Not without a link, nor while one is half
+ * sent (an abort that interrupted it drops the link).
+ */
+bool
+wc_client_can_send(void)
+{
+	return conn != NULL && !conn->sending;
+}
+
+/* Ask the worker for a snapshot of database wid (a worker's id), named id. */
+void
+wc_client_send_snapshot(uint32 wid, uint32 id)
+{
+	StringInfoData msg;
+
+	initStringInfo(&msg);
+	wc_write_snapshot(&msg, wid, id);
+	send_unanswered(&msg);
+}
+
+/* Tell the worker to drop snapshot id. */
+void
+wc_client_send_release(uint32 id)
+{
+	StringInfoData msg;
+
+	initStringInfo(&msg);
+	wc_write_release(&msg, id);
+	send_unanswered(&msg);
 }
 
 /*
@@ -660,6 +604,7 @@ wc_client_open_db(WcTable *t)
 	WcConn	   *c = conn_get();
 	ListCell   *lc;
 	StringInfoData msg;
+	WcOpenRequest req;
 	WcReader	r;
 	uint32		id;
 	WcKnownDb  *kd;
@@ -671,15 +616,18 @@ wc_client_open_db(WcTable *t)
 			return (link_serial << WC_DB_ID_BITS) | kd->id;
 	}
 
-	msg_begin(&msg, WC_REQ_OPEN);
-	msg_str(&msg, t->path, strlen(t->path));
-	msg_u32(&msg, t->cache_mb);
-	msg_u32(&msg, t->write_buffer_mb);
-	msg_u32(&msg, t->bloom_bits);
-	appendStringInfoChar(&msg, t->compression ? 1 : 0);
+	req.path.data = (const uint8 *) t->path;
+	req.path.len = strlen(t->path);
+	req.cache_mb = t->cache_mb;
+	req.write_buffer_mb = t->write_buffer_mb;
+	req.bloom_bits = t->bloom_bits;
+	req.compression = t->compression;
+	initStringInfo(&msg);
+	wc_write_open(&msg, &req);
 	call(&msg, &r);
 	pfree(msg.data);
-	id = wc_get_u32(&r);
+	if (!wc_read_open_answer(&r, &id))
+		unexpected_answer();
 
 	{
 		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
@@ -695,134 +643,25 @@ wc_client_open_db(WcTable *t)
 	return (link_serial << WC_DB_ID_BITS) | id;
 }
 
-/* Tell the worker to drop a snapshot nobody will read from again. */
-static void
-snapshot_release(WcSnapUse *su)
+/* ranges (WcKeyRange) as the wire carries them, in an array */
+static WcWireRange *
+wire_ranges(List *ranges)
 {
-	StringInfoData msg;
-
-	forget_pg_snapshot(su);
-	msg_begin(&msg, WC_REQ_RELEASE);
-	msg_u32(&msg, su->id);
-	send_msg(&msg, 0, false);
-	pfree(msg.data);
-	conn->snaps = list_delete_ptr(conn->snaps, su);
-	pfree(su);
-}
-
-/*
- * wc_client_snapshot_acquire
- *		The snapshot a scan starting in this statement reads db at.
- *
- * In READ COMMITTED each statement gets a snapshot of its own; in
- * REPEATABLE READ and SERIALIZABLE the first one lasts the transaction.
- * A scan holds its snapshot until wc_client_snapshot_release, so a cursor
- * declared in one statement and read in a later one still reads the
- * snapshot of its own statement.
- *
- * In READ COMMITTED a scan reads the snapshot taken under the same active
- * PostgreSQL snapshot: the statements of a volatile function each take a
- * PostgreSQL snapshot of their own, a stable function reads its caller's,
- * and a cursor's query reads the cursor's at every FETCH.  We keep that
- * PostgreSQL snapshot registered, so that its address cannot come back as
- * another's, for as long as PostgreSQL uses it (pg_snapshot_in_use); then it
- * is let go (release_unused), so that an idle transaction holds no xmin.  (A
- * transaction that wrote only here has no transaction id, so PostgreSQL's
- * snapshots alone do not change with its commit.)  Without an active
- * snapshot, a scan shares the statement's by its start time.
- */
-uint32
-wc_client_snapshot_acquire(uint32 db)
-{
-	TimestampTz stmt = IsolationUsesXactSnapshot() ? 0 : GetCurrentStatementStartTimestamp();
-	Snapshot	pg_snapshot = IsolationUsesXactSnapshot() || !ActiveSnapshotSet() ? NULL :
-		GetActiveSnapshot();
-	ListCell   *lc;
-	WcSnapUse  *su = NULL;
-	StringInfoData msg;
-	MemoryContext old;
-	uint32		wid;
-
-	wid = db_id(db);			/* conn_get, and the handle checked */
-	foreach(lc, conn->snaps)
-	{
-		WcSnapUse  *u = lfirst(lc);
-
-		if (u->db != db || u->ended)
-			continue;
-		if (pg_snapshot != NULL ? u->pg_snapshot == pg_snapshot :
-			u->current && u->pg_snapshot == NULL && u->statement == stmt)
-		{
-			u->refs++;
-			return u->id;
-		}
-	}
-
-	/* The statement's or transaction's before: kept while still in use. */
-	foreach(lc, conn->snaps)
-	{
-		WcSnapUse  *u = lfirst(lc);
-
-		if (u->db == db && u->current)
-			su = u;
-	}
-	if (su != NULL)
-	{
-		su->current = false;
-		if (su->refs == 0 && !pg_snapshot_kept(su))
-			snapshot_release(su);
-	}
-	release_unused();
-
-	old = MemoryContextSwitchTo(conn_cxt);
-	su = palloc(sizeof(WcSnapUse));
-	su->db = db;
-	su->id = next_id++;
-	su->statement = stmt;
-	su->pg_snapshot = NULL;
-	su->refs = 1;
-	su->current = true;
-	su->ended = false;
-	conn->snaps = lappend(conn->snaps, su);
-	MemoryContextSwitchTo(old);
-	if (pg_snapshot != NULL && pg_snapshot->copied)
-		su->pg_snapshot = RegisterSnapshotOnOwner(pg_snapshot, TopTransactionResourceOwner);
-
-	msg_begin(&msg, WC_REQ_SNAPSHOT);
-	msg_u32(&msg, wid);
-	msg_u32(&msg, su->id);
-	send_msg(&msg, 0, false);
-	pfree(msg.data);
-	return su->id;
-}
-
-/* A scan is done with its snapshot. */
-void
-wc_client_snapshot_release(uint32 id)
-{
+	WcWireRange *out = palloc(sizeof(WcWireRange) * (list_length(ranges) + 1));
+	int			i = 0;
 	ListCell   *lc;
 
-	if (conn == NULL || conn->sending)
-		return;
-	foreach(lc, conn->snaps)
+	foreach(lc, ranges)
 	{
-		WcSnapUse  *su = lfirst(lc);
+		WcKeyRange *kr = lfirst(lc);
 
-		if (su->id == id)
-		{
-			if (--su->refs == 0 && !su->current &&
-				!pg_snapshot_kept(su))
-				snapshot_release(su);
-			return;
-		}
+		out[i].start.data = kr->start;
+		out[i].start.len = kr->start_len;
+		out[i].end.data = kr->end;
+		out[i].end.len = kr->end_len;
+		i++;
 	}
-}
-
-static void
-msg_range(StringInfo msg, WcKeyRange *kr)
-{
-	msg_str(msg, kr->start, kr->start_len);
-	msg_str(msg, kr->end, kr->end_len);
+	return out;
 }
 
 /*
@@ -841,12 +680,12 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 					 SubTransactionId subid)
 {
 	StringInfoData msg;
+	WcScanRequest req;
 	WcRemoteScan *s;
-	ListCell   *lc;
 	MemoryContext old;
 	uint32		wid;
 
-	wid = db_id(db);			/* conn_get, and the handle checked */
+	wid = wc_client_db_id(db);			/* conn_get, and the handle checked */
 	old = MemoryContextSwitchTo(conn_cxt);
 	s = palloc0(sizeof(WcRemoteScan));
 	s->id = next_id++;
@@ -857,19 +696,25 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	conn->scans = lappend(conn->scans, s);
 	MemoryContextSwitchTo(old);
 
-	msg_begin(&msg, WC_REQ_SCAN);
-	msg_u32(&msg, wid);
-	msg_u32(&msg, snapshot);
-	msg_u32(&msg, s->id);
-	appendStringInfoChar(&msg, (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
-						 (versions ? WC_SCAN_VERSIONS : 0));
-	appendBinaryStringInfo(&msg, (const char *) &limit, 8);
-	appendBinaryStringInfo(&msg, (const char *) &(uint16) {ncols}, 2);
+	req.db = wid;
+	req.snapshot = snapshot;
+	req.scan = s->id;
+	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
+		(versions ? WC_SCAN_VERSIONS : 0);
+	req.limit = limit;
+	req.ncols = ncols;
+	req.cols = palloc(sizeof(WcBytes) * (ncols + 1));
 	for (int i = 0; i < ncols; i++)
-		msg_str(&msg, cols[i], col_lens[i]);
-	msg_u32(&msg, list_length(ranges));
-	foreach(lc, ranges)
-		msg_range(&msg, lfirst(lc));
+	{
+		req.cols[i].data = cols[i];
+		req.cols[i].len = col_lens[i];
+	}
+	req.nranges = list_length(ranges);
+	req.ranges = wire_ranges(ranges);
+	initStringInfo(&msg);
+	wc_write_scan(&msg, &req);
+	pfree(req.cols);
+	pfree(req.ranges);
 	s->asked = 1;
 	send_msg(&msg, s->id, true);
 	pfree(msg.data);
@@ -888,7 +733,7 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 	WcRemoteScan *s = find_scan(id);
 	StringInfoData tmp;
 	WcReader	r;
-	uint64		entries;
+	WcBatchHeader header;
 
 	if (s == NULL)
 		ereport(ERROR,
@@ -913,20 +758,17 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 	s->head = (s->head + 1) % WC_SCAN_AHEAD;
 	s->nready--;
 
-	if (s->current.len > 0 && s->current.data[0] == WC_RESP_ERROR)
+	if (wc_is_error(s->current.data, s->current.len))
 	{
 		s->finished = true;
 		raise_answer_error(&s->current);
 	}
 	wc_reader_init(&r, s->current.data, s->current.len);
-	if (wc_get_u8(&r) != WC_RESP_BATCH)
-		elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
-	out->done = wc_get_u8(&r) != 0;
-	out->rows_left = wc_get_u32(&r);
-	entries = wc_get_u64(&r);
-	if (r.bad)
-		elog(ERROR, "malformed batch from the widecolumn_fdw storage worker");
-	s->entries += entries;
+	if (!wc_read_batch(&r, &header))
+		unexpected_answer();
+	out->done = header.done;
+	out->rows_left = header.nrows;
+	s->entries += header.entries;
 	out->r = r;
 
 	if (out->done)
@@ -942,8 +784,8 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 		{
 			StringInfoData msg;
 
-			msg_begin(&msg, WC_REQ_NEXT);
-			msg_u32(&msg, s->id);
+			initStringInfo(&msg);
+			wc_write_next(&msg, s->id);
 			s->asked++;
 			send_msg(&msg, s->id, true);
 			pfree(msg.data);
@@ -967,10 +809,9 @@ scan_forget(WcRemoteScan *s)
 	{
 		StringInfoData msg;
 
-		msg_begin(&msg, WC_REQ_CLOSE);
-		msg_u32(&msg, s->id);
-		send_msg(&msg, 0, false);
-		pfree(msg.data);
+		initStringInfo(&msg);
+		wc_write_close(&msg, s->id);
+		send_unanswered(&msg);
 	}
 	/* An answer still on its way finds no scan and is dropped. */
 	conn->scans = list_delete_ptr(conn->scans, s);
@@ -980,29 +821,24 @@ scan_forget(WcRemoteScan *s)
 	pfree(s);
 }
 
-void
-wc_client_scan_end(uint32 id)
+/*
+ * quietly
+ *		Run fn(arg), which sends messages, where an error cannot be raised:
+ *		in a transaction's commit or abort.
+ *
+ * On an error (the link lost) the link is dropped instead, and the worker
+ * frees everything we held there.  The error reset the interrupt holdoff
+ * that our caller, PostgreSQL's commit or abort, still counts on: it is
+ * put back.
+ */
+static void
+quietly(void (*fn) (void *arg), void *arg)
 {
-	WcRemoteScan *s = find_scan(id);
-	uint32		holdoff = InterruptHoldoffCount;
+	volatile uint32 holdoff = InterruptHoldoffCount;
 
-	if (s == NULL)
-		return;
-	if (IsTransactionState())
-	{
-		scan_forget(s);
-		return;
-	}
-
-	/*
-	 * The scan ends in a transaction's abort (a portal dropped): an error
-	 * there, the link lost, must not escape, and it reset the interrupt
-	 * holdoff the abort counts on.  Drop the link; the worker frees the
-	 * scan.
-	 */
 	PG_TRY();
 	{
-		scan_forget(s);
+		fn(arg);
 	}
 	PG_CATCH();
 	{
@@ -1013,17 +849,34 @@ wc_client_scan_end(uint32 id)
 	PG_END_TRY();
 }
 
-/* Send one WRITE message: payload holds whole rows. */
+static void
+scan_forget_cb(void *arg)
+{
+	scan_forget(arg);
+}
+
 void
-wc_client_write(uint32 db, StringInfo payload)
+wc_client_scan_end(uint32 id)
+{
+	WcRemoteScan *s = find_scan(id);
+
+	if (s == NULL)
+		return;
+	if (IsTransactionState())
+		scan_forget(s);
+	else
+		quietly(scan_forget_cb, s);	/* a portal dropped in an abort */
+}
+
+/* Send one WRITE message: rows holds whole rows (wc_write_row). */
+void
+wc_client_write(uint32 db, StringInfo rows)
 {
 	StringInfoData msg;
 
-	msg_begin(&msg, WC_REQ_WRITE);
-	msg_u32(&msg, db_id(db));
-	appendBinaryStringInfo(&msg, payload->data, payload->len);
-	send_msg(&msg, 0, false);
-	pfree(msg.data);
+	initStringInfo(&msg);
+	wc_write_write(&msg, wc_client_db_id(db), rows);
+	send_unanswered(&msg);
 }
 
 /* Forget the WRITE messages sent for db. */
@@ -1035,10 +888,9 @@ wc_client_abort(uint32 db)
 	/* a handle of an old link: the old worker took its writes with it */
 	if (conn == NULL || conn->sending || !handle_current(db))
 		return;
-	msg_begin(&msg, WC_REQ_ABORT);
-	msg_u32(&msg, db & WC_DB_ID_MASK);
-	send_msg(&msg, 0, false);
-	pfree(msg.data);
+	initStringInfo(&msg);
+	wc_write_abort(&msg, db & WC_DB_ID_MASK);
+	send_unanswered(&msg);
 }
 
 /* Apply the WRITE messages sent for db, atomically. */
@@ -1064,11 +916,12 @@ wc_client_commit(uint32 db, bool sync)
 			pg_usleep(secs * 1000000L + usecs);
 		}
 	}
-	msg_begin(&msg, WC_REQ_COMMIT);
-	msg_u32(&msg, db_id(db));
-	appendStringInfoChar(&msg, sync ? 1 : 0);
+	initStringInfo(&msg);
+	wc_write_commit(&msg, wc_client_db_id(db), sync);
 	call(&msg, &r);
 	pfree(msg.data);
+	if (!wc_read_ok(&r))
+		unexpected_answer();
 }
 
 /* LevelDB's estimate of the bytes stored in ranges. */
@@ -1076,19 +929,30 @@ uint64
 wc_client_estimate(uint32 db, List *ranges)
 {
 	StringInfoData msg;
+	WcEstimateRequest req;
 	WcReader	r;
-	ListCell   *lc;
 	uint64		bytes;
 
-	msg_begin(&msg, WC_REQ_ESTIMATE);
-	msg_u32(&msg, db_id(db));
-	msg_u32(&msg, list_length(ranges));
-	foreach(lc, ranges)
-		msg_range(&msg, lfirst(lc));
+	req.db = wc_client_db_id(db);
+	req.nranges = list_length(ranges);
+	req.ranges = wire_ranges(ranges);
+	initStringInfo(&msg);
+	wc_write_estimate(&msg, &req);
+	pfree(req.ranges);
 	call(&msg, &r);
 	pfree(msg.data);
-	bytes = wc_get_u64(&r);
+	if (!wc_read_estimate_answer(&r, &bytes))
+		unexpected_answer();
 	return bytes;
+}
+
+static void
+xact_end_cb(void *arg)
+{
+	while (conn != NULL && conn->scans != NIL)
+		scan_forget(linitial(conn->scans));
+	if (conn != NULL)
+		wc_snapshots_release_all();
 }
 
 /*
@@ -1102,9 +966,6 @@ wc_client_estimate(uint32 db, List *ranges)
 void
 wc_client_xact_end(bool abort)
 {
-	ListCell   *lc;
-	volatile uint32 holdoff = 0;
-
 	if (conn == NULL)
 		return;
 	if (abort && conn->sending)
@@ -1112,40 +973,8 @@ wc_client_xact_end(bool abort)
 		conn_drop();
 		return;
 	}
-	foreach(lc, conn->snaps)
-		forget_pg_snapshot(lfirst(lc));
-	PG_TRY();
-	{
-		holdoff = InterruptHoldoffCount;
-		while (conn != NULL && conn->scans != NIL)
-			scan_forget(linitial(conn->scans));
-		if (conn != NULL)
-		{
-			foreach(lc, conn->snaps)
-			{
-				StringInfoData msg;
-
-				msg_begin(&msg, WC_REQ_RELEASE);
-				msg_u32(&msg, ((WcSnapUse *) lfirst(lc))->id);
-				send_msg(&msg, 0, false);
-				pfree(msg.data);
-			}
-			list_free_deep(conn->snaps);
-			conn->snaps = NIL;
-		}
-	}
-	PG_CATCH();
-	{
-		/*
-		 * At transaction end an error cannot be raised; start afresh.  The
-		 * error reset the interrupt holdoff that our caller, PostgreSQL's
-		 * commit or abort, still counts on: put it back.
-		 */
-		InterruptHoldoffCount = holdoff;
-		FlushErrorState();
-		conn_drop();
-	}
-	PG_END_TRY();
+	wc_snapshots_forget_pg();
+	quietly(xact_end_cb, NULL);
 }
 
 /* Close the scans a rolled-back subtransaction opened. */
@@ -1176,95 +1005,12 @@ wc_client_subxact_abort(SubTransactionId subid)
 }
 
 /*
- * release_unused_ending
- *		Let go of the PostgreSQL snapshots no statement uses any more (ending:
- *		a query whose executor is ending).
- *
- * Only PostgreSQL's snapshot, not the worker's: this runs as executors and
- * utility statements end, no place for a message that could fail.
- * release_unused, at the next snapshot_acquire, or the transaction's end
- * sends the worker its release.
- */
-static void
-release_unused_ending(QueryDesc *ending, Snapshot popping)
-{
-	ListCell   *lc;
-
-	if (conn == NULL)
-		return;
-	foreach(lc, conn->snaps)
-	{
-		WcSnapUse  *su = lfirst(lc);
-
-		if (!su->ended && su->pg_snapshot != NULL && !pg_snapshot_in_use(su, ending, popping))
-		{
-			forget_pg_snapshot(su);
-			su->ended = true;
-		}
-	}
-}
-
-/* The same, and release the worker's snapshots nothing reads any more. */
-static void
-release_unused(void)
-{
-	ListCell   *lc;
-
-	release_unused_ending(NULL, NULL);
-	foreach(lc, conn->snaps)
-	{
-		WcSnapUse  *su = lfirst(lc);
-
-		if (su->ended && !su->current && su->refs == 0)
-		{
-			snapshot_release(su);
-			release_unused();	/* the list changed under us: start over */
-			return;
-		}
-	}
-}
-
-static void
-wc_executor_end(QueryDesc *queryDesc)
-{
-	if (prev_executor_end)
-		prev_executor_end(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
-	release_unused_ending(queryDesc, NULL);
-}
-
-static void
-wc_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-				   ProcessUtilityContext context, ParamListInfo params,
-				   QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	/* a top-level statement's snapshot, popped when it returns */
-	Snapshot	popping = context == PROCESS_UTILITY_TOPLEVEL && ActiveSnapshotSet() ?
-		GetActiveSnapshot() : NULL;
-
-	if (prev_process_utility)
-		prev_process_utility(pstmt, queryString, readOnlyTree, context, params,
-							 queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-								queryEnv, dest, qc);
-	release_unused_ending(NULL, popping);
-}
-
-/*
  * wc_client_init
- *		Define the test setting of this file, and watch for queries' and
- *		utility statements' ends (release_unused).
+ *		Define the test setting of this file.
  */
 void
 wc_client_init(void)
 {
-	prev_executor_end = ExecutorEnd_hook;
-	ExecutorEnd_hook = wc_executor_end;
-	prev_process_utility = ProcessUtility_hook;
-	ProcessUtility_hook = wc_process_utility;
-
 	DefineCustomIntVariable("widecolumn_fdw.debug_pause_before_commit_ms",
 							"Waits this long after sending a transaction's writes, before its COMMIT (for tests).",
 							NULL,

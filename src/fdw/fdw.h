@@ -129,8 +129,11 @@ typedef struct WcBatchReader
 
 extern void wc_client_init(void);
 extern uint32 wc_client_open_db(WcTable *t);
-extern uint32 wc_client_snapshot_acquire(uint32 db);
-extern void wc_client_snapshot_release(uint32 snapshot);
+extern uint32 wc_client_db_id(uint32 handle);
+extern uint32 wc_client_new_id(void);
+extern bool wc_client_can_send(void);
+extern void wc_client_send_snapshot(uint32 wid, uint32 id);
+extern void wc_client_send_release(uint32 id);
 extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
 								   List *ranges, bool reverse, bool bulk, bool versions,
 								   uint64 limit,
@@ -139,12 +142,21 @@ extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
 extern bool wc_client_scan_next_batch(uint32 scan, WcBatchReader *out);
 extern void wc_client_scan_end(uint32 scan);
 extern uint64 wc_client_scan_entries(uint32 scan);
-extern void wc_client_write(uint32 db, StringInfo payload);
+extern void wc_client_write(uint32 db, StringInfo rows);
 extern void wc_client_commit(uint32 db, bool sync);
 extern void wc_client_abort(uint32 db);
 extern uint64 wc_client_estimate(uint32 db, List *ranges);
 extern void wc_client_xact_end(bool abort);
 extern void wc_client_subxact_abort(SubTransactionId subid);
+
+/* in snapshot.c */
+extern void wc_snapshot_init(void);
+extern uint32 wc_client_snapshot_acquire(uint32 db);
+extern void wc_client_snapshot_release(uint32 snapshot);
+extern bool wc_snapshots_need_link(void);
+extern void wc_snapshots_forget_pg(void);
+extern void wc_snapshots_drop(void);
+extern void wc_snapshots_release_all(void);
 
 /* in txn.c */
 typedef struct WcTxnTable WcTxnTable;

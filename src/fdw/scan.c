@@ -785,7 +785,7 @@ static void
 stored_advance(WcScanState *ss)
 {
 	WcReader   *r;
-	uint16		ncells;
+	WcBatchRow	row;
 
 	ss->have_stored = false;
 	while (!ss->have_batch || ss->batch.rows_left == 0)
@@ -807,25 +807,24 @@ stored_advance(WcScanState *ss)
 
 	r = &ss->batch.r;
 	ss->batch.rows_left--;
-	ss->s_key = wc_get_str(r, &ss->s_keylen);
-	ss->s_other = wc_get_u8(r) != 0;
-	ncells = wc_get_u16(r);
+	if (!wc_read_batch_row(r, &row))
+		malformed_batch();
+	ss->s_key = row.key.data;
+	ss->s_keylen = row.key.len;
+	ss->s_other = row.other;
 	for (int i = 0; i < ss->nreq; i++)
 		ss->s_vals[i] = NULL;
-	for (int i = 0; i < ncells && !r->bad; i++)
+	for (int i = 0; i < row.ncells; i++)
 	{
-		uint16		idx = wc_get_u16(r);
-		size_t		len;
-		const uint8 *v = wc_get_str(r, &len);
+		uint16		idx;
+		WcBytes		v;
 
-		if (idx >= ss->nreq)
+		if (!wc_read_batch_cell(r, &idx, &v) || idx >= ss->nreq)
 			malformed_batch();
-		ss->s_vals[idx] = v;
-		ss->s_lens[idx] = len;
+		ss->s_vals[idx] = v.data;
+		ss->s_lens[idx] = v.len;
 	}
-	if (ss->versions)
-		ss->s_version = wc_get_u64(r);
-	if (r->bad)
+	if (ss->versions && !wc_read_batch_version(r, &ss->s_version))
 		malformed_batch();
 	ss->have_stored = true;
 	ss->stored_rows++;

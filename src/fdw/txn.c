@@ -907,29 +907,17 @@ flush_db(const char *path, uint32 horizon)
 			WcTxnRow	row;
 			size_t		klen;
 			uint8	   *k;
-			uint32		n;
 
 			if (!replay(tt, e, horizon, &row))
 				continue;
 			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
-			n = (uint32) klen;
-			appendBinaryStringInfo(&payload, (const char *) &n, 4);
-			appendBinaryStringInfo(&payload, (const char *) k, klen);
-			appendStringInfoChar(&payload, row.deleted ? 1 : 0);
-			n = (uint32) row.ncells;
-			appendBinaryStringInfo(&payload, (const char *) &n, 4);
+			wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
 			for (int i = 0; i < row.ncells; i++)
 			{
 				WcTxnCell  *c = &row.cells[i];
 
-				n = (uint32) c->famqual_len;
-				appendBinaryStringInfo(&payload, (const char *) &n, 4);
-				appendBinaryStringInfo(&payload, (const char *) c->famqual, c->famqual_len);
-				appendStringInfoChar(&payload, c->value ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE);
-				n = c->value ? (uint32) c->value_len : 0;
-				appendBinaryStringInfo(&payload, (const char *) &n, 4);
-				if (c->value)
-					appendBinaryStringInfo(&payload, (const char *) c->value, c->value_len);
+				wc_write_row_cell(&payload, c->famqual, c->famqual_len,
+								  c->value, c->value_len);
 			}
 			pfree(k);
 			if (row.cells)

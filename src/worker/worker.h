@@ -1,22 +1,34 @@
 /*-------------------------------------------------------------------------
  *
  * worker.h
- *	  Declarations private to the storage worker (worker.c, cells.c).
+ *	  Declarations private to the storage worker (src/worker).
+ *
+ * The worker's state is a WcClient per attached backend (its queues, the
+ * snapshots, scans and uncommitted writes it holds there) and a WcOpenDb
+ * per LevelDB database.  Functions are grouped by the file that defines
+ * them; LevelDB's wall is storage.h.
  *
  *-------------------------------------------------------------------------
  */
 #ifndef WC_WORKER_H
 #define WC_WORKER_H
 
+#include <sys/types.h>
+
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "storage/dsm.h"
+#include "storage/shm_mq.h"
+#include "utils/elog.h"
+#include "utils/palloc.h"
 
+#include "common/keycodec.h"
 #include "common/wire.h"
 #include "worker/storage.h"
 
 /*
- * Target sizes of scan batches (cells.c): the first, the next few, at most;
- * full scans: always the bulk size.
+ * Target sizes of scan batches (cellscan.c): the first, the next few, at
+ * most; full scans: always the bulk size.
  */
 #define WC_FIRST_BATCH_BYTES	(8 * 1024)
 #define WC_SMALL_BATCH_BYTES	(16 * 1024)
@@ -45,28 +57,93 @@ typedef struct WcCellScan WcCellScan;
 typedef struct WcClientWrites
 {
 	uint32		db;
-	List	   *msgs;			/* WRITE payloads (StringInfo) */
+	List	   *msgs;			/* the rows of WRITE requests (StringInfo) */
 	StringInfoData lowest;		/* the lowest and highest row prefix in them */
 	StringInfoData highest;
 } WcClientWrites;
 
-/* in worker.c */
-extern void wc_worker_register(void);
+/* A snapshot a backend holds, by the id the backend chose. */
+typedef struct WcClientSnap
+{
+	uint32		id;
+	WcOpenDb   *odb;
+	WcSnap	   *snap;
+} WcClientSnap;
 
-/* in cells.c */
-extern int	wc_debug_crash_after_commit_batches;
-extern int	wc_debug_clock_step_back;
-extern void cells_load_clock(WcOpenDb *odb);
-extern void cells_recover(WcOpenDb *odb);
-extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, WcReader *r,
-								   bool reverse, bool fill_cache, bool versions,
-								   uint64 limit);
+/* A scan, by the backend's id; it and all it holds live in cxt. */
+typedef struct WcClientScan
+{
+	uint32		id;
+	MemoryContext cxt;
+	WcCellScan *scan;
+} WcClientScan;
+
+/*
+ * A scan or snapshot that wc_db_close_after_failure took from a backend:
+ * the backend's next use of it is an error, not an empty answer.
+ */
+typedef struct WcLost
+{
+	uint32		id;
+	bool		is_scan;
+	WcOpenDb   *odb;
+} WcLost;
+
+/* An attached backend. */
+typedef struct WcClient
+{
+	int			slot;
+	dsm_handle	handle;
+	dsm_segment *seg;
+	shm_mq_handle *in;
+	shm_mq_handle *out;
+	MemoryContext cxt;
+	List	   *snaps;			/* WcClientSnap */
+	List	   *scans;			/* WcClientScan */
+	List	   *lost;			/* WcLost */
+	List	   *writes;			/* WcClientWrites */
+	StringInfoData answer;		/* built or waiting to be sent */
+	bool		answer_pending;
+	ErrorData  *deferred;		/* error of an unanswered request */
+	bool		commit_waiting; /* its commit is with the commit writer */
+	bool		gone;			/* freed while it was: wc_collect_commits frees */
+} WcClient;
+
+/* in main.c: the main loop and the attached backends */
+extern WcClient **wc_clients;	/* by slot; wc_shared->nslots of them */
+extern MemoryContext wc_worker_cxt; /* lives as long as the worker */
+extern MemoryContext wc_request_cxt;	/* reset after each request */
+extern void wc_worker_register(void);
+extern ErrorData *wc_take_error(WcClient *c);
+
+/* in serve.c: the requests */
+extern void wc_serve_request(WcClient *c, const uint8 *data, size_t len);
+extern void wc_serve_refused_commit(WcClient *c, const uint8 *data, size_t len);
+extern bool wc_collect_commits(void);
+extern void wc_client_release_all(WcClient *c);
+
+/* in databases.c: the databases, their registry, reopening after failure */
+extern uint32 wc_db_open(const WcOpenRequest *req);
+extern WcOpenDb *wc_db_lookup(uint32 id);
+extern void wc_db_reopen(WcOpenDb *odb);
+extern void wc_db_close_after_failure(WcOpenDb *odb);
+extern void wc_db_close_all(void);
+extern void wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go);
+
+/* in cellscan.c: reading rows */
+extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req);
 extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
 extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
+extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
+
+/* in cellcommit.c: writing rows, the clock, recovery */
+extern int	wc_debug_crash_after_commit_batches;
+extern int	wc_debug_clock_step_back;
+extern void cells_load_clock(WcOpenDb *odb);
+extern void cells_recover(WcOpenDb *odb);
 extern bool cells_commit_is_large(WcClientWrites *w);
 extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
-extern uint64 cells_estimate(WcOpenDb *odb, WcReader *r);
 
 #endif							/* WC_WORKER_H */

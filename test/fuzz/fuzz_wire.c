@@ -1,45 +1,40 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_wire.c
- *	  libFuzzer harness of the storage worker's request decoding: the
- *	  WcReader of src/common/wire.h and the structural checks of src/common/wire.c.
+ *	  libFuzzer harness of the messages between backends and the storage
+ *	  worker: the readers and writers of src/common/wire.c, the very
+ *	  functions the worker and the backends run.
  *
- *		clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc \
- *			test/fuzz/fuzz_wire.c src/common/wire.c src/common/keycodec.c
+ *		clang -g -O1 -fsanitize=fuzzer,address,undefined -DFRONTEND \
+ *			-Isrc -I$(pg_config --includedir-server) \
+ *			test/fuzz/fuzz_wire.c src/common/wire.c src/common/keycodec.c \
+ *			$(pg_config --pkglibdir)/libpgcommon.a $(pg_config --pkglibdir)/libpgport.a
  *
- * An input is one whole request as a backend sends it (type byte first,
- * src/common/wire.h), and the harness reads it as serve_request in worker.c does:
+ * (wire.c needs only palloc and StringInfo, which PostgreSQL's frontend
+ * library has too.)  An input is one whole message, type byte first, and
+ * goes to the reader of its type, as the worker's dispatch (serve.c) or a
+ * backend's client (client.c) hands it over.  Whatever the input:
  *
- *  - WRITE: u32 db, then wc_check_write on the rest.  When the check
- *	  accepts, the rows are walked again exactly as cells_commit walks them
- *	  (str table+rowkey, u8 deleted, u32 ncells {str fq, u8 tag, str value}),
- *	  and that walk must never find the message short (r.bad), every prefix
- *	  must be exactly two escaped components and every fq two more with a
- *	  non-empty family, tags must be valid, and every key cells_commit would
- *	  build (prefix | fq | timestamp, and the row tombstone's) must have the
- *	  layout parse_key in cells.c accepts.  The rows up to any row boundary
- *	  must pass the check too.
- *
- *  - SCAN: u32 db, u32 snapshot, u32 scan, u8 reverse, u64 limit, then
- *	  wc_check_scan on the rest.  When it accepts, the rest is read again as
- *	  cells_scan_open reads it, which must not find it short, and every
- *	  column must be two escaped components.
- *
- *  - any other type byte: the remaining bytes go to both checks directly,
- *	  and the fixed-layout requests (OPEN, ESTIMATE, ...) are read as the
- *	  worker reads them, so the reader itself is exercised.
- *
- * libFuzzer hands over a buffer of exactly the input's size, so
- * AddressSanitizer reports any read past the end of the message.
+ *  - a reader never reads past the message (libFuzzer hands over a buffer
+ *	  of exactly the input's size, so AddressSanitizer sees any overrun);
+ *  - a request a reader accepts is written again by its writer to exactly
+ *	  the same bytes (booleans aside, which are written as 0 or 1), so the
+ *	  two sides agree on every layout;
+ *  - in an accepted SCAN every column, and in an accepted WRITE every row
+ *	  prefix and every family+qualifier, is exactly two escaped components
+ *	  (checked here with wc_unescape, independently of the reader), no
+ *	  cell looks like the row tombstone, tags and lengths are valid, every
+ *	  key the commit would build has the layout the scans parse, and every
+ *	  row lies within the span the reader found;
+ *  - the rows of an accepted WRITE up to any row boundary are a valid
+ *	  request on their own (the backend sends them in chunks).
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres_fe.h"
+
 #include "common/keycodec.h"
 #include "common/wire.h"
-
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #define CHECK(cond) \
 	do { \
@@ -51,12 +46,9 @@
 		} \
 	} while (0)
 
-/* cells.c */
-static const uint8_t row_tombstone_fq[] = {0x00, 0x01, 0x00, 0x01};
-
-/* s is exactly n components (wire.c's own test, redone independently) */
+/* b is exactly n components (the reader's own test, redone independently) */
 static int
-n_components(const uint8_t *s, size_t len, int n)
+n_components(WcBytes b, int n)
 {
 	size_t		pos = 0;
 
@@ -65,36 +57,35 @@ n_components(const uint8_t *s, size_t len, int n)
 		size_t		c = 0,
 					c2 = 0,
 					olen = 0;
-		uint8_t    *out = malloc(len - pos + 1);
+		uint8_t    *out = malloc(b.len - pos + 1);
 		int			r1,
 					r2;
 
 		CHECK(out != NULL);
-		r1 = wc_component_end(s + pos, len - pos, &c);
-		r2 = wc_unescape(s + pos, len - pos, out, &c2, &olen);
+		r1 = wc_component_end(b.data + pos, b.len - pos, &c);
+		r2 = wc_unescape(b.data + pos, b.len - pos, out, &c2, &olen);
 		free(out);
 		CHECK(r1 == r2);
 		if (r1 != 0)
 			return 0;
-		CHECK(c == c2 && c <= len - pos);
+		CHECK(c == c2 && c <= b.len - pos);
 		pos += c;
 	}
-	return pos == len;
+	return pos == b.len;
 }
 
-/* parse_key of cells.c must accept what cells_commit writes */
+/* The keys the commit builds (prefix | fq | timestamp) parse as scans parse them. */
 static void
-check_stored_key(const uint8_t *prefix, size_t plen,
-				 const uint8_t *fq, size_t fqlen)
+check_stored_key(WcBytes prefix, const uint8_t *fq, size_t fqlen)
 {
-	size_t		n = plen + fqlen + WC_TS_LEN;
+	size_t		n = prefix.len + fqlen + WC_TS_LEN;
 	uint8_t    *k = malloc(n);
 	size_t		pos = 0;
 
 	CHECK(k != NULL);
-	memcpy(k, prefix, plen);
-	memcpy(k + plen, fq, fqlen);
-	wc_encode_ts(1614945840000000ULL, k + plen + fqlen);
+	memcpy(k, prefix.data, prefix.len);
+	memcpy(k + prefix.len, fq, fqlen);
+	wc_encode_ts(1614945840000000ULL, k + prefix.len + fqlen);
 	for (int part = 0; part < 4; part++)
 	{
 		size_t		c;
@@ -102,153 +93,289 @@ check_stored_key(const uint8_t *prefix, size_t plen,
 		CHECK(wc_component_end(k + pos, n - pos, &c) == 0);
 		pos += c;
 		if (part == 1)
-			CHECK(pos == plen);
+			CHECK(pos == prefix.len);
 	}
 	CHECK(n - pos == WC_TS_LEN);
 	free(k);
 }
 
-/* The span wc_check_write gave for the request walk_write reads. */
-static WcRowSpan walk_span;
+static int
+within(WcBytes b, const uint8_t *data, size_t size)
+{
+	return b.len == 0 || (b.data >= data && b.data + b.len <= data + size);
+}
+
+/* buf holds exactly size bytes equal to data */
+static void
+check_same(StringInfo buf, const uint8_t *data, size_t size)
+{
+	CHECK((size_t) buf->len == size);
+	CHECK(memcmp(buf->data, data, size) == 0);
+}
 
 /*
- * The rows of an accepted WRITE, walked as cells_commit walks them.
+ * The rows of an accepted WRITE, walked with the reader the commit uses.
  * Returns the offset of the end of the first row (0 if none).
  */
 static size_t
-walk_write(const uint8_t *data, size_t len)
+walk_rows(const WcWriteRequest *req)
 {
-	WcReader	r;
+	WcReader	rows;
+	WcRowWrite	row;
 	size_t		first_row_end = 0;
 
-	wc_reader_init(&r, data, len);
-	while (!r.bad && wc_reader_left(&r) > 0)
+	wc_reader_init(&rows, req->rows.data, req->rows.len);
+	while (wc_read_row(&rows, &row))
 	{
-		size_t		plen;
-		const uint8_t *prefix = wc_get_str(&r, &plen);
-		uint8_t		deleted = wc_get_u8(&r);
-		uint32_t	ncells = wc_get_u32(&r);
-
-		CHECK(!r.bad);
-		CHECK(prefix != NULL);
-		CHECK(deleted == 0 || deleted == 1);
-		CHECK(n_components(prefix, plen, 2));
-		/* every row lies within the span wc_check_write found */
-		CHECK(wc_compare_bytes(prefix, plen, walk_span.lowest, walk_span.lowest_len) >= 0);
-		CHECK(wc_compare_bytes(prefix, plen, walk_span.highest, walk_span.highest_len) <= 0);
-		if (deleted)
-			check_stored_key(prefix, plen, row_tombstone_fq, sizeof(row_tombstone_fq));
-		for (uint32_t i = 0; i < ncells && !r.bad; i++)
+		CHECK(n_components(row.prefix, 2));
+		CHECK(wc_compare_bytes(row.prefix.data, row.prefix.len,
+							   req->lowest.data, req->lowest.len) >= 0);
+		CHECK(wc_compare_bytes(row.prefix.data, row.prefix.len,
+							   req->highest.data, req->highest.len) <= 0);
+		if (row.deleted)
+			check_stored_key(row.prefix, wc_row_tombstone_fq, sizeof(wc_row_tombstone_fq));
+		for (uint32_t i = 0; i < row.ncells; i++)
 		{
-			size_t		fqlen,
-						vlen;
-			const uint8_t *fq = wc_get_str(&r, &fqlen);
-			uint8_t		tag = wc_get_u8(&r);
-			const uint8_t *v = wc_get_str(&r, &vlen);
+			WcCellWrite cell;
 
-			CHECK(!r.bad);
-			CHECK(fq != NULL && v != NULL);
-			CHECK(n_components(fq, fqlen, 2));
+			CHECK(wc_read_row_cell(&rows, &cell));
+			CHECK(n_components(cell.famqual, 2));
 			/* a cell never looks like the row tombstone: its family is not empty */
-			CHECK(!(fqlen >= 2 && fq[0] == 0x00 && fq[1] == 0x01));
-			CHECK(tag == WC_VALUE_PRESENT || tag == WC_VALUE_TOMBSTONE);
-			CHECK(tag == WC_VALUE_PRESENT || vlen == 0);
-			CHECK(vlen <= WC_MAX_VALUE);
-			CHECK(v + vlen <= data + len);
-			check_stored_key(prefix, plen, fq, fqlen);
+			CHECK(!(cell.famqual.len >= 2 && cell.famqual.data[0] == 0x00 &&
+					cell.famqual.data[1] == 0x01));
+			CHECK(cell.present || cell.value.len == 0);
+			CHECK(cell.value.len <= WC_MAX_VALUE);
+			CHECK(within(cell.value, req->rows.data, req->rows.len));
+			check_stored_key(row.prefix, cell.famqual.data, cell.famqual.len);
 		}
-		CHECK(!r.bad);
 		if (first_row_end == 0)
-			first_row_end = (size_t) (r.p - data);
+			first_row_end = (size_t) (rows.p - req->rows.data);
 	}
-	CHECK(!r.bad);
-	CHECK(wc_reader_left(&r) == 0);
+	CHECK(!rows.bad);
+	CHECK(wc_reader_left(&rows) == 0);
 	return first_row_end;
 }
 
-/* An accepted SCAN's rest, read again as cells_scan_open reads it. */
 static void
-walk_scan(const uint8_t *data, size_t len)
+write_request(const uint8_t *data, size_t size)
 {
 	WcReader	r;
-	int			ncols;
-	uint32_t	nranges;
+	WcWriteRequest req;
+	StringInfoData buf;
+	size_t		first;
 
-	wc_reader_init(&r, data, len);
-	ncols = wc_get_u16(&r);
-	CHECK(!r.bad);
-	CHECK(ncols <= WC_MAX_SCAN_COLUMNS);
-	for (int i = 0; i < ncols; i++)
+	wc_reader_init(&r, data, size);
+	if (!wc_read_write(&r, &req))
+		return;
+	CHECK((req.lowest.data == NULL) == (req.highest.data == NULL));
+	CHECK((req.lowest.data == NULL) == (req.rows.len == 0));
+	if (req.lowest.data != NULL)
 	{
-		size_t		l;
-		const uint8_t *c = wc_get_str(&r, &l);
-
-		CHECK(!r.bad && c != NULL);
-		CHECK(n_components(c, l, 2));
+		CHECK(within(req.lowest, data, size) && within(req.highest, data, size));
+		CHECK(wc_compare_bytes(req.lowest.data, req.lowest.len,
+							   req.highest.data, req.highest.len) <= 0);
 	}
-	nranges = wc_get_u32(&r);
-	CHECK(!r.bad);
-	CHECK((size_t) nranges <= wc_reader_left(&r) / 8);
-	/* cells_scan_open counts ranges in an int */
-	CHECK(nranges <= (uint32_t) 0x7FFFFFFF);
-	for (int i = 0; i < (int) nranges; i++)
-	{
-		size_t		sl,
-					el;
-		const uint8_t *s = wc_get_str(&r, &sl);
-		const uint8_t *e = wc_get_str(&r, &el);
+	first = walk_rows(&req);
 
-		CHECK(!r.bad && s != NULL && e != NULL);
+	/* the writer gives the same bytes */
+	{
+		StringInfoData rows;
+
+		initStringInfo(&rows);
+		appendBinaryStringInfo(&rows, (const char *) req.rows.data, req.rows.len);
+		initStringInfo(&buf);
+		wc_write_write(&buf, req.db, &rows);
+		check_same(&buf, data, size);
+		pfree(rows.data);
+		pfree(buf.data);
 	}
-	CHECK(wc_reader_left(&r) == 0);
-}
 
-static void
-write_request(const uint8_t *rest, size_t len)
-{
-	WcRowSpan	span;
-	int			ok = wc_check_write(rest, len, &span);
-
-	CHECK(ok == 0 || ok == -1);
-	if (ok == 0)
+	/* whole rows at the front are a valid request on their own */
+	if (first > 0)
 	{
-		size_t		first;
+		size_t		n = (size_t) (req.rows.data - data) + first;
+		uint8_t    *copy = malloc(n);
+		WcReader	r2;
+		WcWriteRequest req2;
 
-		walk_span = span;
-		first = walk_write(rest, len);
-
-		/* the span lies within the request and is ordered */
-		CHECK((span.lowest == NULL) == (span.highest == NULL));
-		CHECK((span.lowest == NULL) == (len == 0));
-		if (span.lowest != NULL)
-		{
-			CHECK(span.lowest >= rest && span.lowest + span.lowest_len <= rest + len);
-			CHECK(span.highest >= rest && span.highest + span.highest_len <= rest + len);
-			CHECK(wc_compare_bytes(span.lowest, span.lowest_len,
-								   span.highest, span.highest_len) <= 0);
-		}
-
-		/* whole rows at the front are a valid request on their own */
-		if (first > 0)
-		{
-			uint8_t    *copy = malloc(first);
-
-			CHECK(copy != NULL);
-			memcpy(copy, rest, first);
-			CHECK(wc_check_write(copy, first, NULL) == 0);
-			free(copy);
-		}
+		CHECK(copy != NULL);
+		memcpy(copy, data, n);
+		wc_reader_init(&r2, copy, n);
+		CHECK(wc_read_write(&r2, &req2));
+		free(copy);
 	}
 }
 
 static void
-scan_request(const uint8_t *rest, size_t len)
+scan_request(const uint8_t *data, size_t size)
 {
-	int			ok = wc_check_scan(rest, len);
+	WcReader	r;
+	WcScanRequest req;
+	StringInfoData buf;
 
-	CHECK(ok == 0 || ok == -1);
-	if (ok == 0)
-		walk_scan(rest, len);
+	wc_reader_init(&r, data, size);
+	if (wc_read_scan(&r, &req))
+	{
+		CHECK(req.ncols <= WC_MAX_SCAN_COLUMNS);
+		for (int i = 0; i < req.ncols; i++)
+		{
+			CHECK(within(req.cols[i], data, size));
+			CHECK(n_components(req.cols[i], 2));
+		}
+		for (int i = 0; i < req.nranges; i++)
+			CHECK(within(req.ranges[i].start, data, size) &&
+				  within(req.ranges[i].end, data, size));
+		initStringInfo(&buf);
+		wc_write_scan(&buf, &req);
+		check_same(&buf, data, size);
+		pfree(buf.data);
+	}
+	if (req.cols)
+		pfree(req.cols);
+	if (req.ranges)
+		pfree(req.ranges);
+}
+
+static void
+estimate_request(const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	WcEstimateRequest req;
+	StringInfoData buf;
+
+	wc_reader_init(&r, data, size);
+	if (wc_read_estimate(&r, &req))
+	{
+		initStringInfo(&buf);
+		wc_write_estimate(&buf, &req);
+		check_same(&buf, data, size);
+		pfree(buf.data);
+	}
+	if (req.ranges)
+		pfree(req.ranges);
+}
+
+static void
+open_request(const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	WcOpenRequest req;
+	WcOpenRequest again;
+	StringInfoData buf;
+
+	wc_reader_init(&r, data, size);
+	if (!wc_read_open(&r, &req))
+		return;
+	CHECK(req.path.len > 0 && memchr(req.path.data, 0, req.path.len) == NULL);
+	initStringInfo(&buf);
+	wc_write_open(&buf, &req);
+	CHECK((size_t) buf.len == size);
+	wc_reader_init(&r, buf.data, buf.len);
+	CHECK(wc_read_open(&r, &again));
+	CHECK(again.path.len == req.path.len &&
+		  memcmp(again.path.data, req.path.data, req.path.len) == 0);
+	CHECK(again.cache_mb == req.cache_mb && again.write_buffer_mb == req.write_buffer_mb &&
+		  again.bloom_bits == req.bloom_bits && again.compression == req.compression);
+	pfree(buf.data);
+}
+
+/* The fixed-layout requests: read, written again, the same. */
+static void
+small_request(uint8_t type, const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	StringInfoData buf;
+	uint32		a = 0,
+				b = 0;
+	bool		flag = false;
+	bool		ok;
+
+	wc_reader_init(&r, data, size);
+	initStringInfo(&buf);
+	switch (type)
+	{
+		case WC_REQ_SNAPSHOT:
+			if ((ok = wc_read_snapshot(&r, &a, &b)))
+				wc_write_snapshot(&buf, a, b);
+			break;
+		case WC_REQ_RELEASE:
+			if ((ok = wc_read_release(&r, &a)))
+				wc_write_release(&buf, a);
+			break;
+		case WC_REQ_NEXT:
+			if ((ok = wc_read_next(&r, &a)))
+				wc_write_next(&buf, a);
+			break;
+		case WC_REQ_CLOSE:
+			if ((ok = wc_read_close(&r, &a)))
+				wc_write_close(&buf, a);
+			break;
+		case WC_REQ_ABORT:
+			if ((ok = wc_read_abort(&r, &a)))
+				wc_write_abort(&buf, a);
+			break;
+		case WC_REQ_COMMIT:
+			if ((ok = wc_read_commit(&r, &a, &flag)))
+			{
+				wc_write_commit(&buf, a, flag);
+				/* sync is any non-zero byte, written as 1 */
+				CHECK(buf.len == 6 && (data[5] != 0) == (buf.data[5] != 0));
+				buf.data[5] = (char) data[5];
+			}
+			break;
+		default:
+			ok = false;
+	}
+	if (ok)
+		check_same(&buf, data, size);
+	pfree(buf.data);
+}
+
+/* Answers, as a backend reads them: never past the end. */
+static void
+answers(const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	WcErrorAnswer err;
+	WcBatchHeader h;
+	uint32		db;
+	uint64		bytes;
+
+	wc_reader_init(&r, data, size);
+	if (wc_is_error(data, size))
+	{
+		if (wc_read_error(&r, &err))
+			CHECK(within(err.message, data, size) && within(err.detail, data, size) &&
+				  within(err.hint, data, size));
+		return;
+	}
+	(void) wc_read_ok(&r);
+	wc_reader_init(&r, data, size);
+	(void) wc_read_open_answer(&r, &db);
+	wc_reader_init(&r, data, size);
+	(void) wc_read_estimate_answer(&r, &bytes);
+	wc_reader_init(&r, data, size);
+	if (wc_read_batch(&r, &h))
+	{
+		for (uint32 i = 0; i < h.nrows; i++)
+		{
+			WcBatchRow row;
+
+			if (!wc_read_batch_row(&r, &row))
+				break;
+			CHECK(within(row.key, data, size));
+			for (int c = 0; c < row.ncells; c++)
+			{
+				uint16		col;
+				WcBytes		v;
+
+				if (!wc_read_batch_cell(&r, &col, &v))
+					break;
+				CHECK(within(v, data, size));
+			}
+			(void) wc_read_batch_version(&r, &bytes);
+		}
+	}
 }
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -256,66 +383,41 @@ int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	WcReader	r;
-	uint8_t		type;
+	uint8_t		type = size > 0 ? data[0] : 0;
 
-	wc_reader_init(&r, data, size);
-	type = wc_get_u8(&r);
 	switch (type)
 	{
 		case WC_REQ_WRITE:
-			(void) wc_get_u32(&r);	/* db */
-			if (!r.bad)
-				write_request(r.p, wc_reader_left(&r));
+			write_request(data, size);
 			break;
-
 		case WC_REQ_SCAN:
-			(void) wc_get_u32(&r);	/* db */
-			(void) wc_get_u32(&r);	/* snapshot */
-			(void) wc_get_u32(&r);	/* scan */
-			(void) wc_get_u8(&r);	/* reverse */
-			(void) wc_get_u64(&r);	/* limit */
-			if (!r.bad)
-				scan_request(r.p, wc_reader_left(&r));
+			scan_request(data, size);
 			break;
-
-		case WC_REQ_OPEN:
-			{
-				size_t		plen;
-
-				(void) wc_get_str(&r, &plen);
-				(void) wc_get_u32(&r);
-				(void) wc_get_u32(&r);
-				(void) wc_get_u32(&r);
-				(void) wc_get_u8(&r);
-				CHECK(r.bad || r.p <= r.end);
-				break;
-			}
-
 		case WC_REQ_ESTIMATE:
-			{
-				uint32_t	n;
-
-				(void) wc_get_u32(&r);	/* db */
-				n = wc_get_u32(&r);
-				for (uint32_t i = 0; i < n && !r.bad; i++)
-				{
-					size_t		sl,
-								el;
-
-					(void) wc_get_str(&r, &sl);
-					(void) wc_get_str(&r, &el);
-				}
-				CHECK(r.bad || r.p <= r.end);
-				break;
-			}
-
+			estimate_request(data, size);
+			break;
+		case WC_REQ_OPEN:
+			open_request(data, size);
+			break;
+		case WC_RESP_OK:
+		case WC_RESP_ERROR:
+		case WC_RESP_BATCH:
+			answers(data, size);
+			break;
 		default:
-			/* the payload alone, whichever check it may pass */
-			if (!r.bad)
+			small_request(type, data, size);
+			/* and the other readers, which must refuse it */
 			{
-				write_request(r.p, wc_reader_left(&r));
-				scan_request(r.p, wc_reader_left(&r));
+				WcReader	r;
+				WcWriteRequest w;
+				WcScanRequest s;
+
+				wc_reader_init(&r, data, size);
+				CHECK(!wc_read_write(&r, &w));
+				wc_reader_init(&r, data, size);
+				CHECK(!wc_read_scan(&r, &s));
+				if (s.cols)
+					pfree(s.cols);
 			}
 			break;
 	}

@@ -74,6 +74,7 @@ cflags="-g -O1 -Wall -Wextra -fno-omit-frame-pointer -fsanitize=fuzzer,address,u
 # ---- the values harness: a library run by a single-user PostgreSQL ----
 bindir=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)
 incdir=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --includedir-server 2>/dev/null || echo /usr/include/postgresql/15/server)
+libdir=$(${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config} --pkglibdir 2>/dev/null || echo /usr/lib/postgresql/15/lib)
 asan_rt=$($cc -print-file-name=libclang_rt.asan-x86_64.so)
 preload=""
 as_user=""
@@ -145,8 +146,11 @@ for t in $targets; do
 	if [ "$t" = values ]; then
 		build_values "$bin" >"$log" 2>&1
 	else
-		# every harness links both plain-C sources; the linker drops what is unused
-		$cc $cflags -I"$top/src" -o "$bin" "$src" "$top/src/common/keycodec.c" "$top/src/common/wire.c" >"$log" 2>&1
+		# wire.c is built as PostgreSQL builds its frontend code: palloc and
+		# StringInfo come from the frontend library
+		$cc $cflags -DFRONTEND -I"$top/src" -I"$incdir" -o "$bin" "$src" \
+			"$top/src/common/keycodec.c" "$top/src/common/wire.c" \
+			"$libdir/libpgcommon.a" "$libdir/libpgport.a" >"$log" 2>&1
 	fi
 	if [ $? != 0 ]; then
 		cat "$log"
@@ -192,7 +196,7 @@ for t in $targets; do
 			if [ "$t" = values ]; then
 				echo "fuzz: $t: reproduce: copy it into test/fuzz/corpus/values and run FUZZ_SECONDS=0 sh test/fuzz/run.sh values"
 			else
-				echo "fuzz: $t: reproduce: $bin $a   (or rebuild: $cc $cflags -Isrc -o fuzz_$t test/fuzz/fuzz_$t.c src/common/keycodec.c src/common/wire.c)"
+				echo "fuzz: $t: reproduce: $bin $a   (or rebuild: see the head of test/fuzz/fuzz_$t.c)"
 			fi
 		done
 		echo "fuzz: $t: full log $log"

@@ -1,0 +1,571 @@
+/*-------------------------------------------------------------------------
+ *
+ * cellscan.c
+ *	  Reading rows: the Bigtable model on top of LevelDB, as the storage
+ *	  worker's scans read it, into BATCH answers.
+ *
+ * A row is the run of entries that share the table and row-key
+ * prefix.  Within it, the newest version of each cell counts; a cell whose
+ * newest version is a tombstone is absent; a row tombstone (the empty family
+ * and qualifier, which sorts first) hides every cell written before it.  A
+ * row exists while it has one live cell.  Scans send only the cells that were
+ * asked for, plus a flag saying whether the row has others.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "common/keycodec.h"
+#include "worker/worker.h"
+
+
+typedef struct WcSlice
+{
+	const uint8 *p;
+	size_t		len;
+	uint16		idx;
+} WcSlice;
+
+/* An entry copied out of the iterator, for reverse scans. */
+typedef struct WcEntry
+{
+	size_t		koff,
+				klen,
+				voff,
+				vlen;
+} WcEntry;
+
+/* The row being assembled into the batch. */
+typedef struct WcRowState
+{
+	int			colpos;			/* first of s->cols not before the cell */
+	bool		other;
+	bool		live;
+	uint64		tomb_ts;
+	uint64		version;		/* WC_SCAN_VERSIONS */
+	StringInfoData lastcell;
+	bool		have_last;
+} WcRowState;
+
+struct WcCellScan
+{
+	WcOpenDb   *odb;
+	WcIter	   *it;
+	bool		reverse;
+	bool		versions;		/* end each row with its version */
+	uint64		limit;
+	uint64		emitted;
+	uint64		entries;
+	int			ncols;
+	WcSlice    *cols;			/* sorted bytewise, as a row's cells are */
+	int			nranges;
+	WcSlice    *starts;
+	WcSlice    *ends;
+	int			range;			/* position in iteration order */
+	bool		positioned;
+	bool		done;
+	int			batch_bytes;	/* a batch ends once it is this large */
+	int			batches;		/* batches filled so far */
+	WcBatchWriter batch;		/* the answer being filled */
+	StringInfoData rowkey;		/* table+row prefix of the current row */
+	StringInfoData key;			/* the current row's key, unescaped */
+	StringInfoData arena;		/* reverse scans: the row's entries */
+	WcEntry    *entries_buf;
+	int			entries_cap;
+	WcRowState	row;
+};
+
+static pg_attribute_noreturn() void
+corrupt_key(const uint8 *k, size_t n)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("malformed key in LevelDB database"),
+			 errdetail("The key is %zu bytes long and does not have the widecolumn_fdw layout.", n)));
+}
+
+/*
+ * parse_cell
+ *		Find where the family+qualifier that starts at rowend ends in key k.
+ *
+ * The timestamp is the last WC_TS_LEN bytes, so only the shortest
+ * family+qualifier and the terminator before the timestamp are checked.
+ * Parsing both components of every entry took a tenth of a full scan, and
+ * a malformed family+qualifier could only fail to match a column: the
+ * columns and the row tombstone are compared with whole, valid ones.
+ */
+static size_t
+parse_cell(const uint8 *k, size_t n, size_t rowend)
+{
+	if (n < rowend + 4 + WC_TS_LEN ||
+		k[n - WC_TS_LEN - 2] != 0x00 || k[n - WC_TS_LEN - 1] != 0x01)
+		corrupt_key(k, n);
+	return n - WC_TS_LEN;
+}
+
+/*
+ * parse_key
+ *		Find where the row prefix and the family+qualifier end in key k.
+ */
+static void
+parse_key(const uint8 *k, size_t n, size_t *rowend, size_t *cellend)
+{
+	size_t		c;
+	size_t		pos = 0;
+
+	for (int part = 0; part < 2; part++)
+	{
+		if (wc_component_end(k + pos, n - pos, &c) != 0)
+			corrupt_key(k, n);
+		pos += c;
+	}
+	*rowend = pos;
+	*cellend = parse_cell(k, n, pos);
+}
+
+static int
+slice_cmp(const void *a, const void *b)
+{
+	const WcSlice *x = a;
+	const WcSlice *y = b;
+
+	return wc_compare_bytes(x->p, x->len, y->p, y->len);
+}
+
+static const uint8 *
+copy_bytes(WcBytes b)
+{
+	return memcpy(palloc(b.len + 1), b.data, b.len);
+}
+
+static bool
+before_end(WcCellScan *s, const uint8 *k, size_t n)
+{
+	WcSlice    *e = &s->ends[s->range];
+
+	return e->len == 0 || wc_compare_bytes(k, n, e->p, e->len) < 0;
+}
+
+/*
+ * cells_scan_open
+ *		Start the scan a SCAN request asks for.
+ */
+WcCellScan *
+cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
+{
+	WcCellScan *s = palloc0(sizeof(WcCellScan));
+	bool		fill_cache = (req->flags & WC_SCAN_BULK) == 0;
+
+	/* The request is freed after this call; keep our own copies. */
+	s->ncols = req->ncols;
+	s->cols = palloc(sizeof(WcSlice) * (s->ncols + 1));
+	for (int i = 0; i < s->ncols; i++)
+	{
+		s->cols[i].p = copy_bytes(req->cols[i]);
+		s->cols[i].len = req->cols[i].len;
+		s->cols[i].idx = i;
+	}
+	s->nranges = req->nranges;
+	s->starts = palloc(sizeof(WcSlice) * (s->nranges + 1));
+	s->ends = palloc(sizeof(WcSlice) * (s->nranges + 1));
+	for (int i = 0; i < s->nranges; i++)
+	{
+		s->starts[i].p = copy_bytes(req->ranges[i].start);
+		s->starts[i].len = req->ranges[i].start.len;
+		s->ends[i].p = copy_bytes(req->ranges[i].end);
+		s->ends[i].len = req->ranges[i].end.len;
+	}
+	qsort(s->cols, s->ncols, sizeof(WcSlice), slice_cmp);
+
+	s->odb = odb;
+	s->reverse = (req->flags & WC_SCAN_REVERSE) != 0;
+	s->versions = (req->flags & WC_SCAN_VERSIONS) != 0;
+	s->limit = req->limit;
+	/*
+	 * A bulk scan reads the table through: big batches mean fewer round
+	 * trips.  Other scans start small, so that the backend decodes rows while
+	 * the worker reads more (cells_scan_fill); with no cells wanted
+	 * (count(*)) the backend has little to do, and the batches are full-size
+	 * from the start.
+	 */
+	s->batch_bytes = !fill_cache ? WC_BULK_BATCH_BYTES :
+		s->ncols == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;
+	/* A full scan must not push the point reads' blocks out of the cache. */
+	s->it = storage_iter(odb->db, snap, fill_cache);
+	initStringInfo(&s->rowkey);
+	initStringInfo(&s->key);
+	initStringInfo(&s->arena);
+	initStringInfo(&s->row.lastcell);
+	return s;
+}
+
+WcOpenDb *
+cells_scan_db(WcCellScan *s)
+{
+	return s->odb;
+}
+
+void
+cells_scan_close(WcCellScan *s)
+{
+	if (s->it)
+		storage_iter_free(s->it);
+	s->it = NULL;
+}
+
+static void
+row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
+{
+	WcRowState *row = &s->row;
+	size_t		tlen,
+				consumed,
+				rlen;
+
+	resetStringInfo(&s->rowkey);
+	appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
+
+	/* The batch carries the row key itself, not its escaped form. */
+	resetStringInfo(&s->key);
+	enlargeStringInfo(&s->key, rowend);
+	if (wc_component_end(k, rowend, &tlen) != 0 ||
+		wc_unescape(k + tlen, rowend - tlen, (uint8 *) s->key.data,
+					&consumed, &rlen) != 0)
+		corrupt_key(k, rowend);
+	wc_write_batch_row(&s->batch, (uint8 *) s->key.data, rlen);
+	row->colpos = 0;
+	row->other = false;
+	row->live = false;
+	row->tomb_ts = 0;
+	row->version = 0;
+	row->have_last = false;
+}
+
+/*
+ * row_entry
+ *		Take one entry of the current row, entries in key order.
+ */
+static void
+row_entry(WcCellScan *s, const uint8 *k, size_t n,
+		  size_t rowend, size_t cellend, const uint8 *v, size_t vlen)
+{
+	WcRowState *row = &s->row;
+	const uint8 *fq = k + rowend;
+	size_t		fqlen = cellend - rowend;
+	WcSlice    *col;
+
+	s->entries++;
+
+	/* Only the newest version of a cell counts; older ones follow it. */
+	if (row->have_last && fqlen == (size_t) row->lastcell.len &&
+		memcmp(fq, row->lastcell.data, fqlen) == 0)
+		return;
+	if ((size_t) row->lastcell.maxlen <= fqlen)
+		enlargeStringInfo(&row->lastcell, fqlen);
+	memcpy(row->lastcell.data, fq, fqlen);
+	row->lastcell.len = fqlen;
+	row->have_last = true;
+
+	/* any commit that wrote the row wrote the newest entry of some cell */
+	if (s->versions)
+		row->version = Max(row->version, wc_decode_ts(k + cellend));
+
+	if (fqlen == sizeof(wc_row_tombstone_fq) &&
+		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
+	{
+		row->tomb_ts = wc_decode_ts(k + cellend);
+		return;
+	}
+	if (row->tomb_ts != 0 && wc_decode_ts(k + cellend) < row->tomb_ts)
+		return;
+	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed value in LevelDB database"),
+				 errdetail("A stored value does not begin with a valid tag byte.")));
+	if (v[0] == WC_VALUE_TOMBSTONE)
+		return;
+
+	row->live = true;
+
+	/*
+	 * A row's cells arrive in bytewise order, the order of s->cols: walk the
+	 * two together instead of searching the columns for every cell.
+	 */
+	for (;;)
+	{
+		int			cmp;
+
+		if (row->colpos == s->ncols)
+		{
+			row->other = true;
+			return;
+		}
+		col = &s->cols[row->colpos];
+		cmp = wc_compare_bytes(col->p, col->len, fq, fqlen);
+		if (cmp == 0)
+			break;
+		if (cmp > 0)
+		{
+			row->other = true;
+			return;
+		}
+		row->colpos++;
+	}
+
+	/* the value without its tag byte */
+	wc_write_batch_cell(&s->batch, col->idx, v + 1, vlen - 1);
+	(void) n;
+}
+
+/* Finish the row: keep it if it exists, otherwise take it back out. */
+static void
+row_end(WcCellScan *s)
+{
+	WcRowState *row = &s->row;
+
+	if (!row->live)
+	{
+		wc_write_batch_row_cancel(&s->batch);
+		return;
+	}
+	wc_write_batch_row_end(&s->batch, row->other, s->versions, row->version);
+	s->emitted++;
+	if (s->limit != 0 && s->emitted >= s->limit)
+		s->done = true;
+}
+
+static void
+scan_forward(WcCellScan *s, StringInfo out)
+{
+	while (!s->done && out->len < s->batch_bytes)
+	{
+		const uint8 *k;
+		size_t		n,
+					rowend,
+					cellend;
+		WcSlice    *end;
+		bool		end_in_row;
+
+		if (!s->positioned)
+		{
+			if (s->range >= s->nranges)
+			{
+				s->done = true;
+				break;
+			}
+			storage_iter_seek(s->it, s->starts[s->range].p, s->starts[s->range].len);
+			s->positioned = true;
+		}
+		if (!storage_iter_valid(s->it))
+		{
+			storage_iter_check(s->it);
+			s->done = true;
+			break;
+		}
+		k = storage_iter_key(s->it, &n);
+		if (!before_end(s, k, n))
+		{
+			s->range++;
+			s->positioned = false;
+			continue;
+		}
+
+		parse_key(k, n, &rowend, &cellend);
+		row_begin(s, k, rowend);
+
+		/*
+		 * Every entry of the row shares its prefix, so it is before the end
+		 * bound as the first one is, unless the bound lies inside the row.
+		 */
+		end = &s->ends[s->range];
+		end_in_row = end->len > rowend && memcmp(end->p, k, rowend) == 0;
+		for (;;)
+		{
+			const uint8 *v;
+			size_t		vlen;
+
+			v = storage_iter_value(s->it, &vlen);
+			row_entry(s, k, n, rowend, cellend, v, vlen);
+			if (!storage_iter_next_key(s->it, &k, &n))
+				break;
+			if (n < rowend || memcmp(k, s->rowkey.data, rowend) != 0 ||
+				(end_in_row && !before_end(s, k, n)))
+				break;
+			cellend = parse_cell(k, n, rowend);
+		}
+		row_end(s);
+	}
+}
+
+/*
+ * scan_reverse
+ *		Rows in descending key order.
+ *
+ * Entries of a row arrive backwards (oldest version first, row tombstone
+ * last), so each row is copied out and then read forwards.
+ */
+static void
+scan_reverse(WcCellScan *s, StringInfo out)
+{
+	while (!s->done && out->len < s->batch_bytes)
+	{
+		const uint8 *k;
+		size_t		n,
+					rowend,
+					cellend;
+		int			count = 0;
+
+		if (!s->positioned)
+		{
+			WcSlice    *e;
+
+			if (s->range >= s->nranges)
+			{
+				s->done = true;
+				break;
+			}
+			e = &s->ends[s->nranges - 1 - s->range];
+			if (e->len == 0)
+				storage_iter_seek_last(s->it);
+			else
+			{
+				storage_iter_seek(s->it, e->p, e->len);
+				if (storage_iter_valid(s->it))
+					storage_iter_prev(s->it);
+				else
+					storage_iter_seek_last(s->it);
+			}
+			s->positioned = true;
+		}
+		if (!storage_iter_valid(s->it))
+		{
+			storage_iter_check(s->it);
+			s->range++;
+			s->positioned = false;
+			continue;
+		}
+		k = storage_iter_key(s->it, &n);
+		{
+			WcSlice    *b = &s->starts[s->nranges - 1 - s->range];
+			WcSlice    *e = &s->ends[s->nranges - 1 - s->range];
+
+			if (wc_compare_bytes(k, n, b->p, b->len) < 0 ||
+				(e->len > 0 && wc_compare_bytes(k, n, e->p, e->len) >= 0))
+			{
+				s->range++;
+				s->positioned = false;
+				continue;
+			}
+		}
+
+		parse_key(k, n, &rowend, &cellend);
+		resetStringInfo(&s->arena);
+		resetStringInfo(&s->rowkey);
+		appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
+		for (;;)
+		{
+			const uint8 *v;
+			size_t		vlen;
+			WcSlice    *b = &s->starts[s->nranges - 1 - s->range];
+
+			if (count == s->entries_cap)
+			{
+				s->entries_cap = Max(16, s->entries_cap * 2);
+				s->entries_buf = s->entries_buf ?
+					repalloc(s->entries_buf, sizeof(WcEntry) * s->entries_cap) :
+					palloc(sizeof(WcEntry) * s->entries_cap);
+			}
+			v = storage_iter_value(s->it, &vlen);
+			s->entries_buf[count].koff = s->arena.len;
+			s->entries_buf[count].klen = n;
+			appendBinaryStringInfo(&s->arena, (const char *) k, n);
+			s->entries_buf[count].voff = s->arena.len;
+			s->entries_buf[count].vlen = vlen;
+			appendBinaryStringInfo(&s->arena, (const char *) v, vlen);
+			count++;
+
+			storage_iter_prev(s->it);
+			if (!storage_iter_valid(s->it))
+				break;
+			k = storage_iter_key(s->it, &n);
+			if (n < s->rowkey.len ||
+				memcmp(k, s->rowkey.data, s->rowkey.len) != 0 ||
+				wc_compare_bytes(k, n, b->p, b->len) < 0)
+				break;
+		}
+
+		for (int i = count - 1; i >= 0; i--)
+		{
+			const uint8 *ek = (uint8 *) s->arena.data + s->entries_buf[i].koff;
+			const uint8 *ev = (uint8 *) s->arena.data + s->entries_buf[i].voff;
+
+			parse_key(ek, s->entries_buf[i].klen, &rowend, &cellend);
+			if (i == count - 1)
+				row_begin(s, ek, rowend);
+			row_entry(s, ek, s->entries_buf[i].klen, rowend, cellend,
+					  ev, s->entries_buf[i].vlen);
+		}
+		row_end(s);
+	}
+}
+
+/*
+ * cells_scan_fill
+ *		Append one BATCH answer of about s->batch_bytes to out; true if it
+ *		is the last.
+ */
+bool
+cells_scan_fill(WcCellScan *s, StringInfo out)
+{
+	uint64		before = s->entries;
+
+	wc_write_batch_begin(&s->batch, out);
+	if (s->reverse)
+		scan_reverse(s, out);
+	else
+		scan_forward(s, out);
+
+	/*
+	 * LevelDB's iterator passes over a block it cannot read, and only
+	 * records the error: rows would be missing without one.
+	 */
+	storage_iter_check(s->it);
+
+	/*
+	 * The first batches are small, so that the backend starts early and
+	 * reads while the worker fills the next: a scan of a thousand rows is
+	 * over in a few.  A longer scan gets bigger batches, for fewer round
+	 * trips.
+	 */
+	if (++s->batches > WC_SMALL_BATCHES && s->batch_bytes < WC_BATCH_BYTES)
+		s->batch_bytes *= 2;
+	else if (s->batch_bytes < WC_SMALL_BATCH_BYTES)
+		s->batch_bytes = WC_SMALL_BATCH_BYTES;
+	wc_write_batch_end(&s->batch, s->done, s->entries - before);
+	return s->done;
+}
+
+/* Append the BATCH answer of a scan that has ended: done, no rows. */
+void
+cells_scan_empty_batch(StringInfo out)
+{
+	WcBatchWriter w;
+
+	wc_write_batch_begin(&w, out);
+	wc_write_batch_end(&w, true, 0);
+}
+
+/* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */
+uint64
+cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req)
+{
+	uint64		total = 0;
+
+	for (int i = 0; i < req->nranges; i++)
+		total += storage_approximate_size(odb->db,
+										  req->ranges[i].start.data, req->ranges[i].start.len,
+										  req->ranges[i].end.data, req->ranges[i].end.len);
+	return total;
+}

@@ -1,0 +1,434 @@
+/*-------------------------------------------------------------------------
+ *
+ * main.c
+ *	  The storage worker: the one process that opens LevelDB.  Its
+ *	  registration, its main loop, and the backends attached to it.
+ *
+ * LevelDB allows one process per database, and PostgreSQL runs a process
+ * per session, so every backend sends its requests here.  A backend creates
+ * a DSM segment holding a request queue and an answer queue, posts the
+ * segment's handle in its slot of our shared memory (common/shmem.h) and
+ * sets our latch.
+ *
+ * The loop below serves every attached backend in turn and never waits on
+ * any one of them: queues are read and written without blocking, an answer
+ * that does not fit is kept and retried on the next round, and a scan
+ * answers one bounded batch per request.  So a long scan in one session
+ * cannot stall a point read in another.  Nor does a commit's fsync: a
+ * commit's batch goes to the commit writer, a thread of storage.c, and the
+ * commit is answered when it comes back (serve.c, wc_collect_commits).
+ * When there is nothing to do the loop polls a little before it sleeps
+ * (common/poll.c).
+ *
+ * Errors while serving a request are caught and sent back as ERROR answers;
+ * the worker itself exits only on SIGTERM or postmaster death, and the
+ * postmaster restarts it after a crash.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
+#include "storage/shm_toc.h"
+#include "storage/spin.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "common/poll.h"
+#include "common/shmem.h"
+#include "worker/worker.h"
+
+PGDLLEXPORT void wc_worker_main(Datum arg);
+
+WcClient  **wc_clients;
+MemoryContext wc_worker_cxt;
+MemoryContext wc_request_cxt;
+
+static volatile sig_atomic_t got_sigterm = false;
+
+static void client_free(WcClient *c);
+
+/*
+ * wc_worker_register
+ *		Register the storage worker with the postmaster.
+ */
+void
+wc_worker_register(void)
+{
+	BackgroundWorker worker;
+
+	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_commit_batches",
+							"Kills the storage worker after this many batches of a multi-batch commit (for tests).",
+							NULL,
+							&wc_debug_crash_after_commit_batches,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("widecolumn_fdw.debug_clock_step_back",
+							"Sets the storage worker's clock this many seconds back (for tests).",
+							NULL,
+							&wc_debug_clock_step_back,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	memset(&worker, 0, sizeof(worker));
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	worker.bgw_restart_time = 1;
+	snprintf(worker.bgw_library_name, BGW_MAXLEN, "widecolumn_fdw");
+	snprintf(worker.bgw_function_name, BGW_MAXLEN, "wc_worker_main");
+	snprintf(worker.bgw_name, BGW_MAXLEN, "widecolumn_fdw storage worker");
+	snprintf(worker.bgw_type, BGW_MAXLEN, "widecolumn_fdw storage worker");
+	RegisterBackgroundWorker(&worker);
+}
+
+static void
+wc_worker_sigterm(SIGNAL_ARGS)
+{
+	int			save_errno = errno;
+
+	got_sigterm = true;
+	SetLatch(MyLatch);
+	errno = save_errno;
+}
+
+/* On exit: say we are gone, and close the databases cleanly. */
+static void
+wc_worker_exit(int code, Datum arg)
+{
+	SpinLockAcquire(&wc_shared->mutex);
+	wc_shared->worker_pid = 0;
+	wc_shared->worker_latch = NULL;
+	SpinLockRelease(&wc_shared->mutex);
+
+	/*
+	 * The writes in progress finish, and their backends are answered: a
+	 * backend told nothing would roll back the rest of a transaction whose
+	 * foreign part is committed.  (It reads the queue to the end before it
+	 * takes the worker for gone: fdw/client.c, wait_for_worker.)
+	 */
+	storage_writer_stop();
+	wc_collect_commits();
+	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
+	{
+		WcClient   *c = wc_clients[i];
+
+		if (c != NULL && c->answer_pending)
+			(void) shm_mq_send(c->out, c->answer.len, c->answer.data, true, true);
+	}
+
+	/*
+	 * LevelDB must not be closed under a live iterator or snapshot (it
+	 * aborts, and the postmaster restarts the whole cluster): the backends'
+	 * scans and snapshots go first.
+	 */
+	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
+		if (wc_clients[i] != NULL)
+			client_free(wc_clients[i]);
+
+	wc_db_close_all();
+}
+
+/*
+ * wc_take_error
+ *		In a PG_CATCH while serving c: the error, taken out of the error
+ *		state into c's memory.
+ *
+ * Files the failed work opened through fd.c are closed here: a backend's
+ * transaction end would close them, but the worker runs no transactions.
+ */
+ErrorData *
+wc_take_error(WcClient *c)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(c->cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AtEOXact_Files(false);
+	return edata;
+}
+
+/* Make c's answer the ERROR answer of edata. */
+static void
+answer_error(WcClient *c, ErrorData *edata)
+{
+	resetStringInfo(&c->answer);
+	wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
+				   edata->detail, edata->hint);
+}
+
+/*
+ * handle_request
+ *		Serve one request, turning an error into an answer.
+ *
+ * An error in a request that gets no answer is kept and given as the answer
+ * to the next request that does, so the backend still hears of it.
+ */
+static void
+handle_request(WcClient *c, const uint8 *data, size_t len)
+{
+	uint8		type = len > 0 ? data[0] : 0;
+
+	resetStringInfo(&c->answer);
+	if (c->deferred != NULL && wc_msg_answered(type))
+	{
+		/* A commit must not go ahead without the writes that failed. */
+		wc_serve_refused_commit(c, data, len);
+		answer_error(c, c->deferred);
+		c->deferred = NULL;
+		c->answer_pending = true;
+		return;
+	}
+
+	MemoryContextSwitchTo(wc_request_cxt);
+	PG_TRY();
+	{
+		wc_serve_request(c, data, len);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = wc_take_error(c);
+
+		if (wc_msg_answered(type))
+		{
+			answer_error(c, edata);
+			FreeErrorData(edata);
+		}
+		else if (c->deferred == NULL)
+			c->deferred = edata;
+		else
+			FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(wc_worker_cxt);
+	MemoryContextReset(wc_request_cxt);
+
+	/* A commit with the commit writer is answered when it is written. */
+	if (wc_msg_answered(type) && !c->commit_waiting)
+		c->answer_pending = true;
+}
+
+static void
+client_free(WcClient *c)
+{
+	wc_client_release_all(c);
+	dsm_detach(c->seg);
+	wc_clients[c->slot] = NULL;
+	if (c->commit_waiting)
+		c->gone = true;
+	else
+		MemoryContextDelete(c->cxt);
+}
+
+/*
+ * attach_clients
+ *		Attach to the segments backends have posted since the last look.
+ */
+static void
+attach_clients(uint64 generation)
+{
+	static bool scanned = false;
+	static uint32 seen;
+	uint32		changes = pg_atomic_read_u32(&wc_shared->slot_changes);
+
+	/* The loop comes here on every pass, polling too: read slots only on news. */
+	if (scanned && changes == seen)
+		return;
+	scanned = true;
+	seen = changes;
+
+	for (int i = 0; i < wc_shared->nslots; i++)
+	{
+		dsm_handle	h;
+		uint64		gen;
+		dsm_segment *seg;
+		shm_toc    *toc;
+		WcClient   *c;
+		MemoryContext cxt;
+
+		SpinLockAcquire(&wc_shared->mutex);
+		h = wc_shared->slots[i].handle;
+		gen = wc_shared->slots[i].generation;
+		SpinLockRelease(&wc_shared->mutex);
+
+		if (wc_clients[i] != NULL && wc_clients[i]->handle != h)
+			client_free(wc_clients[i]);
+		if (h == 0 || gen != generation || wc_clients[i] != NULL)
+			continue;
+
+		seg = dsm_attach(h);
+		if (seg == NULL)
+			continue;			/* the backend has already gone */
+		toc = shm_toc_attach(WC_SHM_MAGIC, dsm_segment_address(seg));
+		if (toc == NULL)
+		{
+			dsm_detach(seg);
+			continue;
+		}
+
+		cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw client",
+									ALLOCSET_DEFAULT_SIZES);
+		c = MemoryContextAllocZero(cxt, sizeof(WcClient));
+		c->cxt = cxt;
+		c->slot = i;
+		c->handle = h;
+		c->seg = seg;
+		{
+			shm_mq	   *req = shm_toc_lookup(toc, WC_TOC_REQUEST_QUEUE, false);
+			shm_mq	   *resp = shm_toc_lookup(toc, WC_TOC_ANSWER_QUEUE, false);
+
+			shm_mq_set_receiver(req, MyProc);
+			shm_mq_set_sender(resp, MyProc);
+			MemoryContextSwitchTo(cxt);
+			c->in = shm_mq_attach(req, seg, NULL);
+			c->out = shm_mq_attach(resp, seg, NULL);
+			initStringInfo(&c->answer);
+			MemoryContextSwitchTo(wc_worker_cxt);
+		}
+		wc_clients[i] = c;
+	}
+}
+
+/*
+ * serve_client
+ *		Do a bounded amount of work for one backend; true if any was done.
+ */
+static bool
+serve_client(WcClient *c)
+{
+	bool		worked = false;
+
+	/* Nothing more until its commit is written, in the order it sent. */
+	for (int n = 0; n < 16 && !c->commit_waiting; n++)
+	{
+		shm_mq_result res;
+		Size		len;
+		void	   *data;
+
+		if (c->answer_pending)
+		{
+			res = shm_mq_send(c->out, c->answer.len, c->answer.data, true, true);
+			if (res == SHM_MQ_WOULD_BLOCK)
+				return worked;
+			if (res == SHM_MQ_DETACHED)
+			{
+				client_free(c);
+				return true;
+			}
+			c->answer_pending = false;
+			worked = true;
+		}
+
+		res = shm_mq_receive(c->in, &len, &data, true);
+		if (res == SHM_MQ_WOULD_BLOCK)
+			return worked;
+		if (res == SHM_MQ_DETACHED)
+		{
+			client_free(c);
+			return true;
+		}
+		handle_request(c, data, len);
+		worked = true;
+	}
+	return worked;
+}
+
+void
+wc_worker_main(Datum arg)
+{
+	uint64		generation;
+	WaitEventSet *wait_set;
+	bool		idle = false;
+	instr_time	idle_since;
+
+	pqsignal(SIGTERM, wc_worker_sigterm);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+
+	wc_worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
+										  ALLOCSET_DEFAULT_SIZES);
+	wc_request_cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw request",
+										   ALLOCSET_DEFAULT_SIZES);
+	MemoryContextSwitchTo(wc_worker_cxt);
+	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
+
+	storage_start_background_thread();
+	wait_set = CreateWaitEventSet(TopMemoryContext, 3);
+	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+	AddWaitEventToSet(wait_set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+	/* Each backend has at most one commit out, and one more if it left. */
+	AddWaitEventToSet(wait_set, WL_SOCKET_READABLE,
+					  storage_writer_start(2 * wc_shared->nslots), NULL, NULL);
+
+	SpinLockAcquire(&wc_shared->mutex);
+	generation = ++wc_shared->generation;
+	wc_shared->worker_pid = MyProcPid;
+	wc_shared->worker_latch = MyLatch;
+	SpinLockRelease(&wc_shared->mutex);
+	before_shmem_exit(wc_worker_exit, 0);
+
+	ereport(LOG, (errmsg("widecolumn_fdw storage worker started")));
+
+	while (!got_sigterm)
+	{
+		uint32		busy = 0;
+
+		ResetLatch(MyLatch);
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+
+		attach_clients(generation);
+		if (wc_collect_commits())
+			busy++;
+		for (int i = 0; i < wc_shared->nslots; i++)
+			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
+				busy++;
+		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
+			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
+
+		if (busy > 0)
+		{
+			idle = false;
+			continue;
+		}
+
+		/*
+		 * Poll a little before sleeping: the next request of a session that
+		 * is scanning or running queries back to back is often that close,
+		 * and a wake-up costs as much (fdw/client.c, poll_for_answer).
+		 */
+		if (!idle)
+		{
+			INSTR_TIME_SET_CURRENT(idle_since);
+			idle = true;
+		}
+		if (wc_poll_again(&idle_since))
+			continue;
+		idle = false;
+		{
+			WaitEvent	ev;
+
+			(void) WaitEventSetWait(wait_set, 1000L, &ev, 1, PG_WAIT_EXTENSION);
+		}
+	}
+
+	/* Exit code 0 would tell the postmaster never to start us again. */
+	proc_exit(1);
+}

@@ -1,0 +1,494 @@
+/*-------------------------------------------------------------------------
+ *
+ * serve.c
+ *	  The storage worker's requests: one serve_<message> per request type,
+ *	  dispatched by wc_serve_request, as PostgreSQL's apply_dispatch does.
+ *
+ * A handler reads its request with wire.c's reader, acts, and writes its
+ * answer (if the request has one: wc_msg_answered) to c->answer.  An error
+ * is raised as usual; main.c turns it into an ERROR answer.  A COMMIT goes
+ * to the commit writer thread (storage.c) and is answered when it comes
+ * back (wc_collect_commits).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "worker/worker.h"
+
+static pg_attribute_noreturn() void
+malformed(const char *type)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("malformed request from a backend"),
+			 errdetail("A %s request is truncated or has a field out of range.", type)));
+}
+
+static WcClientScan *
+lookup_scan(WcClient *c, uint32 id)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->scans)
+	{
+		WcClientScan *cs = lfirst(lc);
+
+		if (cs->id == id)
+			return cs;
+	}
+	return NULL;
+}
+
+static void
+drop_scan(WcClient *c, WcClientScan *cs)
+{
+	c->scans = list_delete_ptr(c->scans, cs);
+	cells_scan_close(cs->scan);
+	MemoryContextDelete(cs->cxt);
+}
+
+static WcClientWrites *
+client_writes(WcClient *c, uint32 db, bool create)
+{
+	ListCell   *lc;
+	WcClientWrites *w;
+
+	foreach(lc, c->writes)
+	{
+		w = lfirst(lc);
+		if (w->db == db)
+			return w;
+	}
+	if (!create)
+		return NULL;
+	w = palloc0(sizeof(WcClientWrites));
+	w->db = db;
+	initStringInfo(&w->lowest);
+	initStringInfo(&w->highest);
+	c->writes = lappend(c->writes, w);
+	return w;
+}
+
+static void
+discard_writes(WcClient *c, uint32 db)
+{
+	WcClientWrites *w = client_writes(c, db, false);
+
+	if (w == NULL)
+		return;
+	list_free_deep(w->msgs);
+	pfree(w->lowest.data);
+	pfree(w->highest.data);
+	c->writes = list_delete_ptr(c->writes, w);
+	pfree(w);
+}
+
+/* Make bound b if it is empty or b is on the side (-1 below, 1 above) of it. */
+static void
+widen(StringInfo bound, WcBytes b, int side)
+{
+	if (bound->len == 0 ||
+		wc_compare_bytes(b.data, b.len, (uint8 *) bound->data, bound->len) * side > 0)
+	{
+		resetStringInfo(bound);
+		appendBinaryStringInfo(bound, (const char *) b.data, b.len);
+	}
+}
+
+/* Append a scan's next batch to out; a scan that ends or fails is dropped. */
+static void
+fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
+{
+	bool		done = false;
+
+	PG_TRY();
+	{
+		MemoryContextSwitchTo(cs->cxt);
+		done = cells_scan_fill(cs->scan, out);
+		MemoryContextSwitchTo(wc_request_cxt);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(wc_request_cxt);
+		drop_scan(c, cs);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (done)
+		drop_scan(c, cs);
+}
+
+static void
+serve_open(WcClient *c, WcReader *r)
+{
+	WcOpenRequest req;
+
+	if (!wc_read_open(r, &req))
+		malformed("OPEN");
+	wc_write_open_answer(&c->answer, wc_db_open(&req));
+}
+
+static void
+serve_snapshot(WcClient *c, WcReader *r)
+{
+	uint32		db,
+				id;
+	WcOpenDb   *odb;
+	WcClientSnap *cs;
+
+	if (!wc_read_snapshot(r, &db, &id))
+		malformed("SNAPSHOT");
+	odb = wc_db_lookup(db);
+	MemoryContextSwitchTo(c->cxt);
+	cs = palloc(sizeof(WcClientSnap));
+	cs->id = id;
+	cs->odb = odb;
+	cs->snap = storage_snapshot(odb->db);
+	c->snaps = lappend(c->snaps, cs);
+	MemoryContextSwitchTo(wc_request_cxt);
+}
+
+static void
+serve_release(WcClient *c, WcReader *r)
+{
+	uint32		id;
+	ListCell   *lc;
+
+	if (!wc_read_release(r, &id))
+		malformed("RELEASE");
+	foreach(lc, c->snaps)
+	{
+		WcClientSnap *cs = lfirst(lc);
+
+		if (cs->id == id)
+		{
+			storage_release(cs->odb->db, cs->snap);
+			c->snaps = foreach_delete_current(c->snaps, lc);
+			pfree(cs);
+			break;
+		}
+	}
+	wc_check_lost(c, id, false, true);
+}
+
+static void
+serve_scan(WcClient *c, WcReader *r)
+{
+	WcScanRequest req;
+	WcOpenDb   *odb;
+	WcSnap	   *snap = NULL;
+	WcClientScan *cs;
+	MemoryContext cxt;
+	ListCell   *lc;
+
+	if (!wc_read_scan(r, &req))
+		malformed("SCAN");
+	odb = wc_db_lookup(req.db);
+	if (req.snapshot != 0)
+	{
+		foreach(lc, c->snaps)
+		{
+			WcClientSnap *s = lfirst(lc);
+
+			if (s->id == req.snapshot && s->odb == odb)
+				snap = s->snap;
+		}
+		if (snap == NULL)
+		{
+			wc_check_lost(c, req.snapshot, false, false);
+			ereport(ERROR,
+					(errcode(ERRCODE_PROTOCOL_VIOLATION),
+					 errmsg("request from a backend names unknown snapshot %u",
+							req.snapshot)));
+		}
+	}
+
+	cxt = AllocSetContextCreate(c->cxt, "widecolumn_fdw scan", ALLOCSET_SMALL_SIZES);
+	MemoryContextSwitchTo(cxt);
+	cs = palloc(sizeof(WcClientScan));
+	cs->id = req.scan;
+	cs->cxt = cxt;
+	cs->scan = cells_scan_open(odb, snap, &req);
+	MemoryContextSwitchTo(c->cxt);
+	c->scans = lappend(c->scans, cs);
+	MemoryContextSwitchTo(wc_request_cxt);
+	fill_batch(c, cs, &c->answer);
+}
+
+static void
+serve_next(WcClient *c, WcReader *r)
+{
+	uint32		id;
+	WcClientScan *cs;
+
+	if (!wc_read_next(r, &id))
+		malformed("NEXT");
+	cs = lookup_scan(c, id);
+
+	/*
+	 * Backends ask for batches ahead, so one may ask after the scan's last
+	 * batch: the answer is an empty last batch.
+	 */
+	if (cs == NULL)
+	{
+		wc_check_lost(c, id, true, false);
+		cells_scan_empty_batch(&c->answer);
+	}
+	else
+		fill_batch(c, cs, &c->answer);
+}
+
+static void
+serve_close(WcClient *c, WcReader *r)
+{
+	uint32		id;
+	WcClientScan *cs;
+
+	if (!wc_read_close(r, &id))
+		malformed("CLOSE");
+	cs = lookup_scan(c, id);
+	if (cs != NULL)
+		drop_scan(c, cs);
+	else
+		wc_check_lost(c, id, true, true);
+}
+
+/* Keep a WRITE's rows until the COMMIT (or ABORT) of its database. */
+static void
+serve_write(WcClient *c, WcReader *r)
+{
+	WcWriteRequest req;
+	WcClientWrites *w;
+	StringInfo	rows;
+
+	if (!wc_read_write(r, &req))
+		malformed("WRITE");
+	(void) wc_db_lookup(req.db);
+	MemoryContextSwitchTo(c->cxt);
+	w = client_writes(c, req.db, true);
+	/* row prefixes are never empty: an empty bound is unset */
+	if (req.lowest.data != NULL)
+	{
+		widen(&w->lowest, req.lowest, -1);
+		widen(&w->highest, req.highest, 1);
+	}
+	rows = makeStringInfo();
+	appendBinaryStringInfo(rows, (const char *) req.rows.data, req.rows.len);
+	w->msgs = lappend(w->msgs, rows);
+	MemoryContextSwitchTo(wc_request_cxt);
+}
+
+/*
+ * commit_writes
+ *		Apply the writes a backend sent for db; they are gone either way.
+ *
+ * True when the commit went to the commit writer: wc_collect_commits
+ * answers it.  A large commit is written here, after the writer's queue.
+ */
+static bool
+commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
+{
+	WcClientWrites *w = client_writes(c, db, false);
+	WcBatch    *batch = NULL;
+
+	PG_TRY();
+	{
+		if (w != NULL && cells_commit_is_large(w))
+			storage_writer_drain();
+
+		/*
+		 * After a failed write the handle still serves reads, but is
+		 * reopened before it is written to again.
+		 */
+		if (w != NULL && storage_write_failed(odb->db))
+		{
+			wc_db_close_after_failure(odb);
+			wc_db_reopen(odb);
+		}
+		if (w != NULL)
+			batch = cells_commit(odb, w, sync);
+	}
+	PG_CATCH();
+	{
+		/* Part of the commit is written: reopening rolls it back. */
+		if (odb->db != NULL && odb->commit_partial)
+			wc_db_close_after_failure(odb);
+		discard_writes(c, db);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	discard_writes(c, db);
+	if (batch == NULL)
+		return false;
+	storage_submit(odb->db, batch, sync, c);
+	c->commit_waiting = true;
+	return true;
+}
+
+static void
+serve_commit(WcClient *c, WcReader *r)
+{
+	uint32		db;
+	bool		sync;
+
+	if (!wc_read_commit(r, &db, &sync))
+		malformed("COMMIT");
+	if (!commit_writes(c, wc_db_lookup(db), db, sync))
+		wc_write_ok(&c->answer);
+}
+
+static void
+serve_abort(WcClient *c, WcReader *r)
+{
+	uint32		db;
+
+	if (!wc_read_abort(r, &db))
+		malformed("ABORT");
+	discard_writes(c, db);
+}
+
+static void
+serve_estimate(WcClient *c, WcReader *r)
+{
+	WcEstimateRequest req;
+
+	if (!wc_read_estimate(r, &req))
+		malformed("ESTIMATE");
+	wc_write_estimate_answer(&c->answer, cells_estimate(wc_db_lookup(req.db), &req));
+}
+
+/*
+ * wc_serve_request
+ *		Carry out one request; its answer, if it has one, goes to c->answer.
+ *
+ * A COMMIT that follows an unanswered request's error must not go ahead
+ * without the writes that failed: main.c answers it with that error, and
+ * drops its writes here first (wc_serve_refused_commit).
+ */
+void
+wc_serve_request(WcClient *c, const uint8 *data, size_t len)
+{
+	WcReader	r;
+
+	wc_reader_init(&r, data, len);
+	switch ((WcMsgType) wc_read_type(&r))
+	{
+		case WC_REQ_OPEN:
+			serve_open(c, &r);
+			break;
+		case WC_REQ_SNAPSHOT:
+			serve_snapshot(c, &r);
+			break;
+		case WC_REQ_RELEASE:
+			serve_release(c, &r);
+			break;
+		case WC_REQ_SCAN:
+			serve_scan(c, &r);
+			break;
+		case WC_REQ_NEXT:
+			serve_next(c, &r);
+			break;
+		case WC_REQ_CLOSE:
+			serve_close(c, &r);
+			break;
+		case WC_REQ_WRITE:
+			serve_write(c, &r);
+			break;
+		case WC_REQ_COMMIT:
+			serve_commit(c, &r);
+			break;
+		case WC_REQ_ABORT:
+			serve_abort(c, &r);
+			break;
+		case WC_REQ_ESTIMATE:
+			serve_estimate(c, &r);
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_PROTOCOL_VIOLATION),
+					 errmsg("request of unknown type %u from a backend",
+							(unsigned) wc_read_type(&r))));
+	}
+}
+
+/*
+ * wc_serve_refused_commit
+ *		A COMMIT answered with an earlier request's error: its writes go.
+ */
+void
+wc_serve_refused_commit(WcClient *c, const uint8 *data, size_t len)
+{
+	WcReader	r;
+	uint32		db;
+	bool		sync;
+
+	wc_reader_init(&r, data, len);
+	if (wc_read_type(&r) == WC_REQ_COMMIT && wc_read_commit(&r, &db, &sync))
+		discard_writes(c, db);
+}
+
+/*
+ * wc_collect_commits
+ *		Answer the commits the commit writer has written; true if any.
+ */
+bool
+wc_collect_commits(void)
+{
+	void	   *owner;
+	bool		any = false;
+
+	while (storage_next_written(&owner))
+	{
+		WcClient   *c = owner;
+
+		MemoryContextSwitchTo(wc_request_cxt);
+		resetStringInfo(&c->answer);
+		PG_TRY();
+		{
+			storage_finish_written();
+			wc_write_ok(&c->answer);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata = wc_take_error(c);
+
+			wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
+						   edata->detail, edata->hint);
+			FreeErrorData(edata);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(wc_worker_cxt);
+		MemoryContextReset(wc_request_cxt);
+
+		c->commit_waiting = false;
+		if (c->gone)
+			MemoryContextDelete(c->cxt);
+		else
+			c->answer_pending = true;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * wc_client_release_all
+ *		Let go of every scan and snapshot a backend holds (it has gone).
+ */
+void
+wc_client_release_all(WcClient *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, c->scans)
+		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
+	foreach(lc, c->snaps)
+	{
+		WcClientSnap *cs = lfirst(lc);
+
+		if (cs->odb->db)
+			storage_release(cs->odb->db, cs->snap);
+	}
+}
