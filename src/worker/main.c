@@ -51,7 +51,6 @@ PGDLLEXPORT void wc_worker_main(Datum arg);
 
 WcClient  **wc_clients;
 MemoryContext wc_worker_cxt;
-MemoryContext wc_request_cxt;
 
 static volatile sig_atomic_t got_sigterm = false;
 
@@ -140,86 +139,6 @@ wc_worker_exit(int code, Datum arg)
 			client_free(wc_clients[i]);
 
 	wc_db_close_all();
-}
-
-/*
- * wc_take_error
- *		In a PG_CATCH while serving c: the error, taken out of the error
- *		state into c's memory.
- *
- * Files the failed work opened through fd.c are closed here: a backend's
- * transaction end would close them, but the worker runs no transactions.
- */
-ErrorData *
-wc_take_error(WcClient *c)
-{
-	ErrorData  *edata;
-
-	MemoryContextSwitchTo(c->cxt);
-	edata = CopyErrorData();
-	FlushErrorState();
-	AtEOXact_Files(false);
-	return edata;
-}
-
-/* Make c's answer the ERROR answer of edata. */
-static void
-answer_error(WcClient *c, ErrorData *edata)
-{
-	resetStringInfo(&c->answer);
-	wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
-				   edata->detail, edata->hint);
-}
-
-/*
- * handle_request
- *		Serve one request, turning an error into an answer.
- *
- * An error in a request that gets no answer is kept and given as the answer
- * to the next request that does, so the backend still hears of it.
- */
-static void
-handle_request(WcClient *c, const uint8 *data, size_t len)
-{
-	uint8		type = len > 0 ? data[0] : 0;
-
-	resetStringInfo(&c->answer);
-	if (c->deferred != NULL && wc_msg_answered(type))
-	{
-		/* A commit must not go ahead without the writes that failed. */
-		wc_serve_refused_commit(c, data, len);
-		answer_error(c, c->deferred);
-		c->deferred = NULL;
-		c->answer_pending = true;
-		return;
-	}
-
-	MemoryContextSwitchTo(wc_request_cxt);
-	PG_TRY();
-	{
-		wc_serve_request(c, data, len);
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata = wc_take_error(c);
-
-		if (wc_msg_answered(type))
-		{
-			answer_error(c, edata);
-			FreeErrorData(edata);
-		}
-		else if (c->deferred == NULL)
-			c->deferred = edata;
-		else
-			FreeErrorData(edata);
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(wc_worker_cxt);
-	MemoryContextReset(wc_request_cxt);
-
-	/* A commit with the commit writer is answered when it is written. */
-	if (wc_msg_answered(type) && !c->commit_waiting)
-		c->answer_pending = true;
 }
 
 static void
@@ -341,7 +260,7 @@ serve_client(WcClient *c)
 			client_free(c);
 			return true;
 		}
-		handle_request(c, data, len);
+		wc_handle_request(c, data, len);
 		worked = true;
 	}
 	return worked;
@@ -361,8 +280,7 @@ wc_worker_main(Datum arg)
 
 	wc_worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 										  ALLOCSET_DEFAULT_SIZES);
-	wc_request_cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw request",
-										   ALLOCSET_DEFAULT_SIZES);
+	wc_serve_init();
 	MemoryContextSwitchTo(wc_worker_cxt);
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 

@@ -6,7 +6,8 @@
  *
  * A handler reads its request with wire.c's reader, acts, and writes its
  * answer (if the request has one: wc_msg_answered) to c->answer.  An error
- * is raised as usual; main.c turns it into an ERROR answer.  A COMMIT goes
+ * is raised as usual, and wc_handle_request turns it into an ERROR answer,
+ * or keeps it for the next answered request.  A COMMIT goes
  * to the commit writer thread (storage.c) and is answered when it comes
  * back (wc_collect_commits).
  *
@@ -14,9 +15,12 @@
  */
 #include "postgres.h"
 
+#include "storage/fd.h"
 #include "utils/memutils.h"
 
 #include "worker/worker.h"
+
+MemoryContext wc_request_cxt;	/* reset after each request */
 
 static pg_attribute_noreturn() void
 malformed(const char *type)
@@ -361,15 +365,11 @@ serve_estimate(WcClient *c, WcReader *r)
 }
 
 /*
- * wc_serve_request
+ * serve_request
  *		Carry out one request; its answer, if it has one, goes to c->answer.
- *
- * A COMMIT that follows an unanswered request's error must not go ahead
- * without the writes that failed: main.c answers it with that error, and
- * drops its writes here first (wc_serve_refused_commit).
  */
-void
-wc_serve_request(WcClient *c, const uint8 *data, size_t len)
+static void
+serve_request(WcClient *c, const uint8 *data, size_t len)
 {
 	WcReader	r;
 
@@ -415,11 +415,11 @@ wc_serve_request(WcClient *c, const uint8 *data, size_t len)
 }
 
 /*
- * wc_serve_refused_commit
+ * serve_refused_commit
  *		A COMMIT answered with an earlier request's error: its writes go.
  */
-void
-wc_serve_refused_commit(WcClient *c, const uint8 *data, size_t len)
+static void
+serve_refused_commit(WcClient *c, const uint8 *data, size_t len)
 {
 	WcReader	r;
 	uint32		db;
@@ -428,6 +428,86 @@ wc_serve_refused_commit(WcClient *c, const uint8 *data, size_t len)
 	wc_reader_init(&r, data, len);
 	if (wc_read_type(&r) == WC_REQ_COMMIT && wc_read_commit(&r, &db, &sync))
 		discard_writes(c, db);
+}
+
+/*
+ * take_error
+ *		In a PG_CATCH while serving c: the error, taken out of the error
+ *		state into c's memory.
+ *
+ * Files the failed work opened through fd.c are closed here: a backend's
+ * transaction end would close them, but the worker runs no transactions.
+ */
+static ErrorData *
+take_error(WcClient *c)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(c->cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	AtEOXact_Files(false);
+	return edata;
+}
+
+/* Make c's answer the ERROR answer of edata. */
+static void
+answer_error(WcClient *c, ErrorData *edata)
+{
+	resetStringInfo(&c->answer);
+	wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
+				   edata->detail, edata->hint);
+}
+
+/*
+ * wc_handle_request
+ *		Serve one request, turning an error into an answer.
+ *
+ * An error in a request that gets no answer is kept and given as the answer
+ * to the next request that does, so the backend still hears of it.
+ */
+void
+wc_handle_request(WcClient *c, const uint8 *data, size_t len)
+{
+	uint8		type = len > 0 ? data[0] : 0;
+
+	resetStringInfo(&c->answer);
+	if (c->deferred != NULL && wc_msg_answered(type))
+	{
+		/* A commit must not go ahead without the writes that failed. */
+		serve_refused_commit(c, data, len);
+		answer_error(c, c->deferred);
+		c->deferred = NULL;
+		c->answer_pending = true;
+		return;
+	}
+
+	MemoryContextSwitchTo(wc_request_cxt);
+	PG_TRY();
+	{
+		serve_request(c, data, len);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata = take_error(c);
+
+		if (wc_msg_answered(type))
+		{
+			answer_error(c, edata);
+			FreeErrorData(edata);
+		}
+		else if (c->deferred == NULL)
+			c->deferred = edata;
+		else
+			FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(wc_worker_cxt);
+	MemoryContextReset(wc_request_cxt);
+
+	/* A commit with the commit writer is answered when it is written. */
+	if (wc_msg_answered(type) && !c->commit_waiting)
+		c->answer_pending = true;
 }
 
 /*
@@ -453,10 +533,9 @@ wc_collect_commits(void)
 		}
 		PG_CATCH();
 		{
-			ErrorData  *edata = wc_take_error(c);
+			ErrorData  *edata = take_error(c);
 
-			wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
-						   edata->detail, edata->hint);
+			answer_error(c, edata);
 			FreeErrorData(edata);
 		}
 		PG_END_TRY();
@@ -471,6 +550,14 @@ wc_collect_commits(void)
 		any = true;
 	}
 	return any;
+}
+
+/* Set up this file's memory, in the worker's. */
+void
+wc_serve_init(void)
+{
+	wc_request_cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw request",
+										   ALLOCSET_DEFAULT_SIZES);
 }
 
 /*

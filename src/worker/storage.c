@@ -60,8 +60,17 @@ struct WcBatch
 	size_t		bytes;
 };
 
-static void raise_leveldb_error(char *msg, const char *what, const char *path) pg_attribute_noreturn();
-static void report_leveldb_error(char *err, const char *what, const char *path) pg_attribute_noreturn();
+/* What we were doing when LevelDB failed, for the error message. */
+typedef enum WcStorageOp
+{
+	WC_OP_WARM_UP,
+	WC_OP_OPEN,
+	WC_OP_READ,
+	WC_OP_WRITE
+} WcStorageOp;
+
+static void raise_leveldb_error(char *msg, WcStorageOp op, const char *path) pg_attribute_noreturn();
+static void report_leveldb_error(char *err, WcStorageOp op, const char *path) pg_attribute_noreturn();
 
 /*
  * The commit writer: a thread that writes commits while the worker goes on
@@ -318,7 +327,7 @@ storage_finish_written(void)
 	pfree(w->path);
 	storage_batch_free(w->batch);
 	if (failed)
-		raise_leveldb_error(msg, "write to", path);
+		raise_leveldb_error(msg, WC_OP_WRITE, path);
 }
 
 /* Wait until every write given to the commit writer is done. */
@@ -338,40 +347,39 @@ storage_writer_drain(void)
  *		Raise LevelDB's message (palloc'd) as an ERROR with a fitting code.
  */
 static void
-raise_leveldb_error(char *msg, const char *what, const char *path)
+raise_leveldb_error(char *msg, WcStorageOp op, const char *path)
 {
 	int			code = ERRCODE_IO_ERROR;
-	const char *hint = NULL;
 
 	if (strstr(msg, "No space left") != NULL)
 		code = ERRCODE_DISK_FULL;
 	else if (strncmp(msg, "Corruption", 10) == 0)
-	{
 		code = ERRCODE_DATA_CORRUPTED;
-		hint = "Restore the database's directory from a backup: LevelDB neither skips nor repairs damaged records.";
-	}
 	else if (strstr(msg, "lock") != NULL &&
 			 strstr(msg, "temporarily unavailable") != NULL)
-	{
 		code = ERRCODE_OBJECT_IN_USE;
-		hint = "Another process holds this LevelDB database open; only one process may use it at a time.";
-	}
 
 	ereport(ERROR,
 			(errcode(code),
-			 errmsg("could not %s LevelDB database \"%s\"", what, path),
+			 op == WC_OP_OPEN ? errmsg("could not open LevelDB database \"%s\"", path) :
+			 op == WC_OP_READ ? errmsg("could not read LevelDB database \"%s\"", path) :
+			 op == WC_OP_WRITE ? errmsg("could not write to LevelDB database \"%s\"", path) :
+			 errmsg("could not start LevelDB's background thread in \"%s\"", path),
 			 errdetail("LevelDB reported: %s", msg),
-			 hint ? errhint("%s", hint) : 0));
+			 code == ERRCODE_DATA_CORRUPTED ?
+			 errhint("Restore the database's directory from a backup: LevelDB neither skips nor repairs damaged records.") :
+			 code == ERRCODE_OBJECT_IN_USE ?
+			 errhint("Another process holds this LevelDB database open; only one process may use it at a time.") : 0));
 }
 
 /* Free LevelDB's message and raise it as an ERROR with a fitting code. */
 static void
-report_leveldb_error(char *err, const char *what, const char *path)
+report_leveldb_error(char *err, WcStorageOp op, const char *path)
 {
 	char	   *msg = pstrdup(err);
 
 	leveldb_free(err);
-	raise_leveldb_error(msg, what, path);
+	raise_leveldb_error(msg, op, path);
 }
 
 /*
@@ -415,7 +423,7 @@ storage_start_background_thread(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	if (err != NULL)
-		report_leveldb_error(err, "warm up", path);
+		report_leveldb_error(err, WC_OP_WARM_UP, path);
 	leveldb_destroy_db(opts, path, &err);
 	if (err != NULL)
 		leveldb_free(err);
@@ -480,7 +488,7 @@ storage_open(const char *path, const WcDbOptions *o)
 	if (err != NULL)
 	{
 		storage_close(d);
-		report_leveldb_error(err, "open", path);
+		report_leveldb_error(err, WC_OP_OPEN, path);
 	}
 	return d;
 }
@@ -616,7 +624,7 @@ storage_iter_check(WcIter *i)
 
 	leveldb_iter_get_error(i->it, &err);
 	if (err != NULL)
-		report_leveldb_error(err, "read", i->path);
+		report_leveldb_error(err, WC_OP_READ, i->path);
 }
 
 WcBatch *
@@ -683,7 +691,7 @@ storage_write(WcDb *d, WcBatch *b, bool sync)
 		 * reopen the database, which starts a new log.
 		 */
 		d->write_failed = true;
-		report_leveldb_error(err, "write to", d->path);
+		report_leveldb_error(err, WC_OP_WRITE, d->path);
 	}
 }
 
@@ -786,7 +794,7 @@ storage_get(WcDb *d, const uint8_t *key, size_t klen, size_t *vlen)
 
 	leveldb_readoptions_destroy(ro);
 	if (err != NULL)
-		report_leveldb_error(err, "read", d->path);
+		report_leveldb_error(err, WC_OP_READ, d->path);
 	if (val != NULL)
 	{
 		copy = palloc(*vlen + 1);

@@ -112,13 +112,12 @@ typedef struct WcClient
 /* in main.c: the main loop and the attached backends */
 extern WcClient **wc_clients;	/* by slot; wc_shared->nslots of them */
 extern MemoryContext wc_worker_cxt; /* lives as long as the worker */
-extern MemoryContext wc_request_cxt;	/* reset after each request */
 extern void wc_worker_register(void);
-extern ErrorData *wc_take_error(WcClient *c);
 
 /* in serve.c: the requests */
-extern void wc_serve_request(WcClient *c, const uint8 *data, size_t len);
-extern void wc_serve_refused_commit(WcClient *c, const uint8 *data, size_t len);
+extern MemoryContext wc_request_cxt;	/* reset after each request */
+extern void wc_serve_init(void);
+extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_collect_commits(void);
 extern void wc_client_release_all(WcClient *c);
 
