@@ -4,12 +4,12 @@
  *	  A backend's link to the storage worker.
  *
  * Each backend that uses widecolumn_fdw creates one DSM segment with a
- * request queue and an answer queue, and posts it in its shared-memory slot
- * for the worker to attach.  Requests are answered in order, so the backend
- * keeps a FIFO of the answers it expects.  A scan asks for its next batch
- * as soon as it receives one (before the executor reads it), so the worker
- * fills batch n+1 while this backend decodes batch n; when two scans are
- * open at once, an answer that belongs to the other scan is kept for it.
+ * request queue and an answer queue (common/shmem.h), and posts it in its
+ * shared-memory slot for the worker to attach.  Requests are written with
+ * common/wire.c and answered in order, so the backend keeps a FIFO of the
+ * answers it expects and hands each to whoever waits for it: a call() here,
+ * or a scan (remotescan.c).  The scans and snapshots on the link
+ * (remotescan.c, snapshot.c) go with it when it is dropped.
  *
  * Nothing here waits without a timeout.  A scan waiting for a batch polls
  * the queue for a moment first (poll_for_answer); every longer wait is on
@@ -17,17 +17,11 @@
  * is still the one that is running, so a dead worker gives an error, never
  * a hang.
  *
- * Scans are named by id, not pointer, and their state lives here, in
- * memory of our own, so that executor memory freed at abort never leaves a
- * dangling pointer behind.
- *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "executor/executor.h"
-#include "tcop/utility.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "portability/instr_time.h"
@@ -38,7 +32,6 @@
 #include "storage/spin.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
-#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "common/poll.h"
@@ -50,29 +43,8 @@
 /* How long to wait for a worker that is not running before giving up. */
 #define WC_WORKER_START_TIMEOUT_MS	10000
 
-/*
- * How many batches a scan asks for ahead of the one being read: with two,
- * the worker has the next request in hand when it finishes a batch and
- * does not wait for this backend to wake up.
- */
-#define WC_SCAN_AHEAD		2
-
 /* Test hook: wait this long before sending a COMMIT (TAP test 012). */
 static int	debug_pause_before_commit_ms = 0;
-
-/* A scan's state on our side. */
-typedef struct WcRemoteScan
-{
-	uint32		id;
-	SubTransactionId subid;
-	bool		finished;		/* the last batch has been handed out */
-	int			asked;			/* answers on their way */
-	int			nready;			/* answers received, not handed out */
-	int			head;			/* the first of them in ready[] */
-	StringInfoData current;		/* the batch being read */
-	StringInfoData ready[WC_SCAN_AHEAD];
-	uint64		entries;
-} WcRemoteScan;
 
 /*
  * An answer on its way: to a scan, or (scan 0) to call(), which numbers its
@@ -99,7 +71,6 @@ typedef struct WcConn
 	uint64		generation;
 	bool		sending;		/* a message is half in the queue */
 	List	   *expect;			/* WcExpect, oldest first */
-	List	   *scans;			/* WcRemoteScan */
 	List	   *dbs;			/* WcKnownDb */
 	StringInfoData sync_answer;
 	bool		have_sync_answer;
@@ -269,7 +240,7 @@ conn_get(void)
 	 * database's, mean nothing to the new worker, or something else, or the
 	 * snapshot the running statement reads.
 	 */
-	if (conn != NULL && (conn->scans != NIL || wc_snapshots_need_link()))
+	if (conn != NULL && (wc_scans_open() || wc_snapshots_need_link()))
 		conn_lost();
 	if (conn != NULL)
 		conn_drop();
@@ -341,23 +312,6 @@ conn_get(void)
 	return conn;
 }
 
-static WcRemoteScan *
-find_scan(uint32 id)
-{
-	ListCell   *lc;
-
-	if (conn == NULL)
-		return NULL;
-	foreach(lc, conn->scans)
-	{
-		WcRemoteScan *s = lfirst(lc);
-
-		if (s->id == id)
-			return s;
-	}
-	return NULL;
-}
-
 /* Forget the link; the worker sees us detach and frees what we held. */
 static void
 conn_drop(void)
@@ -366,6 +320,7 @@ conn_drop(void)
 
 	if (old == NULL)
 		return;
+	wc_scans_drop();
 	wc_snapshots_drop();
 	conn = NULL;
 	clear_slot(0, 0);
@@ -405,20 +360,7 @@ receive_one(void)
 		conn->sync_answer_call = ex->call;
 	}
 	else
-	{
-		WcRemoteScan *s = find_scan(ex->scan);
-
-		if (s != NULL)
-		{
-			StringInfo	slot = &s->ready[(s->head + s->nready) % WC_SCAN_AHEAD];
-
-			Assert(s->asked > 0 && s->nready < WC_SCAN_AHEAD);
-			resetStringInfo(slot);
-			appendBinaryStringInfo(slot, data, len);
-			s->nready++;
-			s->asked--;
-		}
-	}
+		wc_scans_answer(ex->scan, data, len);
 	pfree(ex);
 	return true;
 }
@@ -467,8 +409,8 @@ send_msg(StringInfo msg, uint32 expect_scan, bool answered)
  * written out (and translated) in the worker's source: they are relayed
  * as they are, as postgres_fdw relays a remote server's.
  */
-static void
-raise_answer_error(StringInfo buf)
+void
+wc_client_raise_error(StringInfo buf)
 {
 	WcReader	r;
 	WcErrorAnswer err;
@@ -503,22 +445,38 @@ call(StringInfo msg, WcReader *answer)
 			wait_for_worker();
 	}
 	if (wc_is_error(conn->sync_answer.data, conn->sync_answer.len))
-		raise_answer_error(&conn->sync_answer);
+		wc_client_raise_error(&conn->sync_answer);
 	wc_reader_init(answer, conn->sync_answer.data, conn->sync_answer.len);
 }
 
-static pg_attribute_noreturn() void
-unexpected_answer(void)
+void
+wc_client_unexpected_answer(void)
 {
 	elog(ERROR, "unexpected answer from the widecolumn_fdw storage worker");
 }
 
 /* Send a request that has no answer (msg is freed). */
-static void
-send_unanswered(StringInfo msg)
+void
+wc_client_send(StringInfo msg)
 {
 	send_msg(msg, 0, false);
 	pfree(msg->data);
+}
+
+/* Send a request answered to scan id (msg is freed). */
+void
+wc_client_send_for_scan(StringInfo msg, uint32 scan)
+{
+	send_msg(msg, scan, true);
+	pfree(msg->data);
+}
+
+/* Wait until an answer arrives (and is handed to whoever expects it). */
+void
+wc_client_wait_for_answer(void)
+{
+	if (!receive_one() && !poll_for_answer())
+		wait_for_worker();
 }
 
 /*
@@ -580,7 +538,7 @@ wc_client_send_snapshot(uint32 wid, uint32 id)
 
 	initStringInfo(&msg);
 	wc_write_snapshot(&msg, wid, id);
-	send_unanswered(&msg);
+	wc_client_send(&msg);
 }
 
 /* Tell the worker to drop snapshot id. */
@@ -591,7 +549,28 @@ wc_client_send_release(uint32 id)
 
 	initStringInfo(&msg);
 	wc_write_release(&msg, id);
-	send_unanswered(&msg);
+	wc_client_send(&msg);
+}
+
+/* ranges (WcKeyRange) as the wire carries them, in an array */
+WcWireRange *
+wc_client_wire_ranges(List *ranges)
+{
+	WcWireRange *out = palloc(sizeof(WcWireRange) * (list_length(ranges) + 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, ranges)
+	{
+		WcKeyRange *kr = lfirst(lc);
+
+		out[i].start.data = kr->start;
+		out[i].start.len = kr->start_len;
+		out[i].end.data = kr->end;
+		out[i].end.len = kr->end_len;
+		i++;
+	}
+	return out;
 }
 
 /*
@@ -627,7 +606,7 @@ wc_client_open_db(WcTable *t)
 	call(&msg, &r);
 	pfree(msg.data);
 	if (!wc_read_open_answer(&r, &id))
-		unexpected_answer();
+		wc_client_unexpected_answer();
 
 	{
 		MemoryContext old = MemoryContextSwitchTo(conn_cxt);
@@ -643,186 +622,8 @@ wc_client_open_db(WcTable *t)
 	return (link_serial << WC_DB_ID_BITS) | id;
 }
 
-/* ranges (WcKeyRange) as the wire carries them, in an array */
-static WcWireRange *
-wire_ranges(List *ranges)
-{
-	WcWireRange *out = palloc(sizeof(WcWireRange) * (list_length(ranges) + 1));
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, ranges)
-	{
-		WcKeyRange *kr = lfirst(lc);
-
-		out[i].start.data = kr->start;
-		out[i].start.len = kr->start_len;
-		out[i].end.data = kr->end;
-		out[i].end.len = kr->end_len;
-		i++;
-	}
-	return out;
-}
-
 /*
- * wc_client_scan_begin
- *		Start a scan of ranges (WcKeyRange, ascending and disjoint).
- *
- * cols are the escaped family+qualifier of the cells wanted; a batch names
- * a cell by its position in this array.  The scan belongs to subtransaction
- * subid, and goes when that one is rolled back: the one whose statement,
- * or cursor, it serves, which may be older than the current one.
- */
-uint32
-wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
-					 bool reverse, bool bulk, bool versions, uint64 limit,
-					 uint8 **cols, size_t *col_lens, int ncols,
-					 SubTransactionId subid)
-{
-	StringInfoData msg;
-	WcScanRequest req;
-	WcRemoteScan *s;
-	MemoryContext old;
-	uint32		wid;
-
-	wid = wc_client_db_id(db);			/* conn_get, and the handle checked */
-	old = MemoryContextSwitchTo(conn_cxt);
-	s = palloc0(sizeof(WcRemoteScan));
-	s->id = next_id++;
-	s->subid = subid;
-	initStringInfo(&s->current);
-	for (int i = 0; i < WC_SCAN_AHEAD; i++)
-		initStringInfo(&s->ready[i]);
-	conn->scans = lappend(conn->scans, s);
-	MemoryContextSwitchTo(old);
-
-	req.db = wid;
-	req.snapshot = snapshot;
-	req.scan = s->id;
-	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
-		(versions ? WC_SCAN_VERSIONS : 0);
-	req.limit = limit;
-	req.ncols = ncols;
-	req.cols = palloc(sizeof(WcBytes) * (ncols + 1));
-	for (int i = 0; i < ncols; i++)
-	{
-		req.cols[i].data = cols[i];
-		req.cols[i].len = col_lens[i];
-	}
-	req.nranges = list_length(ranges);
-	req.ranges = wire_ranges(ranges);
-	initStringInfo(&msg);
-	wc_write_scan(&msg, &req);
-	pfree(req.cols);
-	pfree(req.ranges);
-	s->asked = 1;
-	send_msg(&msg, s->id, true);
-	pfree(msg.data);
-	return s->id;
-}
-
-/*
- * wc_client_scan_next_batch
- *		Hand out the scan's next batch; false when there is none.
- *
- * The batch stays valid until the next call for the same scan.
- */
-bool
-wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
-{
-	WcRemoteScan *s = find_scan(id);
-	StringInfoData tmp;
-	WcReader	r;
-	WcBatchHeader header;
-
-	if (s == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_CONNECTION_FAILURE),
-				 errmsg("widecolumn_fdw scan is no longer open"),
-				 errdetail("The link to the storage worker was lost or the transaction ended.")));
-	if (s->finished)
-		return false;
-
-	while (s->nready == 0)
-	{
-		if (!receive_one() && !poll_for_answer())
-			wait_for_worker();
-		if (find_scan(id) != s)
-			return false;		/* cannot happen: conn_lost raises */
-	}
-
-	/* The answer taken becomes current; its buffer is reused next. */
-	tmp = s->current;
-	s->current = s->ready[s->head];
-	s->ready[s->head] = tmp;
-	s->head = (s->head + 1) % WC_SCAN_AHEAD;
-	s->nready--;
-
-	if (wc_is_error(s->current.data, s->current.len))
-	{
-		s->finished = true;
-		raise_answer_error(&s->current);
-	}
-	wc_reader_init(&r, s->current.data, s->current.len);
-	if (!wc_read_batch(&r, &header))
-		unexpected_answer();
-	out->done = header.done;
-	out->rows_left = header.nrows;
-	s->entries += header.entries;
-	out->r = r;
-
-	if (out->done)
-		s->finished = true;
-	else
-	{
-		/*
-		 * Ask for the next batches now, so the worker works while we read.
-		 * One of them may come after the last: the worker answers it with
-		 * an empty last batch, which nobody reads.
-		 */
-		while (s->asked + s->nready < WC_SCAN_AHEAD)
-		{
-			StringInfoData msg;
-
-			initStringInfo(&msg);
-			wc_write_next(&msg, s->id);
-			s->asked++;
-			send_msg(&msg, s->id, true);
-			pfree(msg.data);
-		}
-	}
-	return true;
-}
-
-uint64
-wc_client_scan_entries(uint32 id)
-{
-	WcRemoteScan *s = find_scan(id);
-
-	return s ? s->entries : 0;
-}
-
-static void
-scan_forget(WcRemoteScan *s)
-{
-	if (!s->finished && conn != NULL && !conn->sending)
-	{
-		StringInfoData msg;
-
-		initStringInfo(&msg);
-		wc_write_close(&msg, s->id);
-		send_unanswered(&msg);
-	}
-	/* An answer still on its way finds no scan and is dropped. */
-	conn->scans = list_delete_ptr(conn->scans, s);
-	pfree(s->current.data);
-	for (int i = 0; i < WC_SCAN_AHEAD; i++)
-		pfree(s->ready[i].data);
-	pfree(s);
-}
-
-/*
- * quietly
+ * wc_client_quietly
  *		Run fn(arg), which sends messages, where an error cannot be raised:
  *		in a transaction's commit or abort.
  *
@@ -831,8 +632,8 @@ scan_forget(WcRemoteScan *s)
  * that our caller, PostgreSQL's commit or abort, still counts on: it is
  * put back.
  */
-static void
-quietly(void (*fn) (void *arg), void *arg)
+void
+wc_client_quietly(void (*fn) (void *arg), void *arg)
 {
 	volatile uint32 holdoff = InterruptHoldoffCount;
 
@@ -849,25 +650,6 @@ quietly(void (*fn) (void *arg), void *arg)
 	PG_END_TRY();
 }
 
-static void
-scan_forget_cb(void *arg)
-{
-	scan_forget(arg);
-}
-
-void
-wc_client_scan_end(uint32 id)
-{
-	WcRemoteScan *s = find_scan(id);
-
-	if (s == NULL)
-		return;
-	if (IsTransactionState())
-		scan_forget(s);
-	else
-		quietly(scan_forget_cb, s);	/* a portal dropped in an abort */
-}
-
 /* Send one WRITE message: rows holds whole rows (wc_write_row). */
 void
 wc_client_write(uint32 db, StringInfo rows)
@@ -876,7 +658,7 @@ wc_client_write(uint32 db, StringInfo rows)
 
 	initStringInfo(&msg);
 	wc_write_write(&msg, wc_client_db_id(db), rows);
-	send_unanswered(&msg);
+	wc_client_send(&msg);
 }
 
 /* Forget the WRITE messages sent for db. */
@@ -890,7 +672,7 @@ wc_client_abort(uint32 db)
 		return;
 	initStringInfo(&msg);
 	wc_write_abort(&msg, db & WC_DB_ID_MASK);
-	send_unanswered(&msg);
+	wc_client_send(&msg);
 }
 
 /* Apply the WRITE messages sent for db, atomically. */
@@ -921,7 +703,7 @@ wc_client_commit(uint32 db, bool sync)
 	call(&msg, &r);
 	pfree(msg.data);
 	if (!wc_read_ok(&r))
-		unexpected_answer();
+		wc_client_unexpected_answer();
 }
 
 /* LevelDB's estimate of the bytes stored in ranges. */
@@ -935,24 +717,35 @@ wc_client_estimate(uint32 db, List *ranges)
 
 	req.db = wc_client_db_id(db);
 	req.nranges = list_length(ranges);
-	req.ranges = wire_ranges(ranges);
+	req.ranges = wc_client_wire_ranges(ranges);
 	initStringInfo(&msg);
 	wc_write_estimate(&msg, &req);
 	pfree(req.ranges);
 	call(&msg, &r);
 	pfree(msg.data);
 	if (!wc_read_estimate_answer(&r, &bytes))
-		unexpected_answer();
+		wc_client_unexpected_answer();
 	return bytes;
 }
 
 static void
 xact_end_cb(void *arg)
 {
-	while (conn != NULL && conn->scans != NIL)
-		scan_forget(linitial(conn->scans));
+	wc_scans_forget_all();
 	if (conn != NULL)
 		wc_snapshots_release_all();
+}
+
+/* Close the scans a rolled-back subtransaction opened. */
+void
+wc_client_subxact_abort(SubTransactionId subid)
+{
+	if (conn == NULL)
+		return;
+	if (conn->sending)
+		conn_drop();			/* the queue cannot be trusted */
+	else
+		wc_scans_subxact_abort(subid);
 }
 
 /*
@@ -974,34 +767,7 @@ wc_client_xact_end(bool abort)
 		return;
 	}
 	wc_snapshots_forget_pg();
-	quietly(xact_end_cb, NULL);
-}
-
-/* Close the scans a rolled-back subtransaction opened. */
-void
-wc_client_subxact_abort(SubTransactionId subid)
-{
-	ListCell   *lc;
-
-	if (conn == NULL)
-		return;
-	if (conn->sending)
-	{
-		conn_drop();
-		return;
-	}
-	foreach(lc, conn->scans)
-	{
-		WcRemoteScan *s = lfirst(lc);
-
-		if (s->subid >= subid)
-		{
-			scan_forget(s);
-			/* the list changed under us: start over */
-			wc_client_subxact_abort(subid);
-			return;
-		}
-	}
+	wc_client_quietly(xact_end_cb, NULL);
 }
 
 /*

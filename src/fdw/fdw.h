@@ -132,8 +132,23 @@ extern uint32 wc_client_open_db(WcTable *t);
 extern uint32 wc_client_db_id(uint32 handle);
 extern uint32 wc_client_new_id(void);
 extern bool wc_client_can_send(void);
+extern void wc_client_send(StringInfo msg);
+extern void wc_client_send_for_scan(StringInfo msg, uint32 scan);
+extern void wc_client_wait_for_answer(void);
+extern void wc_client_raise_error(StringInfo answer) pg_attribute_noreturn();
+extern void wc_client_unexpected_answer(void) pg_attribute_noreturn();
+extern void wc_client_quietly(void (*fn) (void *arg), void *arg);
+extern WcWireRange *wc_client_wire_ranges(List *ranges);
 extern void wc_client_send_snapshot(uint32 wid, uint32 id);
 extern void wc_client_send_release(uint32 id);
+extern void wc_client_write(uint32 db, StringInfo rows);
+extern void wc_client_commit(uint32 db, bool sync);
+extern void wc_client_abort(uint32 db);
+extern uint64 wc_client_estimate(uint32 db, List *ranges);
+extern void wc_client_xact_end(bool abort);
+extern void wc_client_subxact_abort(SubTransactionId subid);
+
+/* in remotescan.c */
 extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
 								   List *ranges, bool reverse, bool bulk, bool versions,
 								   uint64 limit,
@@ -142,12 +157,11 @@ extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
 extern bool wc_client_scan_next_batch(uint32 scan, WcBatchReader *out);
 extern void wc_client_scan_end(uint32 scan);
 extern uint64 wc_client_scan_entries(uint32 scan);
-extern void wc_client_write(uint32 db, StringInfo rows);
-extern void wc_client_commit(uint32 db, bool sync);
-extern void wc_client_abort(uint32 db);
-extern uint64 wc_client_estimate(uint32 db, List *ranges);
-extern void wc_client_xact_end(bool abort);
-extern void wc_client_subxact_abort(SubTransactionId subid);
+extern void wc_scans_answer(uint32 scan, const void *data, size_t len);
+extern bool wc_scans_open(void);
+extern void wc_scans_forget_all(void);
+extern void wc_scans_drop(void);
+extern void wc_scans_subxact_abort(SubTransactionId subid);
 
 /* in snapshot.c */
 extern void wc_snapshot_init(void);
