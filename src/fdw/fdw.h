@@ -28,7 +28,7 @@
 #include "common/keycodec.h"
 #include "common/wire.h"
 
-/* Target size of one WRITE message (txn.c). */
+/* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
 /* How a foreign table column is stored. */
@@ -118,6 +118,7 @@ extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);
 extern void wc_rowkey_bytes(Datum value, Oid type, const uint8 **data, size_t *len);
 extern bool wc_type_supported(Oid type);
 extern char *wc_printable_key(const uint8 *data, size_t len);
+extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
 
 /* in client.c */
 typedef struct WcBatchReader
@@ -165,13 +166,10 @@ typedef struct WcTxnCell
 	size_t		value_len;
 } WcTxnCell;
 
-extern void wc_txn_init(void);
 extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
-extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
-							LOCKMODE mode, LockWaitPolicy wait);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
@@ -181,7 +179,18 @@ extern bool wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey
 								 size_t rowkey_len, CommandId cid, bool delete);
 extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 					   size_t rowkey_len, WcTxnRow *row);
-extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
+extern void wc_txn_savepoint_begin(SubTransactionId subid);
+extern bool wc_txn_savepoint_end(SubTransactionId subid, bool rollback);
+extern void wc_txn_reset(void);
+
+/* in rowlock.c */
+extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
+							LOCKMODE mode, LockWaitPolicy wait);
+extern void wc_txn_forget_locks(SubTransactionId subid);
+extern void wc_txn_reset_locks(void);
+
+/* in commit.c */
+extern void wc_txn_init(void);
 
 /* in pushdown.c */
 extern bool wc_collation_is_bytewise(Oid type, Oid collation);
