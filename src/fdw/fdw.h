@@ -204,8 +204,7 @@ extern bool wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t
 
 /* in ranges.c */
 extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
-								StringInfo describe);
-extern void wc_describe_intervals(StringInfo out, int n, void *intervals, bool bytes);
+								const char **label, StringInfo value);
 extern WcKeyRange *wc_table_range(WcTable *t);
 extern WcKeyRange *wc_row_range(WcTable *t, const uint8 *key, size_t len);
 
