@@ -220,9 +220,19 @@ typedef enum WcSegmentFit
 	WC_SEGMENT_UNORDERED		/* equal to none, and not among them */
 } WcSegmentFit;
 
+/* Why a value cannot be stored as a row-key part. */
+typedef enum WcSegmentWhy
+{
+	WC_SEGMENT_HAS_DELIMITER,
+	WC_SEGMENT_INFINITE_DATE,
+	WC_SEGMENT_INFINITE_TIMESTAMP,
+	WC_SEGMENT_TIMESTAMP_RANGE,
+	WC_SEGMENT_YEAR_RANGE
+} WcSegmentWhy;
+
 extern void wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out);
 extern WcSegmentFit wc_segment_fit(WcTable *t, WcColumn *col, Datum value,
-								   StringInfo out, const char **why);
+								   StringInfo out, WcSegmentWhy *why);
 extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 

@@ -228,7 +228,7 @@ prefix_and_part(WcTable *t, StringInfo prefix, int neq, Datum value,
 {
 	StringInfo	k = makeStringInfo();
 	WcColumn   *col = &t->cols[t->part_attnum[neq] - 1];
-	const char *why;
+	WcSegmentWhy why;
 
 	appendBinaryStringInfo(k, prefix->data, prefix->len);
 	*fit = wc_segment_fit(t, col, value, k, &why);
@@ -260,7 +260,7 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	for (int i = 0; i < neq; i++)
 	{
 		int			e = intVal(list_nth(node, 2 + i));
-		const char *why;
+		WcSegmentWhy why;
 
 		if (nulls[e])
 			return none();

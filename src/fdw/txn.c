@@ -20,7 +20,6 @@
  */
 #include "postgres.h"
 
-#include "access/xact.h"
 #include "utils/memutils.h"
 
 #include "fdw/fdw.h"
@@ -738,13 +737,18 @@ wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey, size_t row
 	if (e == NULL || e->nops == 0 || e->ops[e->nops - 1] < horizon)
 		return false;
 	last = e->ops[e->nops - 1];
+	if (cid != InvalidCommandId && command_at(last) != cid && delete)
+		ereport(ERROR,
+				(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
+				 errmsg("tuple to be deleted was already modified by an operation triggered by the current command"),
+				 errdetail("The row has key \"%s\" in foreign table \"%s\".",
+						   wc_printable_key(rowkey, rowkey_len), t->relname),
+				 errhint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")));
 	if (cid != InvalidCommandId && command_at(last) != cid)
 		ereport(ERROR,
 				(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
-				 delete ?
-				 errmsg("tuple to be deleted was already modified by an operation triggered by the current command") :
 				 errmsg("tuple to be updated was already modified by an operation triggered by the current command"),
-				 errdetail("Row key \"%s\" of foreign table \"%s\".",
+				 errdetail("The row has key \"%s\" in foreign table \"%s\".",
 						   wc_printable_key(rowkey, rowkey_len), t->relname),
 				 errhint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")));
 	return true;
