@@ -12,18 +12,12 @@
 #ifndef WC_FDW_H
 #define WC_FDW_H
 
-#include "access/tupdesc.h"
 #include "foreign/fdwapi.h"
 #include "lib/stringinfo.h"
 #include "nodes/lockoptions.h"
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
-#include "storage/dsm.h"
-#include "portability/instr_time.h"
-#include "storage/latch.h"
 #include "storage/lockdefs.h"
-#include "storage/s_lock.h"
-#include "utils/relcache.h"
 
 #include "common/keycodec.h"
 #include "common/wire.h"
@@ -107,8 +101,12 @@ typedef enum WcKeyAtomKind
 } WcKeyAtomKind;
 
 /* in option.c */
+extern int	wc_parse_size_option(DefElem *def, int min, int max);
+extern char wc_parse_delimiter(DefElem *def);
+extern bool wc_parse_compression(DefElem *def);
+
+/* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);
-extern void wc_server_path(Oid serverid, List *options, char **path);
 
 /* in valuecodec.c */
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
@@ -116,7 +114,6 @@ extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
 							 int attnum, const uint8 *rowkey, size_t rowkey_len);
 extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);
 extern void wc_rowkey_bytes(Datum value, Oid type, const uint8 **data, size_t *len);
-extern bool wc_type_supported(Oid type);
 extern char *wc_printable_key(const uint8 *data, size_t len);
 extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
 
