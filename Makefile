@@ -12,7 +12,10 @@ EXTVERSION = 0.1.0
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
        src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o \
-       src/fdw/option.o src/fdw/valuecodec.o src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o src/fdw/txn.o src/fdw/scan.o \
+       src/fdw/option.o src/fdw/mapping.o src/fdw/valuecodec.o \
+       src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
+       src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
+       src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
        src/worker/cellscan.o src/worker/cellcommit.o src/worker/storage.o

@@ -7,7 +7,7 @@
  * and the storage worker (src/worker), which meet through src/common.
  * _PG_init only delegates: shared memory (common/shmem.c), the polling
  * setting both sides read (common/poll.c), the storage worker
- * (worker/main.c), transaction callbacks (fdw/txn.c), the link to the
+ * (worker/main.c), transaction callbacks (fdw/commit.c), the link to the
  * worker (fdw/client.c) and the snapshots' lifetime (fdw/snapshot.c).  The
  * library must be preloaded, because the worker and its shared memory can
  * only be set up at server start.

@@ -12,23 +12,17 @@
 #ifndef WC_FDW_H
 #define WC_FDW_H
 
-#include "access/tupdesc.h"
 #include "foreign/fdwapi.h"
 #include "lib/stringinfo.h"
 #include "nodes/lockoptions.h"
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
-#include "storage/dsm.h"
-#include "portability/instr_time.h"
-#include "storage/latch.h"
 #include "storage/lockdefs.h"
-#include "storage/s_lock.h"
-#include "utils/relcache.h"
 
 #include "common/keycodec.h"
 #include "common/wire.h"
 
-/* Target size of one WRITE message (txn.c). */
+/* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
 /* How a foreign table column is stored. */
@@ -107,8 +101,12 @@ typedef enum WcKeyAtomKind
 } WcKeyAtomKind;
 
 /* in option.c */
+extern int	wc_parse_size_option(DefElem *def, int min, int max);
+extern char wc_parse_delimiter(DefElem *def);
+extern bool wc_parse_compression(DefElem *def);
+
+/* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);
-extern void wc_server_path(Oid serverid, List *options, char **path);
 
 /* in valuecodec.c */
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
@@ -116,8 +114,8 @@ extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
 							 int attnum, const uint8 *rowkey, size_t rowkey_len);
 extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);
 extern void wc_rowkey_bytes(Datum value, Oid type, const uint8 **data, size_t *len);
-extern bool wc_type_supported(Oid type);
 extern char *wc_printable_key(const uint8 *data, size_t len);
+extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
 
 /* in client.c */
 typedef struct WcBatchReader
@@ -191,13 +189,10 @@ typedef struct WcTxnCell
 	size_t		value_len;
 } WcTxnCell;
 
-extern void wc_txn_init(void);
 extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
-extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
-							LOCKMODE mode, LockWaitPolicy wait);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,
@@ -207,7 +202,18 @@ extern bool wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey
 								 size_t rowkey_len, CommandId cid, bool delete);
 extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 					   size_t rowkey_len, WcTxnRow *row);
-extern uint8 *wc_row_key(WcTable *t, const uint8 *rowkey, size_t len, size_t *outlen);
+extern void wc_txn_savepoint_begin(SubTransactionId subid);
+extern bool wc_txn_savepoint_end(SubTransactionId subid, bool rollback);
+extern void wc_txn_reset(void);
+
+/* in rowlock.c */
+extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
+							LOCKMODE mode, LockWaitPolicy wait);
+extern void wc_txn_forget_locks(SubTransactionId subid);
+extern void wc_txn_reset_locks(void);
+
+/* in commit.c */
+extern void wc_txn_init(void);
 
 /* in pushdown.c */
 extern bool wc_collation_is_bytewise(Oid type, Oid collation);
@@ -221,8 +227,7 @@ extern bool wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t
 
 /* in ranges.c */
 extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
-								StringInfo describe);
-extern void wc_describe_intervals(StringInfo out, int n, void *intervals, bool bytes);
+								const char **label, StringInfo value);
 extern WcKeyRange *wc_table_range(WcTable *t);
 extern WcKeyRange *wc_row_range(WcTable *t, const uint8 *key, size_t len);
 
@@ -238,9 +243,19 @@ typedef enum WcSegmentFit
 	WC_SEGMENT_UNORDERED		/* equal to none, and not among them */
 } WcSegmentFit;
 
+/* Why a value cannot be stored as a row-key part. */
+typedef enum WcSegmentWhy
+{
+	WC_SEGMENT_HAS_DELIMITER,
+	WC_SEGMENT_INFINITE_DATE,
+	WC_SEGMENT_INFINITE_TIMESTAMP,
+	WC_SEGMENT_TIMESTAMP_RANGE,
+	WC_SEGMENT_YEAR_RANGE
+} WcSegmentWhy;
+
 extern void wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out);
 extern WcSegmentFit wc_segment_fit(WcTable *t, WcColumn *col, Datum value,
-								   StringInfo out, const char **why);
+								   StringInfo out, WcSegmentWhy *why);
 extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 

@@ -228,7 +228,7 @@ prefix_and_part(WcTable *t, StringInfo prefix, int neq, Datum value,
 {
 	StringInfo	k = makeStringInfo();
 	WcColumn   *col = &t->cols[t->part_attnum[neq] - 1];
-	const char *why;
+	WcSegmentWhy why;
 
 	appendBinaryStringInfo(k, prefix->data, prefix->len);
 	*fit = wc_segment_fit(t, col, value, k, &why);
@@ -260,7 +260,7 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	for (int i = 0; i < neq; i++)
 	{
 		int			e = intVal(list_nth(node, 2 + i));
-		const char *why;
+		WcSegmentWhy why;
 
 		if (nulls[e])
 			return none();
@@ -431,80 +431,6 @@ eval_node(List *node, Datum *values, bool *nulls, WcTable *t, bool bytes)
 	return none();
 }
 
-/* The LevelDB key of a bound: table | escaped key, terminator bumped if after. */
-static uint8 *
-bound_key(WcTable *t, const WcBound *b, bool after, size_t *len)
-{
-	uint8	   *k = wc_row_key(t, b->key, b->len, len);
-
-	if (after)
-		k[*len - 1]++;			/* 0x00 0x01 -> 0x00 0x02: past every cell */
-	return k;
-}
-
-/* The keys of the whole table. */
-WcKeyRange *
-wc_table_range(WcTable *t)
-{
-	return linitial(wc_eval_key_ranges(NIL, NULL, NULL, t, NULL));
-}
-
-/* The keys of one row. */
-WcKeyRange *
-wc_row_range(WcTable *t, const uint8 *key, size_t len)
-{
-	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
-	WcBound		b = bound(key, len, true);
-
-	kr->start = bound_key(t, &b, false, &kr->start_len);
-	kr->end = bound_key(t, &b, true, &kr->end_len);
-	return kr;
-}
-
-/*
- * wc_eval_key_ranges
- *		The LevelDB key ranges (WcKeyRange, ascending) a condition selects.
- *
- * cond NIL means the whole table.  *intervals_out, if given, receives a
- * description for EXPLAIN.
- */
-List *
-wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
-				   StringInfo describe)
-{
-	bool		bytes = t->nparts == 0 && t->cols[t->rowkey_attnum - 1].type == BYTEAOID;
-	WcIntervals r = cond ? eval_node(cond, values, nulls, t, bytes) : one(infinite(), infinite());
-	List	   *ranges = NIL;
-
-	for (int i = 0; i < r.n; i++)
-	{
-		WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
-		WcInterval *iv = &r.iv[i];
-
-		if (iv->lo.inf)
-		{
-			kr->start = t->table_key;
-			kr->start_len = t->table_key_len;
-		}
-		else
-			kr->start = bound_key(t, &iv->lo, !iv->lo.incl, &kr->start_len);
-		if (iv->hi.inf)
-		{
-			WcBound		e = after_prefix(t->table_key, t->table_key_len);
-
-			kr->end = (uint8 *) e.key;
-			kr->end_len = e.len;
-		}
-		else
-			kr->end = bound_key(t, &iv->hi, iv->hi.incl, &kr->end_len);
-		ranges = lappend(ranges, kr);
-	}
-
-	if (describe)
-		wc_describe_intervals(describe, r.n, r.iv, bytes);
-	return ranges;
-}
-
 static void
 describe_key(StringInfo out, const WcBound *b, bool bytes)
 {
@@ -547,13 +473,13 @@ is_prefix(const WcInterval *iv)
 }
 
 /*
- * wc_describe_intervals
- *		Say in EXPLAIN's words which rows an interval list reads.
+ * describe_intervals
+ *		Say in EXPLAIN's words which rows an interval list reads: returns
+ *		the label, and appends the value to out.
  */
-void
-wc_describe_intervals(StringInfo out, int n, void *ivp, bool bytes)
+static const char *
+describe_intervals(StringInfo out, int n, WcInterval *iv, bool bytes)
 {
-	WcInterval *iv = ivp;
 	bool		points = n > 0;
 
 	for (int i = 0; i < n; i++)
@@ -561,46 +487,126 @@ wc_describe_intervals(StringInfo out, int n, void *ivp, bool bytes)
 			points = false;
 
 	if (n == 0)
-		appendStringInfoString(out, "Row Ranges: none");
-	else if (n == 1 && iv[0].lo.inf && iv[0].hi.inf)
-		appendStringInfoString(out, "Full Scan");
-	else if (points)
 	{
-		appendStringInfoString(out, n == 1 ? "Row Key: = " : "Row Keys: ");
+		appendStringInfoString(out, "none");
+		return "Row Ranges";
+	}
+	if (n == 1 && iv[0].lo.inf && iv[0].hi.inf)
+	{
+		appendStringInfoString(out, "Full Scan");
+		return "Row Ranges";
+	}
+	if (points)
+	{
+		if (n == 1)
+			appendStringInfoString(out, "= ");
 		for (int i = 0; i < n; i++)
 		{
 			if (i > 0)
 				appendStringInfoString(out, ", ");
 			describe_key(out, &iv[i].lo, bytes);
 		}
+		return n == 1 ? "Row Key" : "Row Keys";
 	}
-	else if (n == 1 && is_prefix(&iv[0]))
+	if (n == 1 && is_prefix(&iv[0]))
 	{
-		appendStringInfoString(out, "Row Prefix: ");
 		describe_key(out, &iv[0].lo, bytes);
+		return "Row Prefix";
 	}
-	else
+	for (int i = 0; i < n; i++)
 	{
-		appendStringInfoString(out, "Row Ranges: ");
-		for (int i = 0; i < n; i++)
-		{
-			if (i > 0)
-				appendStringInfoString(out, ", ");
-			if (iv[i].lo.inf)
-				appendStringInfoString(out, "(-inf");
-			else
-			{
-				appendStringInfoChar(out, iv[i].lo.incl ? '[' : '(');
-				describe_key(out, &iv[i].lo, bytes);
-			}
+		if (i > 0)
 			appendStringInfoString(out, ", ");
-			if (iv[i].hi.inf)
-				appendStringInfoString(out, "+inf)");
-			else
-			{
-				describe_key(out, &iv[i].hi, bytes);
-				appendStringInfoChar(out, iv[i].hi.incl ? ']' : ')');
-			}
+		if (iv[i].lo.inf)
+			appendStringInfoString(out, "(-inf");
+		else
+		{
+			appendStringInfoChar(out, iv[i].lo.incl ? '[' : '(');
+			describe_key(out, &iv[i].lo, bytes);
+		}
+		appendStringInfoString(out, ", ");
+		if (iv[i].hi.inf)
+			appendStringInfoString(out, "+inf)");
+		else
+		{
+			describe_key(out, &iv[i].hi, bytes);
+			appendStringInfoChar(out, iv[i].hi.incl ? ']' : ')');
 		}
 	}
+	return "Row Ranges";
+}
+
+/* The LevelDB key of a bound: table | escaped key, terminator bumped if after. */
+static uint8 *
+bound_key(WcTable *t, const WcBound *b, bool after, size_t *len)
+{
+	uint8	   *k = wc_row_key(t, b->key, b->len, len);
+
+	if (after)
+		k[*len - 1]++;			/* 0x00 0x01 -> 0x00 0x02: past every cell */
+	return k;
+}
+
+/* The keys of the whole table. */
+WcKeyRange *
+wc_table_range(WcTable *t)
+{
+	return linitial(wc_eval_key_ranges(NIL, NULL, NULL, t, NULL, NULL));
+}
+
+/* The keys of one row. */
+WcKeyRange *
+wc_row_range(WcTable *t, const uint8 *key, size_t len)
+{
+	WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+	WcBound		b = bound(key, len, true);
+
+	kr->start = bound_key(t, &b, false, &kr->start_len);
+	kr->end = bound_key(t, &b, true, &kr->end_len);
+	return kr;
+}
+
+/*
+ * wc_eval_key_ranges
+ *		The LevelDB key ranges (WcKeyRange, ascending) a condition selects.
+ *
+ * cond NIL means the whole table.  With label given, EXPLAIN's description
+ * of the rows read is returned: its label in *label, its value appended to
+ * value.
+ */
+List *
+wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
+				   const char **label, StringInfo value)
+{
+	bool		bytes = t->nparts == 0 && t->cols[t->rowkey_attnum - 1].type == BYTEAOID;
+	WcIntervals r = cond ? eval_node(cond, values, nulls, t, bytes) : one(infinite(), infinite());
+	List	   *ranges = NIL;
+
+	for (int i = 0; i < r.n; i++)
+	{
+		WcKeyRange *kr = palloc0(sizeof(WcKeyRange));
+		WcInterval *iv = &r.iv[i];
+
+		if (iv->lo.inf)
+		{
+			kr->start = t->table_key;
+			kr->start_len = t->table_key_len;
+		}
+		else
+			kr->start = bound_key(t, &iv->lo, !iv->lo.incl, &kr->start_len);
+		if (iv->hi.inf)
+		{
+			WcBound		e = after_prefix(t->table_key, t->table_key_len);
+
+			kr->end = (uint8 *) e.key;
+			kr->end_len = e.len;
+		}
+		else
+			kr->end = bound_key(t, &iv->hi, iv->hi.incl, &kr->end_len);
+		ranges = lappend(ranges, kr);
+	}
+
+	if (label != NULL)
+		*label = describe_intervals(value, r.n, r.iv, bytes);
+	return ranges;
 }

@@ -66,13 +66,34 @@ int_width(Oid type)
 }
 
 static void
-segment_error(WcTable *t, WcColumn *col, const char *why)
+segment_error(WcTable *t, WcColumn *col, WcSegmentWhy why)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_EXCEPTION),
-			 errmsg("value of row-key part \"%s\" of foreign table \"%s\" cannot be stored",
-					col->name, t->relname),
-			 errdetail("%s", why)));
+#define SEGMENT_ERROR(detail) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_DATA_EXCEPTION), \
+			 errmsg("value of row-key part \"%s\" of foreign table \"%s\" cannot be stored", \
+					col->name, t->relname), \
+			 detail))
+
+	switch (why)
+	{
+		case WC_SEGMENT_HAS_DELIMITER:
+			SEGMENT_ERROR(errdetail("The value contains the delimiter \"%c\".", t->delimiter));
+			break;
+		case WC_SEGMENT_INFINITE_DATE:
+			SEGMENT_ERROR(errdetail("Infinite dates cannot be row-key parts."));
+			break;
+		case WC_SEGMENT_INFINITE_TIMESTAMP:
+			SEGMENT_ERROR(errdetail("Infinite timestamps cannot be row-key parts."));
+			break;
+		case WC_SEGMENT_TIMESTAMP_RANGE:
+			SEGMENT_ERROR(errdetail("The timestamp is out of range."));
+			break;
+		case WC_SEGMENT_YEAR_RANGE:
+			SEGMENT_ERROR(errdetail("Only years 1 to 9999 can be row-key parts."));
+			break;
+	}
+#undef SEGMENT_ERROR
 }
 
 /*
@@ -82,7 +103,7 @@ segment_error(WcTable *t, WcColumn *col, const char *why)
 void
 wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
 {
-	const char *why;
+	WcSegmentWhy why;
 
 	if (wc_segment_fit(t, col, value, out, &why) != WC_SEGMENT_FITS)
 		segment_error(t, col, why);
@@ -98,7 +119,7 @@ wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out)
  */
 WcSegmentFit
 wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
-			   const char **why)
+			   WcSegmentWhy *why)
 {
 	static char buf[64];
 	int			start = out->len;
@@ -114,8 +135,7 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 
 				if (memchr(p, t->delimiter, len) != NULL)
 				{
-					snprintf(buf, sizeof(buf), "The value contains the delimiter \"%c\".", t->delimiter);
-					*why = buf;
+					*why = WC_SEGMENT_HAS_DELIMITER;
 					return WC_SEGMENT_UNORDERED;
 				}
 				appendBinaryStringInfo(out, p, len);
@@ -156,7 +176,7 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 
 					if (DATE_NOT_FINITE(d))
 					{
-						*why = "Infinite dates cannot be row-key parts.";
+						*why = WC_SEGMENT_INFINITE_DATE;
 						return DATE_IS_NOBEGIN(d) ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
 					}
 					j2date(d + POSTGRES_EPOCH_JDATE, &tm.tm_year, &tm.tm_mon, &tm.tm_mday);
@@ -167,18 +187,18 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 
 					if (TIMESTAMP_NOT_FINITE(ts))
 					{
-						*why = "Infinite timestamps cannot be row-key parts.";
+						*why = WC_SEGMENT_INFINITE_TIMESTAMP;
 						return TIMESTAMP_IS_NOBEGIN(ts) ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
 					}
 					if (timestamp2tm(ts, NULL, &tm, &fsec, NULL, NULL) != 0)
 					{
-						*why = "The timestamp is out of range.";
+						*why = WC_SEGMENT_TIMESTAMP_RANGE;
 						return ts < 0 ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
 					}
 				}
 				if (tm.tm_year < 1 || tm.tm_year > 9999)
 				{
-					*why = "Only years 1 to 9999 can be row-key parts.";
+					*why = WC_SEGMENT_YEAR_RANGE;
 					return tm.tm_year < 1 ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
 				}
 				if (col->type == DATEOID)
@@ -340,22 +360,31 @@ wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *null
 		const char *d = i < t->nparts - 1 ? memchr(p, t->delimiter, end - p) : NULL;
 		const char *segend = d ? d : end;
 		int			a = t->part_attnum[i];
-		const char *why = NULL;
 
 		if (i < t->nparts - 1 && d == NULL)
-			why = "It has fewer segments than the table declares.";
-		else if (i == t->nparts - 1 && memchr(p, t->delimiter, end - p) != NULL &&
-				 !wc_segment_fixed_width(t->cols[a - 1].type))
-			why = "It has more segments than the table declares.";
-		else if (!segment_decode(&t->cols[a - 1], p, segend - p, &values[a - 1]))
-			why = psprintf("Segment %d does not have the form of type %s.", i + 1,
-						   format_type_be(t->cols[a - 1].type));
-		if (why != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),
 					 errmsg("stored row key \"%s\" does not match the row-key parts of foreign table \"%s\"",
 							wc_printable_key(key, len), t->relname),
-					 errdetail("%s", why),
+					 errdetail("It has fewer segments than the table declares."),
+					 errhint("Segments are separated by \"%c\"; map such rows with another foreign table.",
+							 t->delimiter)));
+		if (i == t->nparts - 1 && memchr(p, t->delimiter, end - p) != NULL &&
+			!wc_segment_fixed_width(t->cols[a - 1].type))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("stored row key \"%s\" does not match the row-key parts of foreign table \"%s\"",
+							wc_printable_key(key, len), t->relname),
+					 errdetail("It has more segments than the table declares."),
+					 errhint("Segments are separated by \"%c\"; map such rows with another foreign table.",
+							 t->delimiter)));
+		if (!segment_decode(&t->cols[a - 1], p, segend - p, &values[a - 1]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_EXCEPTION),
+					 errmsg("stored row key \"%s\" does not match the row-key parts of foreign table \"%s\"",
+							wc_printable_key(key, len), t->relname),
+					 errdetail("Segment %d does not have the form of type %s.", i + 1,
+							   format_type_be(t->cols[a - 1].type)),
 					 errhint("Segments are separated by \"%c\"; map such rows with another foreign table.",
 							 t->delimiter)));
 		nulls[a - 1] = false;

@@ -1,486 +1,31 @@
 /*-------------------------------------------------------------------------
  *
  * scan.c
- *	  Planning and running a scan of a widecolumn_fdw foreign table.
+ *	  Running a scan of a widecolumn_fdw foreign table.
  *
- * The planner decides which LevelDB key ranges a scan reads and which
- * columns it needs; the plan carries that in fdw_private (indexed by
- * WcScanPrivateIndex).  The executor streams rows from the storage worker
- * and merges them, in row-key order, with the rows this transaction has
- * written but not yet committed (txn.c), so a transaction reads its own
- * writes and nobody else's.
+ * The executor computes the key ranges from the plan's condition (scan.h,
+ * ranges.c), streams rows from the storage worker and merges them, in
+ * row-key order, with the rows this transaction has written but not yet
+ * committed (txn.c), so a transaction reads its own writes and nobody
+ * else's.  A scan that locks rows (UPDATE, DELETE, FOR UPDATE) locks each
+ * row it returns and reads it afresh.  Planning is plan.c's, EXPLAIN
+ * explain.c's, ANALYZE's sample analyze.c's.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
 #include "access/xact.h"
-#include "common/hashfn.h"
-#include "miscadmin.h"
-#include "parser/parsetree.h"
-#include "storage/lmgr.h"
-#include "storage/lock.h"
-#include "access/sysattr.h"
-#include "commands/vacuum.h"
-#include "utils/sampling.h"
-#include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
-#include "nodes/makefuncs.h"
-#include "optimizer/clauses.h"
-#include "optimizer/cost.h"
-#include "optimizer/paths.h"
-#include "utils/array.h"
-#include "utils/datum.h"
-#include "utils/lsyscache.h"
-#include "utils/ruleutils.h"
-#include "commands/explain.h"
 #include "executor/executor.h"
-#include "foreign/fdwapi.h"
-#include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
-#include "optimizer/prep.h"
-#include "optimizer/planmain.h"
-#include "optimizer/restrictinfo.h"
+#include "optimizer/clauses.h"
+#include "storage/lock.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
 #include "fdw/fdw.h"
-
-/* What the plan tells the executor, in ForeignScan.fdw_private. */
-enum WcScanPrivateIndex
-{
-	WcScanPrivateAttrs,			/* IntList of attnums needed (0: all) */
-	WcScanPrivateCond,			/* key condition (pushdown.c), NIL: full scan */
-	WcScanPrivateReverse,		/* Integer: read in descending key order */
-	WcScanPrivateLimit,			/* Integer: rows the scan needs at most, 0: all */
-	WcScanPrivateLockRows,		/* Integer: 0, or lock each row (the lock
-								 * mode * 4 + the LockWaitPolicy, plus
-								 * WC_LOCK_FOR_UPDATE or WC_LOCK_FOR_DELETE
-								 * for the rows an UPDATE or DELETE changes)
-								 * and read it afresh */
-	WcScanPrivateCount
-};
-
-#define WC_LOCK_FOR_UPDATE	0x100
-#define WC_LOCK_FOR_DELETE	0x200
-
-/* What a path tells the plan, in ForeignPath.fdw_private. */
-enum WcPathPrivateIndex
-{
-	WcPathPrivateReverse,
-	WcPathPrivateLimit
-};
-
-/* Planner state, in RelOptInfo.fdw_private. */
-typedef struct WcPlanState
-{
-	WcTable    *table;
-	Bitmapset  *attrs_used;
-	List	   *local_conds;	/* RestrictInfos checked locally */
-	List	   *pushed_conds;	/* RestrictInfos the key ranges answer */
-	bool		bytewise;		/* row-key order is the collation's order */
-	double		rows_read;		/* rows the unparameterized scan reads */
-} WcPlanState;
-
-/* A LIKE the scan checks itself: its pattern was not a plain prefix. */
-typedef struct WcLikeCheck
-{
-	Oid			func;
-	Oid			collation;
-	Datum		pattern;
-} WcLikeCheck;
-
-/* Executor state, in ForeignScanState.fdw_state. */
-typedef struct WcScanState
-{
-	WcTable    *table;
-	int			nreq;			/* cells asked of the worker */
-	int			nmapped;		/* the first nmapped of them are columns */
-	int		   *req_attnum;
-	int			naliases;		/* more columns mapping a requested cell */
-	int		   *alias_attnum;
-	int		   *alias_pos;		/* the position of the cell they map */
-	uint8	  **req_cols;
-	size_t	   *req_lens;
-	uint8	  **mapped_cols;	/* the mapped ones, fixed for the scan */
-	size_t	   *mapped_lens;
-	List	   *cond;
-	List	   *exprstates;		/* of the values the condition compares with */
-	bool		reverse;
-	bool		bulk;			/* a full scan: keep it out of the block cache */
-	List	   *like_checks;	/* WcLikeCheck, for this (re)scan */
-	uint64		limit;
-	bool		lock_rows;
-	LOCKMODE	lock_mode;
-	LockWaitPolicy lock_wait;
-	int			lock_for;		/* 0, or WC_LOCK_FOR_UPDATE/DELETE */
-	CommandId	output_cid;		/* the UPDATE's or DELETE's command */
-	ExprState  *lock_qual;		/* the plan's quals, checked before locking */
-	bool		versions;		/* ask for rows' versions (REPEATABLE READ locks) */
-	MemoryContext row_cxt;
-	MemoryContext scan_cxt;		/* reset at each (re)scan */
-
-	/* what the scan reads: fixed when the executor starts it */
-	SubTransactionId subid;		/* where its statement (or cursor) began */
-	uint32		db;
-	uint32		snapshot;
-	uint32		horizon;
-
-	/* while running */
-	bool		started;
-	bool		remote;			/* a storage scan is open */
-	List	   *ranges;			/* WcKeyRange, ascending */
-	uint32		scan;
-	bool		stored_done;
-	WcBatchReader batch;
-	bool		have_batch;
-	bool		have_stored;	/* the fields below hold the next stored row */
-	const uint8 *s_key;
-	size_t		s_keylen;
-	bool		s_other;
-	uint64		s_version;		/* with versions */
-	uint64		m_version;		/* of the row merged_next returned; 0: none stored */
-	const uint8 **s_vals;
-	size_t	   *s_lens;
-	const uint8 **w_vals;		/* a row being merged with txn changes */
-	size_t	   *w_lens;
-	WcTxnTable *tt;
-	WcTxnRow   *orows;			/* this transaction's rows, in scan order */
-	int			norows;
-	int			opos;
-
-	bool		advance_pending;	/* the stored row was handed out */
-
-	/* for EXPLAIN ANALYZE */
-	uint64		stored_rows;
-	uint64		stored_entries;
-} WcScanState;
-
-/* Bytes a stored row takes, for estimates before ANALYZE. */
-#define WC_EST_ROW_BYTES	64
-
-/*
- * wcGetForeignRelSize
- *		Read the table's mapping, split the restrictions, estimate the size.
- */
-static void
-wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
-{
-	WcPlanState *ps = palloc0(sizeof(WcPlanState));
-	WcColumn   *kc;
-	List	   *exprs;
-	List	   *cond;
-	ListCell   *lc;
-	double		sel;
-
-	ps->table = wc_get_table(foreigntableid);
-	baserel->fdw_private = ps;
-	if (ps->table->nparts == 0)
-	{
-		kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
-		ps->bytewise = wc_collation_is_bytewise(kc->type, kc->collation);
-	}
-
-	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &ps->attrs_used);
-	cond = wc_classify_clauses(root, baserel, ps->table, baserel->baserestrictinfo,
-							   &exprs, &ps->local_conds, &ps->pushed_conds);
-	foreach(lc, ps->local_conds)
-		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid,
-					   &ps->attrs_used);
-
-	/*
-	 * Before ANALYZE (reltuples -1), LevelDB's idea of the table's size will
-	 * do; after it, its count, even 0, is better.
-	 */
-	if (baserel->tuples < 0)
-	{
-		uint64		bytes = wc_client_estimate(wc_client_open_db(ps->table),
-											   list_make1(wc_table_range(ps->table)));
-
-		baserel->tuples = Max(1000, bytes / WC_EST_ROW_BYTES);
-	}
-
-	/* A row key names one row: equality reads one row per key. */
-	sel = clauselist_selectivity(root, ps->pushed_conds, baserel->relid, JOIN_INNER, NULL);
-	ps->rows_read = clamp_row_est(baserel->tuples * sel);
-	if (cond != NIL)
-	{
-		for_each_from(lc, cond, 1)
-		{
-			List	   *atom = lfirst(lc);
-			int			kind = intVal(linitial(atom));
-
-			if (kind == WC_KEY_EQ)
-				ps->rows_read = 1;
-			else if (kind == WC_KEY_IN && IsA(list_nth(exprs, intVal(lsecond(atom))), Const))
-			{
-				Const	   *c = list_nth(exprs, intVal(lsecond(atom)));
-
-				if (!c->constisnull)
-					ps->rows_read = Min(ps->rows_read,
-										ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(c->constvalue)),
-													   ARR_DIMS(DatumGetArrayTypeP(c->constvalue))));
-			}
-		}
-	}
-	baserel->rows = clamp_row_est(ps->rows_read *
-								  clauselist_selectivity(root, ps->local_conds,
-														 baserel->relid, JOIN_INNER, NULL));
-}
-
-/*
- * scan_cost
- *		A round trip to the worker to start, then a small cost per row read
- *		and the local filters on each.
- */
-static void
-scan_cost(PlannerInfo *root, WcPlanState *ps, double rows_read, List *local,
-		  Cost *startup, Cost *total)
-{
-	QualCost	qc;
-
-	cost_qual_eval(&qc, local, root);
-	*startup = 0.1 + qc.startup;
-	*total = *startup + rows_read * (cpu_tuple_cost + 0.005 + qc.per_tuple);
-}
-
-static List *
-rowkey_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, bool desc)
-{
-	WcColumn   *kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
-	Var		   *var;
-	Oid			op;
-	Oid			type;
-	int32		typmod;
-	Oid			collation;
-
-	/*
-	 * A partition or child table's ordering would need the parent's
-	 * equivalence classes; one made here for the child's own column breaks
-	 * the plan when the parent is pruned to that one child.
-	 */
-	if (!ps->bytewise || IS_OTHER_REL(baserel))
-		return NIL;
-	/* the column as the query names it: a domain, not its base type */
-	get_atttypetypmodcoll(planner_rt_fetch(baserel->relid, root)->relid,
-						  ps->table->rowkey_attnum, &type, &typmod, &collation);
-	var = makeVar(baserel->relid, ps->table->rowkey_attnum, type, typmod, collation, 0);
-	if (kc->type == BYTEAOID)
-		op = desc ? get_commutator(ByteaLessOperator) : ByteaLessOperator;
-	else
-		op = desc ? get_commutator(TextLessOperator) : TextLessOperator;
-	return build_expression_pathkey(root, (Expr *) var, NULL, op, baserel->relids, true);
-}
-
-/* Is this rel the whole query, so a LIMIT applies to its scan? */
-static double
-scan_limit(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, List *pathkeys)
-{
-	if (root->limit_tuples <= 0 || ps->local_conds != NIL)
-		return 0;
-	/* the planner's figure is then an estimate: ties may follow */
-	if (root->parse->limitOption == LIMIT_OPTION_WITH_TIES)
-		return 0;
-	if (bms_membership(root->all_baserels) != BMS_SINGLETON)
-		return 0;
-	if (root->query_pathkeys != NIL && !pathkeys_contained_in(root->query_pathkeys, pathkeys))
-		return 0;
-	if (root->parse->rowMarks != NIL)
-		return 0;
-	return root->limit_tuples;
-}
-
-static bool
-ec_matches_rowkey(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
-				  EquivalenceMember *em, void *arg)
-{
-	WcPlanState *ps = arg;
-	Expr	   *e = em->em_expr;
-
-	while (e && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	return e && IsA(e, Var) && ((Var *) e)->varno == rel->relid &&
-		((Var *) e)->varattno == ps->table->rowkey_attnum;
-}
-
-/*
- * add_param_paths
- *		Paths that look up "rowkey = outer value" once per outer row, so a
- *		nested loop probes by key instead of scanning.
- */
-static void
-add_param_paths(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps)
-{
-	List	   *clauses = NIL;
-	List	   *done = NIL;
-	ListCell   *lc;
-
-	foreach(lc, baserel->joininfo)
-		clauses = lappend(clauses, lfirst(lc));
-	if (baserel->has_eclass_joins)
-		clauses = list_concat(clauses,
-							  generate_implied_equalities_for_column(root, baserel,
-																	 ec_matches_rowkey, ps,
-																	 baserel->lateral_referencers));
-	foreach(lc, clauses)
-	{
-		RestrictInfo *ri = lfirst(lc);
-		Relids		outer;
-		ParamPathInfo *ppi;
-		Cost		startup,
-					total;
-		ListCell   *lc2;
-		bool		seen = false;
-
-		if (!wc_is_join_key_clause(root, baserel, ps->table, ri))
-			continue;
-		outer = bms_union(bms_difference(ri->clause_relids, baserel->relids),
-						  baserel->lateral_relids);
-		if (bms_is_empty(outer))
-			continue;
-		foreach(lc2, done)
-			if (bms_equal(lfirst(lc2), outer))
-				seen = true;
-		if (seen)
-			continue;
-		done = lappend(done, outer);
-
-		ppi = get_baserel_parampathinfo(root, baserel, outer);
-		scan_cost(root, ps, 1, ps->local_conds, &startup, &total);
-		add_path(baserel, (Path *)
-				 create_foreignscan_path(root, baserel, NULL, Min(ppi->ppi_rows, 1),
-										 startup, total, NIL, outer, NULL,
-										 list_make2(makeInteger(0), makeInteger(0))));
-	}
-}
-
-static void
-wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
-{
-	WcPlanState *ps = baserel->fdw_private;
-	Cost		startup,
-				total;
-	List	   *asc = rowkey_pathkeys(root, baserel, ps, false);
-	double		limit;
-
-	scan_cost(root, ps, ps->rows_read, ps->local_conds, &startup, &total);
-	limit = scan_limit(root, baserel, ps, asc);
-	add_path(baserel, (Path *)
-			 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup, total,
-									 asc, baserel->lateral_relids, NULL,
-									 list_make2(makeInteger(0),
-												makeInteger((int) Min(limit, PG_INT32_MAX)))));
-
-	/* Bigtable's reverse scan, when the query wants descending keys. */
-	if (ps->bytewise && root->query_pathkeys != NIL)
-	{
-		List	   *desc = rowkey_pathkeys(root, baserel, ps, true);
-
-		if (desc != NIL && pathkeys_contained_in(desc, root->query_pathkeys))
-		{
-			limit = scan_limit(root, baserel, ps, desc);
-			add_path(baserel, (Path *)
-					 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup,
-											 total, desc, baserel->lateral_relids, NULL,
-											 list_make2(makeInteger(1),
-														makeInteger((int) Min(limit, PG_INT32_MAX)))));
-		}
-	}
-
-	add_param_paths(root, baserel, ps);
-}
-
-/*
- * row_lock
- *		The rows an UPDATE or DELETE changes, or SELECT ... FOR UPDATE/SHARE
- *		returns, are locked and read afresh, so that two sessions updating
- *		one row one after the other do not lose either update: 0, or the
- *		lock (wc_txn_lock_row's mode * 4 + the wait policy).
- */
-static int
-row_lock(PlannerInfo *root, RelOptInfo *baserel)
-{
-	Query	   *parse = root->parse;
-	PlanRowMark *rc;
-
-	/* all_result_relids has the partitions of a partitioned table updated */
-	if (bms_is_member(baserel->relid, root->all_result_relids))
-	{
-		if (parse->commandType == CMD_UPDATE)
-			return WC_LOCK_FOR_UPDATE + ExclusiveLock * 4 + LockWaitBlock;
-		if (parse->commandType == CMD_DELETE)
-			return WC_LOCK_FOR_DELETE + AccessExclusiveLock * 4 + LockWaitBlock;
-	}
-	/* the plan's row marks include the children of a table FOR UPDATE */
-	rc = get_plan_rowmark(root->rowMarks, baserel->relid);
-	if (rc == NULL || rc->strength == LCS_NONE)
-		return 0;
-	switch (rc->strength)
-	{
-		case LCS_FORKEYSHARE:
-			return AccessShareLock * 4 + rc->waitPolicy;
-		case LCS_FORSHARE:
-			return RowShareLock * 4 + rc->waitPolicy;
-		case LCS_FORNOKEYUPDATE:
-			return ExclusiveLock * 4 + rc->waitPolicy;
-		default:
-			return AccessExclusiveLock * 4 + rc->waitPolicy;
-	}
-}
-
-static ForeignScan *
-wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
-				 ForeignPath *best_path, List *tlist, List *scan_clauses,
-				 Plan *outer_plan)
-{
-	WcPlanState *ps = baserel->fdw_private;
-	List	   *attrs = NIL;
-	List	   *exprs;
-	List	   *local;
-	List	   *pushed;
-	List	   *cond;
-	int			limit = intVal(list_nth(best_path->fdw_private, WcPathPrivateLimit));
-	int			i = -1;
-	Bitmapset  *used = bms_copy(ps->attrs_used);
-	ListCell   *lc;
-
-	int			lock_rows = row_lock(root, baserel);
-
-	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, &pushed);
-	foreach(lc, local)
-		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid, &used);
-	if (local != NIL)
-		limit = 0;
-
-	while ((i = bms_next_member(used, i)) >= 0)
-	{
-		AttrNumber	attno = i + FirstLowInvalidHeapAttributeNumber;
-
-		if (attno == 0)
-		{
-			attrs = list_make1_int(0);
-			break;
-		}
-		if (attno > 0)
-			attrs = lappend_int(attrs, attno);
-	}
-
-	/*
-	 * When PostgreSQL rechecks a row after a concurrent update (EvalPlanQual),
-	 * the scan gives back the row it returned, and only the plan's quals and
-	 * the recheck quals are checked again.  The conditions turned into key
-	 * ranges are recheck quals: they may compare with a column of another
-	 * table whose row has changed.
-	 */
-	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
-							exprs,
-							list_make5(attrs, cond,
-									   list_nth(best_path->fdw_private, WcPathPrivateReverse),
-									   makeInteger(limit),
-									   makeInteger(lock_rows)),
-							NIL, extract_actual_clauses(pushed, false), outer_plan);
-}
+#include "fdw/scan.h"
 
 /*
  * Ask for column a's cell, in ss's mapped columns.  A cell that several
@@ -488,8 +33,8 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
  * since the worker answers each cell for one position; the others decode it
  * too (aliases).
  */
-static void
-request_column(WcScanState *ss, int a)
+void
+wc_scan_request_column(WcScanState *ss, int a)
 {
 	WcColumn   *col = &ss->table->cols[a - 1];
 
@@ -507,9 +52,9 @@ request_column(WcScanState *ss, int a)
 	ss->nmapped++;
 }
 
-/* Room for every column of ss's table in the arrays request_column fills. */
-static void
-request_init(WcScanState *ss)
+/* Room for every column of ss's table in the arrays wc_scan_request_column fills. */
+void
+wc_scan_request_init(WcScanState *ss)
 {
 	int			n = Max(1, ss->table->natts);
 
@@ -574,14 +119,14 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->scan_cxt = AllocSetContextCreate(node->ss.ps.state->es_query_cxt,
 										 "widecolumn_fdw scan", ALLOCSET_DEFAULT_SIZES);
 
-	request_init(ss);
+	wc_scan_request_init(ss);
 	for (int a = 1; a <= ss->table->natts; a++)
 	{
 		if (ss->table->cols[a - 1].kind != WC_COL_CELL)
 			continue;
 		if (!all && !list_member_int(attrs, a))
 			continue;
-		request_column(ss, a);
+		wc_scan_request_column(ss, a);
 	}
 	ss->nreq = ss->nmapped;
 	ss->req_cols = ss->mapped_cols;
@@ -597,22 +142,45 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->subid = GetCurrentSubTransactionId();
 }
 
+/*
+ * wc_scan_key_values
+ *		The values the key condition compares with: exprs evaluated in
+ *		econtext, or, with econtext NULL, exprs that are all Consts
+ *		(EXPLAIN of a plan whose values are known).
+ */
+void
+wc_scan_key_values(List *exprs, ExprContext *econtext, Datum **values, bool **nulls)
+{
+	int			n = list_length(exprs);
+	int			i = 0;
+	ListCell   *lc;
+
+	*values = palloc(sizeof(Datum) * Max(1, n));
+	*nulls = palloc(sizeof(bool) * Max(1, n));
+	foreach(lc, exprs)
+	{
+		if (econtext == NULL)
+		{
+			Const	   *c = lfirst_node(Const, lc);
+
+			(*values)[i] = c->constvalue;
+			(*nulls)[i] = c->constisnull;
+		}
+		else
+			(*values)[i] = ExecEvalExpr(lfirst(lc), econtext, &(*nulls)[i]);
+		i++;
+	}
+}
+
 /* Compute the key ranges from the condition's current values. */
 static List *
 scan_ranges(ForeignScanState *node, WcScanState *ss)
 {
-	ExprContext *econtext = node->ss.ps.ps_ExprContext;
-	int			n = list_length(ss->exprstates);
-	Datum	   *values = palloc(sizeof(Datum) * Max(1, n));
-	bool	   *nulls = palloc(sizeof(bool) * Max(1, n));
-	int			i = 0;
+	Datum	   *values;
+	bool	   *nulls;
 	ListCell   *lc;
 
-	foreach(lc, ss->exprstates)
-	{
-		values[i] = ExecEvalExpr(lfirst(lc), econtext, &nulls[i]);
-		i++;
-	}
+	wc_scan_key_values(ss->exprstates, node->ss.ps.ps_ExprContext, &values, &nulls);
 
 	/* Top-level LIKE patterns that are not plain prefixes: check rows. */
 	ss->like_checks = NIL;
@@ -651,10 +219,11 @@ scan_ranges(ForeignScanState *node, WcScanState *ss)
 			}
 		}
 	}
-	return wc_eval_key_ranges(ss->cond, values, nulls, ss->table, NULL);
+	return wc_eval_key_ranges(ss->cond, values, nulls, ss->table, NULL, NULL);
 }
 
 static void scan_open(WcScanState *ss, List *ranges);
+static void stored_advance(WcScanState *ss);
 
 /* Start the scan of the ranges the condition gives now. */
 static void
@@ -760,8 +329,20 @@ scan_open(WcScanState *ss, List *ranges)
 	ss->stored_done = false;
 }
 
-static void
-scan_stop(WcScanState *ss)
+/*
+ * wc_scan_open
+ *		Start reading ranges, for a scan outside the executor (ANALYZE, a
+ *		row read afresh): the stored rows and this transaction's.
+ */
+void
+wc_scan_open(WcScanState *ss, List *ranges)
+{
+	scan_open(ss, ranges);
+	stored_advance(ss);
+}
+
+void
+wc_scan_stop(WcScanState *ss)
 {
 	if (ss->remote)
 	{
@@ -867,8 +448,8 @@ apply_txn_row(WcScanState *ss, WcTxnRow *row, bool *other)
 }
 
 /* Decode a row into values and nulls, natts long. */
-static void
-decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
+void
+wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 		   const uint8 **vals, size_t *lens, Datum *values, bool *nulls)
 {
 	WcTable    *t = ss->table;
@@ -899,7 +480,7 @@ fill_slot(WcScanState *ss, TupleTableSlot *slot, const uint8 *key, size_t keylen
 		  const uint8 **vals, size_t *lens)
 {
 	ExecClearTuple(slot);
-	decode_row(ss, key, keylen, vals, lens, slot->tts_values, slot->tts_isnull);
+	wc_scan_decode_row(ss, key, keylen, vals, lens, slot->tts_values, slot->tts_isnull);
 	ExecStoreVirtualTuple(slot);
 }
 
@@ -921,12 +502,12 @@ like_checks_pass(WcScanState *ss, TupleTableSlot *slot)
 }
 
 /*
- * merged_next
+ * wc_scan_next
  *		The next row of the scan: stored rows and this transaction's rows,
  *		merged in key order.  The row stays valid until the next call.
  */
-static bool
-merged_next(WcScanState *ss, const uint8 **key, size_t *keylen,
+bool
+wc_scan_next(WcScanState *ss, const uint8 **key, size_t *keylen,
 			const uint8 ***vals, size_t **lens)
 {
 	if (ss->advance_pending)
@@ -1023,9 +604,8 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
 	cur.snapshot = 0;			/* the latest state */
 	cur.horizon = wc_txn_horizon();
 	cur.versions = like->versions;
-	scan_open(&cur, list_make1(wc_row_range(t, key, keylen)));
-	stored_advance(&cur);
-	found = merged_next(&cur, &k, &klen, &cvals, &clens);
+	wc_scan_open(&cur, list_make1(wc_row_range(t, key, keylen)));
+	found = wc_scan_next(&cur, &k, &klen, &cvals, &clens);
 	if (version != NULL)
 		*version = found ? cur.m_version : 0;
 	*vals = palloc(sizeof(uint8 *) * Max(1, like->nmapped));
@@ -1035,7 +615,7 @@ read_row_now(WcScanState *like, const uint8 *key, size_t keylen,
 		(*vals)[i] = cvals[i] ? memcpy(palloc(clens[i] + 1), cvals[i], clens[i]) : NULL;
 		(*lens)[i] = clens[i];
 	}
-	scan_stop(&cur);
+	wc_scan_stop(&cur);
 	return found;
 }
 
@@ -1152,7 +732,7 @@ wcIterateForeignScan(ForeignScanState *node)
 		stored_advance(ss);
 	}
 	ExecClearTuple(slot);
-	while (merged_next(ss, &key, &keylen, &vals, &lens))
+	while (wc_scan_next(ss, &key, &keylen, &vals, &lens))
 	{
 		bool		changed = false;
 
@@ -1207,7 +787,7 @@ wcReScanForeignScan(ForeignScanState *node)
 	WcScanState *ss = node->fdw_state;
 
 	/* Parameters may have changed: the ranges are computed again. */
-	scan_stop(ss);
+	wc_scan_stop(ss);
 }
 
 static void
@@ -1217,240 +797,36 @@ wcEndForeignScan(ForeignScanState *node)
 
 	if (ss == NULL)
 		return;
-	scan_stop(ss);
+	wc_scan_stop(ss);
 	wc_client_snapshot_release(ss->snapshot);
 }
 
-/* The condition in words, for values only known at run time. */
-static void
-describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
-{
-	int			kind = intVal(linitial(node));
-	static const char *const ops[] = {
-		[WC_KEY_EQ] = "=", [WC_KEY_IN] = "= ANY", [WC_KEY_LT] = "<",
-		[WC_KEY_LE] = "<=", [WC_KEY_GT] = ">", [WC_KEY_GE] = ">=",
-		[WC_KEY_PREFIX] = "prefix", [WC_KEY_LIKE] = "LIKE"
-	};
-	ListCell   *lc;
-
-	if (kind == WC_KEY_PARTS)
-	{
-		int			neq = intVal(lsecond(node));
-		static const char *const cmp[] = {"", "<", "<=", "=", ">=", ">"};
-
-		appendStringInfoString(out, "parts");
-		for (int i = 0; i < neq; i++)
-			appendStringInfo(out, "%s %d = %s", i == 0 ? "" : ",", i + 1,
-							 deparse_expression(list_nth(exprs, intVal(list_nth(node, 2 + i))),
-												dpcontext, false, false));
-		for (int b = 0; b < 2; b++)
-		{
-			int			strategy = intVal(list_nth(node, 2 + neq + 2 * b));
-
-			if (strategy != 0)
-				appendStringInfo(out, "%s %d %s %s", neq > 0 || b > 0 ? "," : "", neq + 1,
-								 cmp[strategy],
-								 deparse_expression(list_nth(exprs, intVal(list_nth(node, 3 + neq + 2 * b))),
-													dpcontext, false, false));
-		}
-		return;
-	}
-
-	if (kind == WC_KEY_AND || kind == WC_KEY_OR)
-	{
-		bool		first = true;
-
-		appendStringInfoChar(out, '(');
-		for_each_from(lc, node, 1)
-		{
-			if (!first)
-				appendStringInfoString(out, kind == WC_KEY_AND ? " AND " : " OR ");
-			describe_cond(out, lfirst(lc), exprs, dpcontext);
-			first = false;
-		}
-		appendStringInfoChar(out, ')');
-		return;
-	}
-	appendStringInfo(out, "%s %s", ops[kind],
-					 deparse_expression(list_nth(exprs, intVal(lsecond(node))),
-										dpcontext, false, false));
-}
-
-static void
-wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
-{
-	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
-	Relation	rel = node->ss.ss_currentRelation;
-	WcTable    *t = wc_get_table(RelationGetRelid(rel));
-	List	   *cond = list_nth(plan->fdw_private, WcScanPrivateCond);
-	int			limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
-	bool		all_const = true;
-	StringInfoData buf;
-	ListCell   *lc;
-
-	ExplainPropertyText("Stored Table", t->table, es);
-
-	initStringInfo(&buf);
-	foreach(lc, plan->fdw_exprs)
-		if (!IsA(lfirst(lc), Const))
-			all_const = false;
-	if (all_const)
-	{
-		int			n = list_length(plan->fdw_exprs);
-		Datum	   *values = palloc(sizeof(Datum) * Max(1, n));
-		bool	   *nulls = palloc(sizeof(bool) * Max(1, n));
-		int			i = 0;
-		char	   *colon;
-
-		foreach(lc, plan->fdw_exprs)
-		{
-			values[i] = ((Const *) lfirst(lc))->constvalue;
-			nulls[i] = ((Const *) lfirst(lc))->constisnull;
-			i++;
-		}
-		(void) wc_eval_key_ranges(cond, values, nulls, t, &buf);
-		colon = strstr(buf.data, ": ");
-		if (colon != NULL)
-		{
-			*colon = '\0';
-			ExplainPropertyText(buf.data, colon + 2, es);
-		}
-		else
-			ExplainPropertyText("Row Ranges", buf.data, es);
-	}
-	else
-	{
-		List	   *dpcontext = set_deparse_context_plan(es->deparse_cxt,
-														 (Plan *) plan, NIL);
-		List	   *only = list_length(cond) == 2 ? lsecond(cond) : NULL;
-
-		/* one comparison reads best without parentheses */
-		if (only != NULL && intVal(linitial(only)) > WC_KEY_OR)
-		{
-			describe_cond(&buf, only, plan->fdw_exprs, dpcontext);
-			ExplainPropertyText(intVal(linitial(only)) == WC_KEY_EQ ? "Row Key" : "Row Key Condition",
-								buf.data, es);
-		}
-		else
-		{
-			describe_cond(&buf, cond, plan->fdw_exprs, dpcontext);
-			ExplainPropertyText("Row Key Condition", buf.data, es);
-		}
-	}
-	if (intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)))
-		ExplainPropertyText("Scan Direction", "Reverse", es);
-	if (limit > 0)
-		ExplainPropertyInteger("Storage Limit", NULL, limit, es);
-
-	if (es->analyze && node->fdw_state != NULL)
-	{
-		WcScanState *ss = node->fdw_state;
-
-		ExplainPropertyUInteger("Storage Rows Read", NULL, ss->stored_rows, es);
-		ExplainPropertyUInteger("Storage Entries Read", NULL,
-								ss->stored_entries +
-								(ss->remote ? wc_client_scan_entries(ss->scan) : 0), es);
-	}
-}
-
 /*
- * wc_acquire_sample_rows
- *		ANALYZE: read every row once and keep a random sample (Vitter's
- *		reservoir, as file_fdw does).
+ * wc_scan_storage_read
+ *		What the scan has read from storage so far, for EXPLAIN ANALYZE;
+ *		false if it has no state (EXPLAIN without ANALYZE).
  */
-static int
-wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
-					   int targrows, double *totalrows, double *totaldeadrows)
+bool
+wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries)
 {
-	WcScanState ss;
-	TupleDesc	desc = RelationGetDescr(relation);
-	Datum	   *values = palloc(sizeof(Datum) * desc->natts);
-	bool	   *nulls = palloc(sizeof(bool) * desc->natts);
-	MemoryContext rowcxt = AllocSetContextCreate(CurrentMemoryContext, "widecolumn_fdw analyze",
-												 ALLOCSET_DEFAULT_SIZES);
-	MemoryContext old;
-	ReservoirStateData rstate;
-	double		rowstoskip = -1;
-	int			numrows = 0;
-	const uint8 *key;
-	size_t		keylen;
-	const uint8 **vals;
-	size_t	   *lens;
+	WcScanState *ss = node->fdw_state;
 
-	memset(&ss, 0, sizeof(ss));
-	ss.table = wc_get_table(RelationGetRelid(relation));
-	ss.scan_cxt = CurrentMemoryContext;
-	request_init(&ss);
-	for (int a = 1; a <= ss.table->natts; a++)
-		if (ss.table->cols[a - 1].kind == WC_COL_CELL)
-			request_column(&ss, a);
-	ss.db = wc_client_open_db(ss.table);
-	ss.snapshot = wc_client_snapshot_acquire(ss.db);
-	ss.horizon = wc_txn_horizon();
-	ss.bulk = true;
-
-	*totalrows = 0;
-	reservoir_init_selection_state(&rstate, targrows);
-	scan_open(&ss, list_make1(wc_table_range(ss.table)));
-	stored_advance(&ss);
-	while (merged_next(&ss, &key, &keylen, &vals, &lens))
-	{
-		vacuum_delay_point();
-		MemoryContextReset(rowcxt);
-		old = MemoryContextSwitchTo(rowcxt);
-		decode_row(&ss, key, keylen, vals, lens, values, nulls);
-		MemoryContextSwitchTo(old);
-
-		if (numrows < targrows)
-			rows[numrows++] = heap_form_tuple(desc, values, nulls);
-		else
-		{
-			if (rowstoskip < 0)
-				rowstoskip = reservoir_get_next_S(&rstate, *totalrows, targrows);
-			if (rowstoskip <= 0)
-			{
-				int			k = (int) (targrows * sampler_random_fract(&rstate.randstate));
-
-				heap_freetuple(rows[k]);
-				rows[k] = heap_form_tuple(desc, values, nulls);
-			}
-			rowstoskip -= 1;
-		}
-		*totalrows += 1;
-	}
-	scan_stop(&ss);
-	wc_client_snapshot_release(ss.snapshot);
-	MemoryContextDelete(rowcxt);
-	*totaldeadrows = 0;
-
-	ereport(elevel,
-			(errmsg("\"%s\": scanned %.0f rows, keeping a sample of %d",
-					RelationGetRelationName(relation), *totalrows, numrows)));
-	return numrows;
-}
-
-static bool
-wcAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
-					  BlockNumber *totalpages)
-{
-	WcTable    *t = wc_get_table(RelationGetRelid(relation));
-	uint64		bytes = wc_client_estimate(wc_client_open_db(t), list_make1(wc_table_range(t)));
-
-	*func = wc_acquire_sample_rows;
-	*totalpages = Max(1, bytes / BLCKSZ);
+	if (ss == NULL)
+		return false;
+	*rows = ss->stored_rows;
+	*entries = ss->stored_entries + (ss->remote ? wc_client_scan_entries(ss->scan) : 0);
 	return true;
 }
+
 
 void
 wc_scan_register(FdwRoutine *routine)
 {
-	routine->AnalyzeForeignTable = wcAnalyzeForeignTable;
-	routine->GetForeignRelSize = wcGetForeignRelSize;
-	routine->GetForeignPaths = wcGetForeignPaths;
-	routine->GetForeignPlan = wcGetForeignPlan;
+	wc_plan_register(routine);
 	routine->BeginForeignScan = wcBeginForeignScan;
 	routine->IterateForeignScan = wcIterateForeignScan;
 	routine->ReScanForeignScan = wcReScanForeignScan;
 	routine->EndForeignScan = wcEndForeignScan;
-	routine->ExplainForeignScan = wcExplainForeignScan;
+	wc_explain_register(routine);
+	wc_analyze_register(routine);
 }

@@ -5,26 +5,25 @@
  *
  * Every INSERT, UPDATE and DELETE appends operations to one log for the
  * whole transaction; each stored table keeps its rows in key order (see
- * WcTxnTable) so that reads find a row's operations.  Keeping a log rather
- * than only the latest state gives three things cheaply:
+ * WcTxnTable in txn.h) so that reads find a row's operations.  Keeping a
+ * log rather than only the latest state gives three things cheaply:
  *	- a scan sees the operations that existed when it started (its
  *	  "horizon"), so a statement never reads its own writes;
  *	- ROLLBACK TO SAVEPOINT truncates the log to where the savepoint began;
  *	- COMMIT replays each row once and sends the result to the worker, which
- *	  applies every row of the transaction in one LevelDB WriteBatch.
+ *	  applies every row of the transaction in one LevelDB WriteBatch
+ *	  (commit.c).
+ *
+ * Row locks are rowlock.c's; the transaction callbacks are commit.c's.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/xact.h"
-#include "common/hashfn.h"
-#include "miscadmin.h"
-#include "storage/lock.h"
-#include "storage/predicate.h"
 #include "utils/memutils.h"
 
 #include "fdw/fdw.h"
+#include "fdw/txn.h"
 
 typedef enum WcOpKind
 {
@@ -41,59 +40,6 @@ typedef struct WcOp
 	const uint8 *value;
 	size_t		value_len;
 } WcOp;
-
-/* A row key's bytes, by pointer. */
-typedef struct WcRowKey
-{
-	const uint8 *data;
-	size_t		len;
-} WcRowKey;
-
-typedef struct WcRowEntry
-{
-	WcRowKey	key;
-	uint64		abbrev;			/* the key's first 8 bytes: abbrev_key */
-	uint32	   *ops;			/* positions in the log, ascending */
-	int			nops;
-	int			cap;
-} WcRowEntry;
-
-struct WcTxnTable
-{
-	Oid			serverid;
-	char	   *table;
-	char	   *path;
-	bool		sync;
-	WcTable    *desc;			/* options used to open the database */
-	uint8	   *table_key;
-	size_t		table_key_len;
-
-	/*
-	 * The rows written, in rows[0..nrows).  The first nsorted are in key
-	 * order, each key once.  The rest, the tail, are in the order they were
-	 * first written, and a key may be there more than once (and in the
-	 * sorted part too).  A bulk load in key order only ever appends to the
-	 * sorted part.  A row out of order goes to the tail without a lookup,
-	 * and sort_rows merges the tail in before the next read or the commit:
-	 * a load in a few ascending runs costs a few merge passes, not a hash
-	 * lookup per row and a full sort.  The tail notes where each of its
-	 * ascending runs begins as it grows, so the merge need not look for
-	 * them.
-	 */
-	WcRowEntry **rows;
-	int			nrows;
-	int			nsorted;
-	int			rows_cap;
-	int		   *tail_runs;		/* where each run of the tail begins */
-	int			ntail_runs;
-	int			tail_runs_cap;
-	bool		tail_repeats;	/* a tail row has the key of the one before */
-	/* the columns written, escaped family+qualifier */
-	uint8	  **cols;
-	size_t	   *col_lens;
-	int			ncols;
-	int			colcap;
-};
 
 typedef struct WcLogEntry
 {
@@ -146,7 +92,7 @@ static WcCommandSpan *command_spans = NULL;
 static int	ncommand_spans = 0;
 static int	command_spans_cap = 0;
 static CommandId writing_cid = InvalidCommandId;	/* of log_append's caller */
-static List *txn_tables = NIL;
+List	   *wc_txn_tables = NIL;	/* see txn.h */
 static WcLogEntry **txn_log = NULL;	/* the segments */
 static uint32 txn_log_len = 0;
 static int	txn_log_segments = 0;
@@ -167,7 +113,7 @@ wc_txn_table(WcTable *t, bool create)
 	WcTxnTable *tt;
 	MemoryContext old;
 
-	foreach(lc, txn_tables)
+	foreach(lc, wc_txn_tables)
 	{
 		tt = lfirst(lc);
 		if (tt->serverid == t->serverid && strcmp(tt->table, t->table) == 0)
@@ -215,7 +161,7 @@ wc_txn_table(WcTable *t, bool create)
 	tt->desc->natts = 0;
 	tt->desc->cols = NULL;
 
-	txn_tables = lappend(txn_tables, tt);
+	wc_txn_tables = lappend(wc_txn_tables, tt);
 	MemoryContextSwitchTo(old);
 	return tt;
 }
@@ -405,15 +351,15 @@ merge_cmp(const WcRowEntry *x, const WcRowEntry *y)
 }
 
 /*
- * sort_rows
+ * wc_txn_sort_rows
  *		Merge the tail of tt->rows into the sorted part.
  *
  * The sorted part and the tail's runs are merged pairwise until one run is
  * left.  The merge is stable, so rows with the same key stay in the order
  * they were made, which absorb_row needs when it makes them one.
  */
-static void
-sort_rows(WcTxnTable *tt)
+void
+wc_txn_sort_rows(WcTxnTable *tt)
 {
 	int			n = tt->nrows;
 	WcRowEntry **a;
@@ -562,7 +508,7 @@ append_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool sorted)
  *		there is none.
  *
  * With create, a row out of key order is appended to the tail without
- * looking for it, and may so get a second entry: sort_rows makes the two
+ * looking for it, and may so get a second entry: wc_txn_sort_rows makes the two
  * one.  Without create (a read), the tail is merged in first.
  */
 static WcRowEntry *
@@ -572,10 +518,10 @@ find_row(WcTxnTable *tt, const uint8 *rowkey, size_t rowkey_len, bool create)
 				hi;
 
 	if (!create)
-		sort_rows(tt);
+		wc_txn_sort_rows(tt);
 	else if (tt->nrows > tt->nsorted)
 		return append_row(tt, rowkey, rowkey_len, false);
-	hi = tt->nsorted;			/* after sort_rows merged the tail in */
+	hi = tt->nsorted;			/* after wc_txn_sort_rows merged the tail in */
 
 	if (hi > 0)
 	{
@@ -675,14 +621,14 @@ wc_txn_horizon(void)
 }
 
 /*
- * replay
+ * wc_txn_replay
  *		The state of a row after its operations before horizon.
  *
  * Returns false if it has none.  The cells array is palloc'd in the current
  * memory context; values point into the transaction's memory.
  */
-static bool
-replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
+bool
+wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 {
 	int		   *slot_of = NULL;
 	bool		any = false;
@@ -745,7 +691,7 @@ wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
 {
 	WcRowEntry *e = find_row(tt, rowkey, rowkey_len, false);
 
-	return e != NULL && replay(tt, e, horizon, row);
+	return e != NULL && wc_txn_replay(tt, e, horizon, row);
 }
 
 /* The command that wrote the operation at log position pos. */
@@ -791,13 +737,18 @@ wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey, size_t row
 	if (e == NULL || e->nops == 0 || e->ops[e->nops - 1] < horizon)
 		return false;
 	last = e->ops[e->nops - 1];
+	if (cid != InvalidCommandId && command_at(last) != cid && delete)
+		ereport(ERROR,
+				(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
+				 errmsg("tuple to be deleted was already modified by an operation triggered by the current command"),
+				 errdetail("The row has key \"%s\" in foreign table \"%s\".",
+						   wc_printable_key(rowkey, rowkey_len), t->relname),
+				 errhint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")));
 	if (cid != InvalidCommandId && command_at(last) != cid)
 		ereport(ERROR,
 				(errcode(ERRCODE_TRIGGERED_DATA_CHANGE_VIOLATION),
-				 delete ?
-				 errmsg("tuple to be deleted was already modified by an operation triggered by the current command") :
 				 errmsg("tuple to be updated was already modified by an operation triggered by the current command"),
-				 errdetail("Row key \"%s\" of foreign table \"%s\".",
+				 errdetail("The row has key \"%s\" in foreign table \"%s\".",
 						   wc_printable_key(rowkey, rowkey_len), t->relname),
 				 errhint("Consider using an AFTER trigger instead of a BEFORE trigger to propagate changes to other rows.")));
 	return true;
@@ -845,14 +796,14 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 				hi,
 				n = 0;
 
-	sort_rows(tt);
+	wc_txn_sort_rows(tt);
 	lo = first_row_from(tt, 0, range->start, range->start_len);
 	hi = range->end_len > 0 ? first_row_from(tt, lo, range->end, range->end_len) :
 		tt->nsorted;
 
 	*rows = palloc(sizeof(WcTxnRow) * Max(1, hi - lo));
 	for (int i = lo; i < hi; i++)
-		if (replay(tt, tt->rows[i], horizon, &(*rows)[n]))
+		if (wc_txn_replay(tt, tt->rows[i], horizon, &(*rows)[n]))
 			n++;
 	if (reverse)
 	{
@@ -865,362 +816,6 @@ wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon, const WcKeyRange *range,
 		}
 	}
 	return n;
-}
-
-/*
- * flush_db
- *		Send every row written to tables of one database, then commit it.
- */
-static void
-flush_db(const char *path, uint32 horizon)
-{
-	ListCell   *lc;
-	StringInfoData payload;
-	uint32		db = 0;
-	bool		sync = false;
-	bool		opened = false;
-
-	initStringInfo(&payload);
-	foreach(lc, txn_tables)
-	{
-		WcTxnTable *tt = lfirst(lc);
-
-		if (strcmp(tt->path, path) != 0)
-			continue;
-		if (!opened)
-		{
-			db = wc_client_open_db(tt->desc);
-			/* Anything a failed earlier attempt left there is not ours. */
-			wc_client_abort(db);
-			opened = true;
-		}
-		sync |= tt->sync;
-
-		/*
-		 * In key order: LevelDB's memtable then lays the rows out in the
-		 * order scans read them, instead of one cache miss per entry.
-		 */
-		sort_rows(tt);
-		for (int r = 0; r < tt->nsorted; r++)
-		{
-			WcRowEntry *e = tt->rows[r];
-			WcTxnRow	row;
-			size_t		klen;
-			uint8	   *k;
-
-			if (!replay(tt, e, horizon, &row))
-				continue;
-			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
-			wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
-			for (int i = 0; i < row.ncells; i++)
-			{
-				WcTxnCell  *c = &row.cells[i];
-
-				wc_write_row_cell(&payload, c->famqual, c->famqual_len,
-								  c->value, c->value_len);
-			}
-			pfree(k);
-			if (row.cells)
-				pfree(row.cells);
-			if (payload.len >= WC_WRITE_CHUNK_BYTES)
-			{
-				wc_client_write(db, &payload);
-				resetStringInfo(&payload);
-			}
-		}
-	}
-	if (payload.len > 0)
-		wc_client_write(db, &payload);
-	pfree(payload.data);
-	if (opened)
-		wc_client_commit(db, sync);
-}
-
-/*
- * pre_commit
- *		Apply the transaction's writes, one atomic batch per database.
- *
- * An error here aborts the transaction.  With several databases (several
- * foreign servers) in one transaction the batches are applied one after
- * another, and a failure in a later one does not undo an earlier one.
- */
-static void
-pre_commit(void)
-{
-	List	   *paths = NIL;
-	ListCell   *lc;
-	uint32		horizon = txn_log_len;
-
-	foreach(lc, txn_tables)
-	{
-		WcTxnTable *tt = lfirst(lc);
-		ListCell   *lc2;
-		bool		seen = false;
-
-		foreach(lc2, paths)
-			if (strcmp(lfirst(lc2), tt->path) == 0)
-				seen = true;
-		if (!seen)
-			paths = lappend(paths, tt->path);
-	}
-	foreach(lc, paths)
-		flush_db(lfirst(lc), horizon);
-	list_free(paths);
-}
-
-/*
- * Row locks
- *
- * A row is locked by an advisory lock (field 4 = 3) on a hash of server,
- * table and row key, taken under a RowExclusiveLock on the table (an
- * advisory lock with field 4 = 4), whatever the row lock's mode.
- *
- * PostgreSQL's lock table is small (max_locks_per_transaction slots per
- * connection, shared), so a transaction that has locked
- * WC_ROW_LOCKS_PER_TABLE rows of a table tries to take an ExclusiveLock on
- * the table instead, which needs no more row locks.  It does not wait for
- * it: two transactions locking many different rows of one table would
- * then wait for each other, a deadlock, where PostgreSQL's own row locks
- * let both go on.  It tries again after each WC_ROW_LOCKS_PER_TABLE more
- * rows, and waits for it only past WC_ROW_LOCKS_WAIT rows, where the lock
- * table could run out.
- */
-#define WC_ROW_LOCKS_PER_TABLE	256
-#define WC_ROW_LOCKS_WAIT		4096
-
-/*
- * What this transaction holds per table, to take each table lock once.  A
- * subtransaction's locks go with its rollback, so its entries do too.
- */
-typedef struct WcTableLocks
-{
-	uint64		table;
-	SubTransactionId subid;		/* the one that took the table lock */
-	int			rows;			/* row locks taken */
-	bool		tried;			/* the ExclusiveLock, at this count of rows */
-	bool		exclusive;
-	SubTransactionId exclusive_subid;	/* the one that made it exclusive */
-} WcTableLocks;
-
-static List *table_locks = NIL;	/* in TopTransactionContext */
-
-/* A lock not had at once: false to skip the row, or NOWAIT's error. */
-static bool
-lock_not_available(LockWaitPolicy wait, const char *relname)
-{
-	if (wait == LockWaitError)
-		ereport(ERROR,
-				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("could not obtain lock on row in relation \"%s\"", relname)));
-	return false;
-}
-
-/*
- * wc_txn_lock_row
- *		Lock a row of t in mode until the transaction ends.
- *
- * The modes are those PostgreSQL takes for its own row locks, so that they
- * conflict alike: FOR KEY SHARE AccessShareLock, FOR SHARE RowShareLock,
- * FOR NO KEY UPDATE (and UPDATE) ExclusiveLock, FOR UPDATE (and DELETE)
- * AccessExclusiveLock.  With LockWaitSkip, returns false at once if
- * another transaction holds a conflicting lock; with LockWaitError, raises
- * NOWAIT's error then.
- */
-bool
-wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
-				LockWaitPolicy wait)
-{
-	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
-	uint64		rh;
-	LOCKTAG		tag;
-	WcTableLocks *tl = NULL;
-	ListCell   *lc;
-	bool		dont_wait = wait != LockWaitBlock;
-
-	foreach(lc, table_locks)
-		if (((WcTableLocks *) lfirst(lc))->table == th)
-			tl = lfirst(lc);
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
-	if (tl == NULL)
-	{
-		MemoryContext old;
-
-		if (LockAcquire(&tag, RowExclusiveLock, false, dont_wait) == LOCKACQUIRE_NOT_AVAIL)
-			return lock_not_available(wait, t->relname);
-		old = MemoryContextSwitchTo(TopTransactionContext);
-		tl = palloc0(sizeof(WcTableLocks));
-		tl->table = th;
-		tl->subid = GetCurrentSubTransactionId();
-		table_locks = lappend(table_locks, tl);
-		MemoryContextSwitchTo(old);
-	}
-	if (tl->exclusive)
-		return true;
-	if (tl->rows >= WC_ROW_LOCKS_PER_TABLE && tl->rows % WC_ROW_LOCKS_PER_TABLE == 0 &&
-		!tl->tried)
-	{
-		bool		wait_for_it = tl->rows >= WC_ROW_LOCKS_WAIT && !dont_wait;
-
-		tl->tried = true;
-		if (LockAcquire(&tag, ExclusiveLock, false, !wait_for_it) != LOCKACQUIRE_NOT_AVAIL)
-		{
-			tl->exclusive = true;
-			tl->exclusive_subid = GetCurrentSubTransactionId();
-			return true;
-		}
-		/* not to be had now: go on with row locks */
-	}
-	rh = hash_bytes_extended(key, (int) len, th);
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
-	switch (LockAcquire(&tag, mode, false, dont_wait))
-	{
-		case LOCKACQUIRE_NOT_AVAIL:
-			return lock_not_available(wait, t->relname);
-		case LOCKACQUIRE_OK:
-			tl->rows++;			/* a row not locked before */
-			tl->tried = false;
-			break;
-		default:
-			break;
-	}
-	return true;
-}
-
-/* A subtransaction rolled back: the locks it took are gone. */
-static void
-forget_locks(SubTransactionId subid)
-{
-	ListCell   *lc;
-
-	foreach(lc, table_locks)
-	{
-		WcTableLocks *tl = lfirst(lc);
-
-		if (tl->subid >= subid)
-		{
-			table_locks = foreach_delete_current(table_locks, lc);
-			pfree(tl);
-		}
-		else if (tl->exclusive && tl->exclusive_subid >= subid)
-			tl->exclusive = false;
-	}
-}
-
-static void
-txn_reset(void)
-{
-	/* the memory goes with TopTransactionContext */
-	txn_cxt = NULL;
-	txn_tables = NIL;
-	txn_log = NULL;
-	txn_log_len = 0;
-	txn_log_segments = 0;
-	txn_log_segments_cap = 0;
-	arena_next = NULL;
-	arena_left = 0;
-	arena_block = 0;
-	savepoints = NIL;
-	table_locks = NIL;
-	command_spans = NULL;
-	ncommand_spans = 0;
-	command_spans_cap = 0;
-}
-
-/*
- * A cancel, or a terminate, that came during the foreign commit, put off
- * until the transaction has ended (see PRE_COMMIT).
- */
-static bool cancel_after_commit = false;
-static bool die_after_commit = false;
-
-static void
-restore_interrupts(void)
-{
-	if (cancel_after_commit)
-	{
-		cancel_after_commit = false;
-		QueryCancelPending = true;
-		InterruptPending = true;
-	}
-	if (die_after_commit)
-	{
-		die_after_commit = false;
-		ProcDiePending = true;
-		InterruptPending = true;
-	}
-}
-
-static void
-wc_xact_callback(XactEvent event, void *arg)
-{
-	switch (event)
-	{
-		case XACT_EVENT_PRE_COMMIT:
-		case XACT_EVENT_PARALLEL_PRE_COMMIT:
-			if (txn_log_len == 0)
-				break;
-
-			/*
-			 * SERIALIZABLE checks for a serialization failure after these
-			 * callbacks, when the foreign writes would already be
-			 * committed: a retry, as its error suggests, would apply them
-			 * twice.  So the check is made here first; once it has passed,
-			 * no other transaction can make this one fail it.
-			 */
-			if (event == XACT_EVENT_PRE_COMMIT && IsolationIsSerializable())
-				PreCommit_CheckForSerializationFailure();
-
-			/*
-			 * A cancel or terminate that arrived while the worker commits
-			 * could not undo the commit, but would roll back the rest of the
-			 * transaction: half of it would stand.  So interrupts are held
-			 * while the writes are sent and committed.  No PG_FINALLY: an
-			 * error ends the hold itself (errfinish sets the count to 0).
-			 */
-			HOLD_INTERRUPTS();
-			pre_commit();
-			RESUME_INTERRUPTS();
-
-			/*
-			 * One that came meanwhile cannot take the commit back: it waits
-			 * until the transaction has ended, as during PostgreSQL's own
-			 * commit, so that no wait in PostgreSQL's pre-commit steps after
-			 * ours (PreCommit_Notify's lock) acts on it and rolls back the
-			 * rest; a terminated session exits after its COMMIT.  (Those
-			 * steps stay interruptible by what comes later, and their own
-			 * errors can still split the transaction: README.)
-			 */
-			if (QueryCancelPending)
-			{
-				QueryCancelPending = false;
-				cancel_after_commit = true;
-			}
-			if (ProcDiePending)
-			{
-				ProcDiePending = false;
-				die_after_commit = true;
-			}
-			break;
-		case XACT_EVENT_PRE_PREPARE:
-			if (txn_log_len > 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot PREPARE a transaction that has written to widecolumn_fdw tables")));
-			break;
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-		case XACT_EVENT_PREPARE:
-			restore_interrupts();
-			txn_reset();
-			wc_client_xact_end(false);
-			break;
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-			restore_interrupts();
-			txn_reset();
-			wc_client_xact_end(true);
-			break;
-	}
 }
 
 /*
@@ -1242,48 +837,64 @@ truncate_log(uint32 len)
 	txn_log_len = len;
 }
 
-static void
-wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-					SubTransactionId parentSubid, void *arg)
+/*
+ * wc_txn_savepoint_begin
+ *		Note where subtransaction subid's writes begin in the log.
+ */
+void
+wc_txn_savepoint_begin(SubTransactionId subid)
 {
-	MemoryContext old;
-	WcSavepoint *sp;
+	MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+	WcSavepoint *sp = palloc(sizeof(WcSavepoint));
 
-	switch (event)
-	{
-		case SUBXACT_EVENT_START_SUB:
-			old = MemoryContextSwitchTo(TopTransactionContext);
-			sp = palloc(sizeof(WcSavepoint));
-			sp->subid = mySubid;
-			sp->log_len = txn_log_len;
-			savepoints = lappend(savepoints, sp);
-			MemoryContextSwitchTo(old);
-			break;
-		case SUBXACT_EVENT_COMMIT_SUB:
-		case SUBXACT_EVENT_ABORT_SUB:
-			if (event == SUBXACT_EVENT_ABORT_SUB)
-				forget_locks(mySubid);
-			if (savepoints == NIL)
-				break;
-			sp = llast(savepoints);
-			if (sp->subid != mySubid)
-				break;
-			if (event == SUBXACT_EVENT_ABORT_SUB)
-			{
-				truncate_log(sp->log_len);
-				wc_client_subxact_abort(mySubid);
-			}
-			savepoints = list_delete_last(savepoints);
-			pfree(sp);
-			break;
-		case SUBXACT_EVENT_PRE_COMMIT_SUB:
-			break;
-	}
+	sp->subid = subid;
+	sp->log_len = txn_log_len;
+	savepoints = lappend(savepoints, sp);
+	MemoryContextSwitchTo(old);
 }
 
-void
-wc_txn_init(void)
+/*
+ * wc_txn_savepoint_end
+ *		Subtransaction subid ends: with rollback, forget its writes.
+ *
+ * Returns false, and does nothing, if the log has no savepoint for it.
+ */
+bool
+wc_txn_savepoint_end(SubTransactionId subid, bool rollback)
 {
-	RegisterXactCallback(wc_xact_callback, NULL);
-	RegisterSubXactCallback(wc_subxact_callback, NULL);
+	WcSavepoint *sp;
+
+	if (savepoints == NIL)
+		return false;
+	sp = llast(savepoints);
+	if (sp->subid != subid)
+		return false;
+	if (rollback)
+		truncate_log(sp->log_len);
+	savepoints = list_delete_last(savepoints);
+	pfree(sp);
+	return true;
+}
+
+/*
+ * wc_txn_reset
+ *		The transaction has ended: forget its log.
+ */
+void
+wc_txn_reset(void)
+{
+	/* the memory goes with TopTransactionContext */
+	txn_cxt = NULL;
+	wc_txn_tables = NIL;
+	txn_log = NULL;
+	txn_log_len = 0;
+	txn_log_segments = 0;
+	txn_log_segments_cap = 0;
+	arena_next = NULL;
+	arena_left = 0;
+	arena_block = 0;
+	savepoints = NIL;
+	command_spans = NULL;
+	ncommand_spans = 0;
+	command_spans_cap = 0;
 }

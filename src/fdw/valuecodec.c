@@ -268,33 +268,110 @@ wc_encode_value(StringInfo buf, Datum value, Oid type)
 	}
 }
 
+/* The length of every stored value of a fixed-length type, or 0. */
+static int
+type_length(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+			return 1;
+		case INT2OID:
+			return 2;
+		case INT4OID:
+		case FLOAT4OID:
+		case DATEOID:
+			return 4;
+		case INT8OID:
+		case FLOAT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return 8;
+		case UUIDOID:
+			return UUID_LEN;
+	}
+	return 0;
+}
+
+/* Why a stored value cannot be decoded (bad_value). */
+typedef enum WcBadValue
+{
+	WC_BAD_LENGTH,				/* not the type's fixed length */
+	WC_BAD_ZERO_BYTE,
+	WC_BAD_ENCODING,
+	WC_BAD_BOOLEAN,
+	WC_BAD_DATE,
+	WC_BAD_TIMESTAMP,
+	WC_BAD_INPUT				/* the type's input or receive function failed */
+} WcBadValue;
+
+/*
+ * bad_value
+ *		The error for a stored value of column attnum that cannot be decoded:
+ *		len is its length (WC_BAD_LENGTH), message the error of the type's
+ *		input function (WC_BAD_INPUT).
+ */
 static void
 bad_value(WcTable *t, int attnum, const uint8 *rowkey, size_t rowkey_len,
-		  const char *why)
+		  WcBadValue why, size_t len, const char *message)
 {
 	WcColumn   *col = &t->cols[attnum - 1];
+	const char *key = wc_printable_key(rowkey, rowkey_len);
 
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-			 errmsg("stored value of column \"%s\" cannot be decoded as type %s",
-					col->name, format_type_be(col->type)),
-			 errdetail("Row key \"%s\", cell %s:%s: %s",
-					   wc_printable_key(rowkey, rowkey_len),
-					   col->family, col->qualifier, why),
-			 errhint("The cell was probably written with another type; map it with a column of that type, or as bytea.")));
+#define BAD_VALUE_ERROR(detail) \
+	ereport(ERROR, \
+			(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION), \
+			 errmsg("stored value of column \"%s\" cannot be decoded as type %s", \
+					col->name, format_type_be(col->type)), \
+			 detail, \
+			 errhint("The cell was probably written with another type; map it with a column of that type, or as bytea.")))
+
+	switch (why)
+	{
+		case WC_BAD_LENGTH:
+			BAD_VALUE_ERROR(errdetail("Cell %s:%s of row key \"%s\" is %zu bytes long; values of type %s are %d bytes.",
+									  col->family, col->qualifier, key, len,
+									  format_type_be(col->type), type_length(col->type)));
+			break;
+		case WC_BAD_ZERO_BYTE:
+			BAD_VALUE_ERROR(errdetail("Cell %s:%s of row key \"%s\" contains a zero byte.",
+									  col->family, col->qualifier, key));
+			break;
+		case WC_BAD_ENCODING:
+			BAD_VALUE_ERROR(errdetail("Cell %s:%s of row key \"%s\" is not valid in the server encoding.",
+									  col->family, col->qualifier, key));
+			break;
+		case WC_BAD_BOOLEAN:
+			BAD_VALUE_ERROR(errdetail("Cell %s:%s of row key \"%s\" is neither the byte 0 nor the byte 1, as a boolean must be.",
+									  col->family, col->qualifier, key));
+			break;
+		case WC_BAD_DATE:
+			BAD_VALUE_ERROR(errdetail("The date in cell %s:%s of row key \"%s\" is out of range.",
+									  col->family, col->qualifier, key));
+			break;
+		case WC_BAD_TIMESTAMP:
+			BAD_VALUE_ERROR(errdetail("The timestamp in cell %s:%s of row key \"%s\" is out of range.",
+									  col->family, col->qualifier, key));
+			break;
+		case WC_BAD_INPUT:
+			BAD_VALUE_ERROR(errdetail("Decoding cell %s:%s of row key \"%s\" failed: %s",
+									  col->family, col->qualifier, key, message));
+			break;
+	}
+#undef BAD_VALUE_ERROR
 }
 
 static text *
-checked_text(const uint8 *data, size_t len, const char **why)
+checked_text(const uint8 *data, size_t len, WcBadValue *why)
 {
 	if (memchr(data, 0, len) != NULL)
 	{
-		*why = "the value contains a zero byte";
+		*why = WC_BAD_ZERO_BYTE;
 		return NULL;
 	}
 	if (!pg_verifymbstr((const char *) data, (int) len, true))
 	{
-		*why = "the value is not valid in the server encoding";
+		*why = WC_BAD_ENCODING;
 		return NULL;
 	}
 	return cstring_to_text_with_len((const char *) data, (int) len);
@@ -320,39 +397,11 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				const uint8 *rowkey, size_t rowkey_len)
 {
 	WcColumn   *col = &t->cols[attnum - 1];
-	int			want = 0;
-	const char *why = NULL;
-	char		detail[128];
+	int			want = type_length(col->type);
+	WcBadValue	why = WC_BAD_INPUT;
 
-	switch (col->type)
-	{
-		case BOOLOID:
-			want = 1;
-			break;
-		case INT2OID:
-			want = 2;
-			break;
-		case INT4OID:
-		case FLOAT4OID:
-		case DATEOID:
-			want = 4;
-			break;
-		case INT8OID:
-		case FLOAT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			want = 8;
-			break;
-		case UUIDOID:
-			want = UUID_LEN;
-			break;
-	}
 	if (want != 0 && len != (size_t) want)
-	{
-		snprintf(detail, sizeof(detail), "the value is %zu bytes long; %s values are %d bytes",
-				 len, format_type_be(col->type), want);
-		bad_value(t, attnum, rowkey, rowkey_len, detail);
-	}
+		bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_LENGTH, len, NULL);
 
 	switch (col->type)
 	{
@@ -363,7 +412,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				text	   *v = checked_text(data, len, &why);
 
 				if (v == NULL)
-					bad_value(t, attnum, rowkey, rowkey_len, why);
+					bad_value(t, attnum, rowkey, rowkey_len, why, len, NULL);
 				return PointerGetDatum(v);
 			}
 		case BYTEAOID:
@@ -376,7 +425,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 			}
 		case BOOLOID:
 			if (data[0] > 1)
-				bad_value(t, attnum, rowkey, rowkey_len, "a boolean is the byte 0 or 1");
+				bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_BOOLEAN, len, NULL);
 			return BoolGetDatum(data[0] == 1);
 		case INT2OID:
 			return Int16GetDatum((int16) get_be(data, 2));
@@ -408,7 +457,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				{
 					if (d < INT32_MIN + UNIX_TO_PG_DAYS ||
 						!IS_VALID_DATE(d - UNIX_TO_PG_DAYS))
-						bad_value(t, attnum, rowkey, rowkey_len, "the date is out of range");
+						bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_DATE, len, NULL);
 					d -= UNIX_TO_PG_DAYS;
 				}
 				return DateADTGetDatum(d);
@@ -422,7 +471,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				{
 					if (ts < PG_INT64_MIN + UNIX_TO_PG_USECS ||
 						!IS_VALID_TIMESTAMP(ts - UNIX_TO_PG_USECS))
-						bad_value(t, attnum, rowkey, rowkey_len, "the timestamp is out of range");
+						bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_TIMESTAMP, len, NULL);
 					ts -= UNIX_TO_PG_USECS;
 				}
 				return Int64GetDatum(ts);
@@ -445,7 +494,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				int			client = binary ? server_encoding_begin() : -1;
 
 				if (!binary && v == NULL)
-					bad_value(t, attnum, rowkey, rowkey_len, why);
+					bad_value(t, attnum, rowkey, rowkey_len, why, len, NULL);
 				PG_TRY();
 				{
 					if (binary)
@@ -475,7 +524,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 					MemoryContextSwitchTo(cxt);
 					edata = CopyErrorData();
 					FlushErrorState();
-					bad_value(t, attnum, rowkey, rowkey_len, edata->message);
+					bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_INPUT, len, edata->message);
 				}
 				PG_END_TRY();
 				if (binary)

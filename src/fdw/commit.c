@@ -1,0 +1,260 @@
+/*-------------------------------------------------------------------------
+ *
+ * commit.c
+ *	  The end of a transaction: its writes sent to the worker and committed
+ *	  at COMMIT, forgotten at ROLLBACK; a savepoint's at ROLLBACK TO.
+ *
+ * PostgreSQL's pre-commit callback replays the write log (txn.c) row by row
+ * and sends it to the storage worker, which applies each database's rows
+ * in one LevelDB WriteBatch.  Interrupts are held while it does, so that a
+ * cancel cannot leave half of a transaction committed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "miscadmin.h"
+#include "storage/predicate.h"
+
+#include "fdw/fdw.h"
+#include "fdw/txn.h"
+
+/*
+ * flush_db
+ *		Send every row written to tables of one database, then commit it.
+ */
+static void
+flush_db(const char *path, uint32 horizon)
+{
+	ListCell   *lc;
+	StringInfoData payload;
+	uint32		db = 0;
+	bool		sync = false;
+	bool		opened = false;
+
+	initStringInfo(&payload);
+	foreach(lc, wc_txn_tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+
+		if (strcmp(tt->path, path) != 0)
+			continue;
+		if (!opened)
+		{
+			db = wc_client_open_db(tt->desc);
+			/* Anything a failed earlier attempt left there is not ours. */
+			wc_client_abort(db);
+			opened = true;
+		}
+		sync |= tt->sync;
+
+		/*
+		 * In key order: LevelDB's memtable then lays the rows out in the
+		 * order scans read them, instead of one cache miss per entry.
+		 */
+		wc_txn_sort_rows(tt);
+		for (int r = 0; r < tt->nsorted; r++)
+		{
+			WcRowEntry *e = tt->rows[r];
+			WcTxnRow	row;
+			size_t		klen;
+			uint8	   *k;
+
+			if (!wc_txn_replay(tt, e, horizon, &row))
+				continue;
+			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
+			wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
+			for (int i = 0; i < row.ncells; i++)
+			{
+				WcTxnCell  *c = &row.cells[i];
+
+				wc_write_row_cell(&payload, c->famqual, c->famqual_len,
+								  c->value, c->value_len);
+			}
+			pfree(k);
+			if (row.cells)
+				pfree(row.cells);
+			if (payload.len >= WC_WRITE_CHUNK_BYTES)
+			{
+				wc_client_write(db, &payload);
+				resetStringInfo(&payload);
+			}
+		}
+	}
+	if (payload.len > 0)
+		wc_client_write(db, &payload);
+	pfree(payload.data);
+	if (opened)
+		wc_client_commit(db, sync);
+}
+
+/*
+ * pre_commit
+ *		Apply the transaction's writes, one atomic batch per database.
+ *
+ * An error here aborts the transaction.  With several databases (several
+ * foreign servers) in one transaction the batches are applied one after
+ * another, and a failure in a later one does not undo an earlier one.
+ */
+static void
+pre_commit(void)
+{
+	List	   *paths = NIL;
+	ListCell   *lc;
+	uint32		horizon = wc_txn_horizon();
+
+	foreach(lc, wc_txn_tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+		ListCell   *lc2;
+		bool		seen = false;
+
+		foreach(lc2, paths)
+			if (strcmp(lfirst(lc2), tt->path) == 0)
+				seen = true;
+		if (!seen)
+			paths = lappend(paths, tt->path);
+	}
+	foreach(lc, paths)
+		flush_db(lfirst(lc), horizon);
+	list_free(paths);
+}
+
+/* The transaction has ended: forget its writes and its locks. */
+static void
+txn_reset(void)
+{
+	wc_txn_reset();
+	wc_txn_reset_locks();
+}
+
+/*
+ * A cancel, or a terminate, that came during the foreign commit, put off
+ * until the transaction has ended (see PRE_COMMIT).
+ */
+static bool cancel_after_commit = false;
+static bool die_after_commit = false;
+
+static void
+restore_interrupts(void)
+{
+	if (cancel_after_commit)
+	{
+		cancel_after_commit = false;
+		QueryCancelPending = true;
+		InterruptPending = true;
+	}
+	if (die_after_commit)
+	{
+		die_after_commit = false;
+		ProcDiePending = true;
+		InterruptPending = true;
+	}
+}
+
+static void
+wc_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+			if (wc_txn_horizon() == 0)
+				break;
+
+			/*
+			 * SERIALIZABLE checks for a serialization failure after these
+			 * callbacks, when the foreign writes would already be
+			 * committed: a retry, as its error suggests, would apply them
+			 * twice.  So the check is made here first; once it has passed,
+			 * no other transaction can make this one fail it.
+			 */
+			if (event == XACT_EVENT_PRE_COMMIT && IsolationIsSerializable())
+				PreCommit_CheckForSerializationFailure();
+
+			/*
+			 * A cancel or terminate that arrived while the worker commits
+			 * could not undo the commit, but would roll back the rest of the
+			 * transaction: half of it would stand.  So interrupts are held
+			 * while the writes are sent and committed.  No PG_FINALLY: an
+			 * error ends the hold itself (errfinish sets the count to 0).
+			 */
+			HOLD_INTERRUPTS();
+			pre_commit();
+			RESUME_INTERRUPTS();
+
+			/*
+			 * One that came meanwhile cannot take the commit back: it waits
+			 * until the transaction has ended, as during PostgreSQL's own
+			 * commit, so that no wait in PostgreSQL's pre-commit steps after
+			 * ours (PreCommit_Notify's lock) acts on it and rolls back the
+			 * rest; a terminated session exits after its COMMIT.  (Those
+			 * steps stay interruptible by what comes later, and their own
+			 * errors can still split the transaction: README.)
+			 */
+			if (QueryCancelPending)
+			{
+				QueryCancelPending = false;
+				cancel_after_commit = true;
+			}
+			if (ProcDiePending)
+			{
+				ProcDiePending = false;
+				die_after_commit = true;
+			}
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (wc_txn_horizon() > 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has written to widecolumn_fdw tables")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			restore_interrupts();
+			txn_reset();
+			wc_client_xact_end(false);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			restore_interrupts();
+			txn_reset();
+			wc_client_xact_end(true);
+			break;
+	}
+}
+
+static void
+wc_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					SubTransactionId parentSubid, void *arg)
+{
+	switch (event)
+	{
+		case SUBXACT_EVENT_START_SUB:
+			wc_txn_savepoint_begin(mySubid);
+			break;
+		case SUBXACT_EVENT_COMMIT_SUB:
+		case SUBXACT_EVENT_ABORT_SUB:
+			if (event == SUBXACT_EVENT_ABORT_SUB)
+				wc_txn_forget_locks(mySubid);
+			if (wc_txn_savepoint_end(mySubid, event == SUBXACT_EVENT_ABORT_SUB) &&
+				event == SUBXACT_EVENT_ABORT_SUB)
+				wc_client_subxact_abort(mySubid);
+			break;
+		case SUBXACT_EVENT_PRE_COMMIT_SUB:
+			break;
+	}
+}
+
+/*
+ * wc_txn_init
+ *		Register the transaction callbacks (from _PG_init).
+ */
+void
+wc_txn_init(void)
+{
+	RegisterXactCallback(wc_xact_callback, NULL);
+	RegisterSubXactCallback(wc_subxact_callback, NULL);
+}

@@ -1,0 +1,385 @@
+/*-------------------------------------------------------------------------
+ *
+ * plan.c
+ *	  Planning a scan of a widecolumn_fdw foreign table.
+ *
+ * The planner decides which LevelDB key ranges a scan reads (pushdown.c
+ * splits the restrictions), which columns it needs, whether it reads in
+ * reverse, how many rows storage may stop after, and whether it locks the
+ * rows it returns; the plan carries that to the executor (scan.c) in
+ * fdw_private, indexed by WcScanPrivateIndex (scan.h).  Paths are offered
+ * in row-key order, in reverse order, and parameterized by an outer row's
+ * key for nested loops.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/prep.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+
+#include "fdw/fdw.h"
+#include "fdw/scan.h"
+
+/* What a path tells the plan, in ForeignPath.fdw_private. */
+enum WcPathPrivateIndex
+{
+	WcPathPrivateReverse,
+	WcPathPrivateLimit
+};
+
+/* Planner state, in RelOptInfo.fdw_private. */
+typedef struct WcPlanState
+{
+	WcTable    *table;
+	Bitmapset  *attrs_used;
+	List	   *local_conds;	/* RestrictInfos checked locally */
+	List	   *pushed_conds;	/* RestrictInfos the key ranges answer */
+	bool		bytewise;		/* row-key order is the collation's order */
+	double		rows_read;		/* rows the unparameterized scan reads */
+} WcPlanState;
+
+/* Bytes a stored row takes, for estimates before ANALYZE. */
+#define WC_EST_ROW_BYTES	64
+
+/*
+ * wcGetForeignRelSize
+ *		Read the table's mapping, split the restrictions, estimate the size.
+ */
+static void
+wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	WcPlanState *ps = palloc0(sizeof(WcPlanState));
+	WcColumn   *kc;
+	List	   *exprs;
+	List	   *cond;
+	ListCell   *lc;
+	double		sel;
+
+	ps->table = wc_get_table(foreigntableid);
+	baserel->fdw_private = ps;
+	if (ps->table->nparts == 0)
+	{
+		kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
+		ps->bytewise = wc_collation_is_bytewise(kc->type, kc->collation);
+	}
+
+	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &ps->attrs_used);
+	cond = wc_classify_clauses(root, baserel, ps->table, baserel->baserestrictinfo,
+							   &exprs, &ps->local_conds, &ps->pushed_conds);
+	foreach(lc, ps->local_conds)
+		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid,
+					   &ps->attrs_used);
+
+	/*
+	 * Before ANALYZE (reltuples -1), LevelDB's idea of the table's size will
+	 * do; after it, its count, even 0, is better.
+	 */
+	if (baserel->tuples < 0)
+	{
+		uint64		bytes = wc_client_estimate(wc_client_open_db(ps->table),
+											   list_make1(wc_table_range(ps->table)));
+
+		baserel->tuples = Max(1000, bytes / WC_EST_ROW_BYTES);
+	}
+
+	/* A row key names one row: equality reads one row per key. */
+	sel = clauselist_selectivity(root, ps->pushed_conds, baserel->relid, JOIN_INNER, NULL);
+	ps->rows_read = clamp_row_est(baserel->tuples * sel);
+	if (cond != NIL)
+	{
+		for_each_from(lc, cond, 1)
+		{
+			List	   *atom = lfirst(lc);
+			int			kind = intVal(linitial(atom));
+
+			if (kind == WC_KEY_EQ)
+				ps->rows_read = 1;
+			else if (kind == WC_KEY_IN && IsA(list_nth(exprs, intVal(lsecond(atom))), Const))
+			{
+				Const	   *c = list_nth(exprs, intVal(lsecond(atom)));
+
+				if (!c->constisnull)
+					ps->rows_read = Min(ps->rows_read,
+										ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(c->constvalue)),
+													   ARR_DIMS(DatumGetArrayTypeP(c->constvalue))));
+			}
+		}
+	}
+	baserel->rows = clamp_row_est(ps->rows_read *
+								  clauselist_selectivity(root, ps->local_conds,
+														 baserel->relid, JOIN_INNER, NULL));
+}
+
+/*
+ * scan_cost
+ *		A round trip to the worker to start, then a small cost per row read
+ *		and the local filters on each.
+ */
+static void
+scan_cost(PlannerInfo *root, WcPlanState *ps, double rows_read, List *local,
+		  Cost *startup, Cost *total)
+{
+	QualCost	qc;
+
+	cost_qual_eval(&qc, local, root);
+	*startup = 0.1 + qc.startup;
+	*total = *startup + rows_read * (cpu_tuple_cost + 0.005 + qc.per_tuple);
+}
+
+static List *
+rowkey_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, bool desc)
+{
+	WcColumn   *kc = &ps->table->cols[ps->table->rowkey_attnum - 1];
+	Var		   *var;
+	Oid			op;
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
+
+	/*
+	 * A partition or child table's ordering would need the parent's
+	 * equivalence classes; one made here for the child's own column breaks
+	 * the plan when the parent is pruned to that one child.
+	 */
+	if (!ps->bytewise || IS_OTHER_REL(baserel))
+		return NIL;
+	/* the column as the query names it: a domain, not its base type */
+	get_atttypetypmodcoll(planner_rt_fetch(baserel->relid, root)->relid,
+						  ps->table->rowkey_attnum, &type, &typmod, &collation);
+	var = makeVar(baserel->relid, ps->table->rowkey_attnum, type, typmod, collation, 0);
+	if (kc->type == BYTEAOID)
+		op = desc ? get_commutator(ByteaLessOperator) : ByteaLessOperator;
+	else
+		op = desc ? get_commutator(TextLessOperator) : TextLessOperator;
+	return build_expression_pathkey(root, (Expr *) var, NULL, op, baserel->relids, true);
+}
+
+/* Is this rel the whole query, so a LIMIT applies to its scan? */
+static double
+scan_limit(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, List *pathkeys)
+{
+	if (root->limit_tuples <= 0 || ps->local_conds != NIL)
+		return 0;
+	/* the planner's figure is then an estimate: ties may follow */
+	if (root->parse->limitOption == LIMIT_OPTION_WITH_TIES)
+		return 0;
+	if (bms_membership(root->all_baserels) != BMS_SINGLETON)
+		return 0;
+	if (root->query_pathkeys != NIL && !pathkeys_contained_in(root->query_pathkeys, pathkeys))
+		return 0;
+	if (root->parse->rowMarks != NIL)
+		return 0;
+	return root->limit_tuples;
+}
+
+static bool
+ec_matches_rowkey(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+				  EquivalenceMember *em, void *arg)
+{
+	WcPlanState *ps = arg;
+	Expr	   *e = em->em_expr;
+
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e && IsA(e, Var) && ((Var *) e)->varno == rel->relid &&
+		((Var *) e)->varattno == ps->table->rowkey_attnum;
+}
+
+/*
+ * add_param_paths
+ *		Paths that look up "rowkey = outer value" once per outer row, so a
+ *		nested loop probes by key instead of scanning.
+ */
+static void
+add_param_paths(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps)
+{
+	List	   *clauses = NIL;
+	List	   *done = NIL;
+	ListCell   *lc;
+
+	foreach(lc, baserel->joininfo)
+		clauses = lappend(clauses, lfirst(lc));
+	if (baserel->has_eclass_joins)
+		clauses = list_concat(clauses,
+							  generate_implied_equalities_for_column(root, baserel,
+																	 ec_matches_rowkey, ps,
+																	 baserel->lateral_referencers));
+	foreach(lc, clauses)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		Relids		outer;
+		ParamPathInfo *ppi;
+		Cost		startup,
+					total;
+		ListCell   *lc2;
+		bool		seen = false;
+
+		if (!wc_is_join_key_clause(root, baserel, ps->table, ri))
+			continue;
+		outer = bms_union(bms_difference(ri->clause_relids, baserel->relids),
+						  baserel->lateral_relids);
+		if (bms_is_empty(outer))
+			continue;
+		foreach(lc2, done)
+			if (bms_equal(lfirst(lc2), outer))
+				seen = true;
+		if (seen)
+			continue;
+		done = lappend(done, outer);
+
+		ppi = get_baserel_parampathinfo(root, baserel, outer);
+		scan_cost(root, ps, 1, ps->local_conds, &startup, &total);
+		add_path(baserel, (Path *)
+				 create_foreignscan_path(root, baserel, NULL, Min(ppi->ppi_rows, 1),
+										 startup, total, NIL, outer, NULL,
+										 list_make2(makeInteger(0), makeInteger(0))));
+	}
+}
+
+static void
+wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	WcPlanState *ps = baserel->fdw_private;
+	Cost		startup,
+				total;
+	List	   *asc = rowkey_pathkeys(root, baserel, ps, false);
+	double		limit;
+
+	scan_cost(root, ps, ps->rows_read, ps->local_conds, &startup, &total);
+	limit = scan_limit(root, baserel, ps, asc);
+	add_path(baserel, (Path *)
+			 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup, total,
+									 asc, baserel->lateral_relids, NULL,
+									 list_make2(makeInteger(0),
+												makeInteger((int) Min(limit, PG_INT32_MAX)))));
+
+	/* Bigtable's reverse scan, when the query wants descending keys. */
+	if (ps->bytewise && root->query_pathkeys != NIL)
+	{
+		List	   *desc = rowkey_pathkeys(root, baserel, ps, true);
+
+		if (desc != NIL && pathkeys_contained_in(desc, root->query_pathkeys))
+		{
+			limit = scan_limit(root, baserel, ps, desc);
+			add_path(baserel, (Path *)
+					 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup,
+											 total, desc, baserel->lateral_relids, NULL,
+											 list_make2(makeInteger(1),
+														makeInteger((int) Min(limit, PG_INT32_MAX)))));
+		}
+	}
+
+	add_param_paths(root, baserel, ps);
+}
+
+/*
+ * row_lock
+ *		The rows an UPDATE or DELETE changes, or SELECT ... FOR UPDATE/SHARE
+ *		returns, are locked and read afresh, so that two sessions updating
+ *		one row one after the other do not lose either update: 0, or the
+ *		lock (wc_txn_lock_row's mode * 4 + the wait policy).
+ */
+static int
+row_lock(PlannerInfo *root, RelOptInfo *baserel)
+{
+	Query	   *parse = root->parse;
+	PlanRowMark *rc;
+
+	/* all_result_relids has the partitions of a partitioned table updated */
+	if (bms_is_member(baserel->relid, root->all_result_relids))
+	{
+		if (parse->commandType == CMD_UPDATE)
+			return WC_LOCK_FOR_UPDATE + ExclusiveLock * 4 + LockWaitBlock;
+		if (parse->commandType == CMD_DELETE)
+			return WC_LOCK_FOR_DELETE + AccessExclusiveLock * 4 + LockWaitBlock;
+	}
+	/* the plan's row marks include the children of a table FOR UPDATE */
+	rc = get_plan_rowmark(root->rowMarks, baserel->relid);
+	if (rc == NULL || rc->strength == LCS_NONE)
+		return 0;
+	switch (rc->strength)
+	{
+		case LCS_FORKEYSHARE:
+			return AccessShareLock * 4 + rc->waitPolicy;
+		case LCS_FORSHARE:
+			return RowShareLock * 4 + rc->waitPolicy;
+		case LCS_FORNOKEYUPDATE:
+			return ExclusiveLock * 4 + rc->waitPolicy;
+		default:
+			return AccessExclusiveLock * 4 + rc->waitPolicy;
+	}
+}
+
+static ForeignScan *
+wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
+				 ForeignPath *best_path, List *tlist, List *scan_clauses,
+				 Plan *outer_plan)
+{
+	WcPlanState *ps = baserel->fdw_private;
+	List	   *attrs = NIL;
+	List	   *exprs;
+	List	   *local;
+	List	   *pushed;
+	List	   *cond;
+	int			limit = intVal(list_nth(best_path->fdw_private, WcPathPrivateLimit));
+	int			i = -1;
+	Bitmapset  *used = bms_copy(ps->attrs_used);
+	ListCell   *lc;
+
+	int			lock_rows = row_lock(root, baserel);
+
+	cond = wc_classify_clauses(root, baserel, ps->table, scan_clauses, &exprs, &local, &pushed);
+	foreach(lc, local)
+		pull_varattnos((Node *) ((RestrictInfo *) lfirst(lc))->clause, baserel->relid, &used);
+	if (local != NIL)
+		limit = 0;
+
+	while ((i = bms_next_member(used, i)) >= 0)
+	{
+		AttrNumber	attno = i + FirstLowInvalidHeapAttributeNumber;
+
+		if (attno == 0)
+		{
+			attrs = list_make1_int(0);
+			break;
+		}
+		if (attno > 0)
+			attrs = lappend_int(attrs, attno);
+	}
+
+	/*
+	 * When PostgreSQL rechecks a row after a concurrent update (EvalPlanQual),
+	 * the scan gives back the row it returned, and only the plan's quals and
+	 * the recheck quals are checked again.  The conditions turned into key
+	 * ranges are recheck quals: they may compare with a column of another
+	 * table whose row has changed.
+	 */
+	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
+							exprs,
+							list_make5(attrs, cond,
+									   list_nth(best_path->fdw_private, WcPathPrivateReverse),
+									   makeInteger(limit),
+									   makeInteger(lock_rows)),
+							NIL, extract_actual_clauses(pushed, false), outer_plan);
+}
+
+void
+wc_plan_register(FdwRoutine *routine)
+{
+	routine->GetForeignRelSize = wcGetForeignRelSize;
+	routine->GetForeignPaths = wcGetForeignPaths;
+	routine->GetForeignPlan = wcGetForeignPlan;
+}
