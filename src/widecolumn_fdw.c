@@ -57,7 +57,10 @@ widecolumn_fdw_handler(PG_FUNCTION_ARGS)
 {
 	FdwRoutine *routine = makeNode(FdwRoutine);
 
+	wc_plan_register(routine);
 	wc_scan_register(routine);
+	wc_explain_register(routine);
+	wc_analyze_register(routine);
 	wc_modify_register(routine);
 	PG_RETURN_POINTER(routine);
 }

@@ -259,6 +259,15 @@ extern WcSegmentFit wc_segment_fit(WcTable *t, WcColumn *col, Datum value,
 extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 
+/* in plan.c */
+extern void wc_plan_register(FdwRoutine *routine);
+
+/* in explain.c */
+extern void wc_explain_register(FdwRoutine *routine);
+
+/* in analyze.c */
+extern void wc_analyze_register(FdwRoutine *routine);
+
 /* in scan.c */
 extern void wc_scan_register(FdwRoutine *routine);
 extern bool wc_row_exists(WcTable *t, const uint8 *key, size_t keylen);

@@ -818,15 +818,11 @@ wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries)
 	return true;
 }
 
-
 void
 wc_scan_register(FdwRoutine *routine)
 {
-	wc_plan_register(routine);
 	routine->BeginForeignScan = wcBeginForeignScan;
 	routine->IterateForeignScan = wcIterateForeignScan;
 	routine->ReScanForeignScan = wcReScanForeignScan;
 	routine->EndForeignScan = wcEndForeignScan;
-	wc_explain_register(routine);
-	wc_analyze_register(routine);
 }

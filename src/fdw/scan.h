@@ -107,9 +107,6 @@ typedef struct WcScanState
 	uint64		stored_entries;
 } WcScanState;
 
-/* in plan.c */
-extern void wc_plan_register(FdwRoutine *routine);
-
 /* in scan.c */
 extern void wc_scan_key_values(List *exprs, ExprContext *econtext,
 							   Datum **values, bool **nulls);
@@ -123,11 +120,5 @@ extern void wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 extern void wc_scan_stop(WcScanState *ss);
 extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
 								 uint64 *entries);
-
-/* in explain.c */
-extern void wc_explain_register(FdwRoutine *routine);
-
-/* in analyze.c */
-extern void wc_analyze_register(FdwRoutine *routine);
 
 #endif							/* WC_FDW_SCAN_H */
