@@ -291,11 +291,14 @@ wc_scans_open(void)
 	return scans != NIL;
 }
 
-/* At the transaction's end: close every scan left open. */
+/*
+ * At the transaction's end: forget every scan left open, closing it at the
+ * worker when the link can send.
+ */
 void
 wc_scans_forget_all(void)
 {
-	while (scans != NIL && wc_client_can_send())
+	while (scans != NIL)
 		scan_forget(linitial(scans));
 }
 
