@@ -23,7 +23,7 @@ DATA = widecolumn_fdw--$(EXTVERSION).sql
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts differential
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions differential
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

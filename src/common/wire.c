@@ -319,23 +319,46 @@ wc_write_write(StringInfo buf, uint32 db, const StringInfo rows)
 }
 
 /*
+ * wc_next_row, wc_next_row_cell
+ *		The next row of a WRITE request's rows, and its cells, without the
+ *		checks: for rows wc_read_write has already accepted (the commit
+ *		walks them again, and a bulk load has millions of cells).
+ */
+bool
+wc_next_row(WcReader *rows, WcRowWrite *row)
+{
+	if (rows->bad || wc_reader_left(rows) == 0)
+		return false;
+	row->prefix = wc_get_bytes(rows);
+	row->deleted = wc_get_u8(rows) != 0;
+	row->ncells = wc_get_u32(rows);
+	return !rows->bad;
+}
+
+bool
+wc_next_row_cell(WcReader *rows, WcCellWrite *cell)
+{
+	cell->famqual = wc_get_bytes(rows);
+	cell->present = wc_get_u8(rows) == WC_VALUE_PRESENT;
+	cell->value = wc_get_bytes(rows);
+	return !rows->bad;
+}
+
+/*
  * wc_read_row
- *		The next row of a WRITE request's rows; false at their end, or if
- *		the row is malformed (then rows->bad is set).  Its ncells cells
- *		follow, read with wc_read_row_cell.
+ *		The next row of a WRITE request's rows, checked; false at their end,
+ *		or if the row is malformed (then rows->bad is set).  Its ncells
+ *		cells follow, read with wc_read_row_cell.
  */
 bool
 wc_read_row(WcReader *rows, WcRowWrite *row)
 {
-	uint8		deleted;
+	const uint8 *start = rows->p;
 
-	if (rows->bad || wc_reader_left(rows) == 0)
+	if (!wc_next_row(rows, row))
 		return false;
-	row->prefix = wc_get_bytes(rows);
-	deleted = wc_get_u8(rows);
-	row->deleted = deleted != 0;
-	row->ncells = wc_get_u32(rows);
-	if (rows->bad || deleted > 1 || !components(row->prefix, 2) ||
+	/* the deleted flag is 0 or 1 */
+	if (start[4 + row->prefix.len] > 1 || !components(row->prefix, 2) ||
 		row->prefix.len > WC_ESCAPED_MAX(WC_MAX_ROWKEY) + WC_ESCAPED_MAX(WC_MAX_QUALIFIER))
 		return fail(rows);
 	/* each cell takes at least nine bytes: a count beyond that is a lie */
@@ -347,13 +370,13 @@ wc_read_row(WcReader *rows, WcRowWrite *row)
 bool
 wc_read_row_cell(WcReader *rows, WcCellWrite *cell)
 {
+	const uint8 *start = rows->p;
 	uint8		tag;
 
-	cell->famqual = wc_get_bytes(rows);
-	tag = wc_get_u8(rows);
-	cell->value = wc_get_bytes(rows);
-	cell->present = tag == WC_VALUE_PRESENT;
-	if (rows->bad || !components(cell->famqual, 2))
+	if (!wc_next_row_cell(rows, cell))
+		return false;
+	tag = start[4 + cell->famqual.len];
+	if (!components(cell->famqual, 2))
 		return fail(rows);
 	/* an empty family is the row tombstone's */
 	if (cell->famqual.len >= 2 && cell->famqual.data[0] == 0x00 &&
@@ -553,112 +576,4 @@ wc_read_estimate_answer(WcReader *r, uint64 *bytes)
 		return fail(r);
 	*bytes = wc_get_u64(r);
 	return finish(r);
-}
-
-/*
- * A BATCH answer is filled in place: the header is reserved first and
- * filled in at the end, and a row's other-cells flag and cell count once
- * its cells are written.  A row that turns out not to exist (all its cells
- * deleted) is taken back out.
- */
-void
-wc_write_batch_begin(WcBatchWriter *w, StringInfo out)
-{
-	w->out = out;
-	w->header = out->len;
-	w->nrows = 0;
-	begin(out, WC_RESP_BATCH);
-	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
-}
-
-void
-wc_write_batch_row(WcBatchWriter *w, const uint8 *key, size_t len)
-{
-	w->row_start = w->out->len;
-	wc_put_bytes(w->out, key, len);
-	w->row_header = w->out->len;
-	appendBinaryStringInfo(w->out, "\0\0\0", 3);	/* other, ncells */
-	w->ncells = 0;
-}
-
-void
-wc_write_batch_cell(WcBatchWriter *w, uint16 column, const uint8 *value, size_t len)
-{
-	StringInfo	out = w->out;
-	uint32		vlen = (uint32) len;
-	char	   *dst;
-
-	enlargeStringInfo(out, 6 + len);
-	dst = out->data + out->len;
-	memcpy(dst, &column, 2);
-	memcpy(dst + 2, &vlen, 4);
-	memcpy(dst + 6, value, len);
-	out->len += 6 + len;
-	out->data[out->len] = '\0';
-	w->ncells++;
-}
-
-void
-wc_write_batch_row_end(WcBatchWriter *w, bool other, bool versions, uint64 version)
-{
-	w->out->data[w->row_header] = other ? 1 : 0;
-	memcpy(w->out->data + w->row_header + 1, &w->ncells, 2);
-	if (versions)
-		wc_put_u64(w->out, version);
-	w->nrows++;
-}
-
-void
-wc_write_batch_row_cancel(WcBatchWriter *w)
-{
-	w->out->len = w->row_start;
-	w->out->data[w->out->len] = '\0';
-}
-
-void
-wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries)
-{
-	char	   *h = w->out->data + w->header;
-
-	h[1] = done ? 1 : 0;
-	memcpy(h + 2, &w->nrows, 4);
-	memcpy(h + 6, &entries, 8);
-}
-
-/* The header of a BATCH answer; r is left at its first row. */
-bool
-wc_read_batch(WcReader *r, WcBatchHeader *header)
-{
-	if (!expect_type(r, WC_RESP_BATCH))
-		return fail(r);
-	header->done = wc_get_u8(r) != 0;
-	header->nrows = wc_get_u32(r);
-	header->entries = wc_get_u64(r);
-	return !r->bad;
-}
-
-/* A row of a BATCH answer; its ncells cells follow (wc_read_batch_cell). */
-bool
-wc_read_batch_row(WcReader *r, WcBatchRow *row)
-{
-	row->key = wc_get_bytes(r);
-	row->other = wc_get_u8(r) != 0;
-	row->ncells = wc_get_u16(r);
-	return !r->bad;
-}
-
-bool
-wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value)
-{
-	*column = wc_get_u16(r);
-	*value = wc_get_bytes(r);
-	return !r->bad;
-}
-
-/* The row's version, after its cells, in a scan with WC_SCAN_VERSIONS. */
-bool
-wc_read_batch_version(WcReader *r, uint64 *version)
-{
-	*version = wc_get_u64(r);
-	return !r->bad;
 }

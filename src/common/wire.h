@@ -4,6 +4,9 @@
  *	  The messages between a backend and the storage worker: their layout,
  *	  and the only functions that read and write them (wire.c).
  *
+ * (The BATCH answer's, which run for every cell of a scan, are inline at the
+ * end of this file.)
+ *
  * Every message starts with a one-byte type.  Integers are little-endian
  * (both ends are the same machine); a "str" is a u32 length and its bytes.
  * Requests are answered in the order they were sent, and only the requests
@@ -322,6 +325,8 @@ extern bool wc_read_close(WcReader *r, uint32 *scan);
 extern bool wc_read_write(WcReader *r, WcWriteRequest *req);
 extern bool wc_read_row(WcReader *rows, WcRowWrite *row);
 extern bool wc_read_row_cell(WcReader *rows, WcCellWrite *cell);
+extern bool wc_next_row(WcReader *rows, WcRowWrite *row);
+extern bool wc_next_row_cell(WcReader *rows, WcCellWrite *cell);
 extern bool wc_read_commit(WcReader *r, uint32 *db, bool *sync);
 extern bool wc_read_abort(WcReader *r, uint32 *db);
 extern bool wc_read_estimate(WcReader *r, WcEstimateRequest *req);
@@ -332,14 +337,6 @@ extern void wc_write_open_answer(StringInfo buf, uint32 db);
 extern void wc_write_estimate_answer(StringInfo buf, uint64 bytes);
 extern void wc_write_error(StringInfo buf, int sqlstate, const char *message,
 						   const char *detail, const char *hint);
-extern void wc_write_batch_begin(WcBatchWriter *w, StringInfo out);
-extern void wc_write_batch_row(WcBatchWriter *w, const uint8 *key, size_t len);
-extern void wc_write_batch_cell(WcBatchWriter *w, uint16 column,
-								const uint8 *value, size_t len);
-extern void wc_write_batch_row_end(WcBatchWriter *w, bool other, bool versions,
-								   uint64 version);
-extern void wc_write_batch_row_cancel(WcBatchWriter *w);
-extern void wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries);
 
 /* in wire.c: answers, as the backend reads them (r at the type byte) */
 extern bool wc_is_error(const void *data, size_t len);
@@ -347,9 +344,134 @@ extern bool wc_read_error(WcReader *r, WcErrorAnswer *err);
 extern bool wc_read_ok(WcReader *r);
 extern bool wc_read_open_answer(WcReader *r, uint32 *db);
 extern bool wc_read_estimate_answer(WcReader *r, uint64 *bytes);
-extern bool wc_read_batch(WcReader *r, WcBatchHeader *header);
-extern bool wc_read_batch_row(WcReader *r, WcBatchRow *row);
-extern bool wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value);
-extern bool wc_read_batch_version(WcReader *r, uint64 *version);
+
+/*
+ * The BATCH answer, written by the worker and read by the backend for every
+ * row and cell of a scan: inline, like the primitives above, since a call
+ * per cell shows in a scan's cost.
+ *
+ * It is filled in place: the header is reserved first and filled in at the
+ * end, and a row's other-cells flag and cell count once its cells are
+ * written.  A row that turns out not to exist (all its cells deleted) is
+ * taken back out.
+ */
+static inline void
+wc_write_batch_begin(WcBatchWriter *w, StringInfo out)
+{
+	w->out = out;
+	w->header = out->len;
+	w->nrows = 0;
+	appendStringInfoChar(out, (char) WC_RESP_BATCH);
+	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
+}
+
+/*
+ * Begin a row: returns where its key (at most max_key_len bytes) goes, for
+ * the worker to unescape it there; wc_write_batch_row_key says its length.
+ */
+static inline uint8 *
+wc_write_batch_row(WcBatchWriter *w, size_t max_key_len)
+{
+	w->row_start = w->out->len;
+	enlargeStringInfo(w->out, 4 + max_key_len + 3);
+	return (uint8 *) w->out->data + w->out->len + 4;
+}
+
+static inline void
+wc_write_batch_row_key(WcBatchWriter *w, size_t key_len)
+{
+	uint32		len = (uint32) key_len;
+
+	memcpy(w->out->data + w->out->len, &len, 4);
+	w->out->len += 4 + len;
+	w->row_header = w->out->len;
+	appendBinaryStringInfo(w->out, "\0\0\0", 3);	/* other, ncells */
+	w->ncells = 0;
+}
+
+static inline void
+wc_write_batch_cell(WcBatchWriter *w, uint16 column, const uint8 *value, size_t len)
+{
+	StringInfo	out = w->out;
+	uint32		vlen = (uint32) len;
+	char	   *dst;
+
+	enlargeStringInfo(out, 6 + len);
+	dst = out->data + out->len;
+	memcpy(dst, &column, 2);
+	memcpy(dst + 2, &vlen, 4);
+	memcpy(dst + 6, value, len);
+	out->len += 6 + len;
+	out->data[out->len] = '\0';
+	w->ncells++;
+}
+
+static inline void
+wc_write_batch_row_end(WcBatchWriter *w, bool other, bool versions, uint64 version)
+{
+	w->out->data[w->row_header] = other ? 1 : 0;
+	memcpy(w->out->data + w->row_header + 1, &w->ncells, 2);
+	if (versions)
+		wc_put_u64(w->out, version);
+	w->nrows++;
+}
+
+static inline void
+wc_write_batch_row_cancel(WcBatchWriter *w)
+{
+	w->out->len = w->row_start;
+	w->out->data[w->out->len] = '\0';
+}
+
+static inline void
+wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries)
+{
+	char	   *h = w->out->data + w->header;
+
+	h[1] = done ? 1 : 0;
+	memcpy(h + 2, &w->nrows, 4);
+	memcpy(h + 6, &entries, 8);
+}
+
+/* The header of a BATCH answer; r is left at its first row. */
+static inline bool
+wc_read_batch(WcReader *r, WcBatchHeader *header)
+{
+	if (wc_get_u8(r) != WC_RESP_BATCH || r->bad)
+	{
+		r->bad = true;
+		return false;
+	}
+	header->done = wc_get_u8(r) != 0;
+	header->nrows = wc_get_u32(r);
+	header->entries = wc_get_u64(r);
+	return !r->bad;
+}
+
+/* A row of a BATCH answer; its ncells cells follow (wc_read_batch_cell). */
+static inline bool
+wc_read_batch_row(WcReader *r, WcBatchRow *row)
+{
+	row->key = wc_get_bytes(r);
+	row->other = wc_get_u8(r) != 0;
+	row->ncells = wc_get_u16(r);
+	return !r->bad;
+}
+
+static inline bool
+wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value)
+{
+	*column = wc_get_u16(r);
+	*value = wc_get_bytes(r);
+	return !r->bad;
+}
+
+/* The row's version, after its cells, in a scan with WC_SCAN_VERSIONS. */
+static inline bool
+wc_read_batch_version(WcReader *r, uint64 *version)
+{
+	*version = wc_get_u64(r);
+	return !r->bad;
+}
 
 #endif							/* WC_WIRE_H */

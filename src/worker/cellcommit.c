@@ -316,7 +316,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 			WcRowWrite	row;
 
 			wc_reader_init(&rows, msg->data, msg->len);
-			while (wc_read_row(&rows, &row))
+			while (wc_next_row(&rows, &row))
 			{
 				if (cm.chunked &&
 					storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
@@ -330,7 +330,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 				{
 					WcCellWrite cell;
 
-					if (!wc_read_row_cell(&rows, &cell))
+					if (!wc_next_row_cell(&rows, &cell))
 						break;
 					commit_put(&cm, &key, &val, row.prefix.len,
 							   cell.famqual.data, cell.famqual.len, tsbuf,

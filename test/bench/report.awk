@@ -238,6 +238,8 @@ END {
 	target("0.1% prefix: share of the table's entries read (EXPLAIN ANALYZE)", "≈ 0.1%", x == "" ? "" : sprintf("%.3f%% (%s of %s)", x * 100, pe, fe), x <= 0.0015)
 	x = ratio(med("prefix_count", "balloon"), med("fullscan", "balloon"))
 	target("0.1% prefix `count(*)` ÷ full scan, foreign (speed-up)", "≥ 100×", x == "" ? "" : sprintf("%.1f×", x), x >= 100)
+	x = ratio(med("versions", "one"), med("versions", "many"))
+	target(sprintf("Point read of a cell of %s versions ÷ of a cell of one: time (issue 16; %s entries read)", v["versions_written"] + 1, v["versions_entries"]), "≤ 2", tfmt(x), x != "" && x <= 2)
 	print ""
 	printf("%d met, %d missed.", met, missed)
 	if (quick)

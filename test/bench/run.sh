@@ -350,6 +350,35 @@ inside() {
 	sql -c "ALTER SYSTEM RESET widecolumn_fdw.poll_microseconds" >/dev/null
 	sql -c "SELECT pg_reload_conf()" >/dev/null
 
+	# A cell written 10,000 times (seed 001's week of minutes in one cell)
+	# against a cell written once: a point read must not step over the old
+	# versions (the worker seeks past them).  10,000 UPDATE transactions of
+	# one client, on a server without fsync, make the versions.
+	say "workload versions: a cell of 10,000 versions against a cell of one"
+	sql <<-SQL
+	CREATE SERVER wc_versions FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
+	CREATE FOREIGN TABLE versions (
+	    rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+	    v bigint OPTIONS (column 'measurements:pressure')
+	) SERVER wc_versions;
+	INSERT INTO versions VALUES ('one', 0), ('many', 0);
+	SQL
+	echo "UPDATE versions SET v = v + 1 WHERE rowkey = 'many';" >"$WORK/versions_update.sql"
+	echo "SELECT v FROM versions WHERE rowkey = 'one';" >"$WORK/versions_one.sql"
+	echo "SELECT v FROM versions WHERE rowkey = 'many';" >"$WORK/versions_many.sql"
+	pgbench -n -M prepared -t 10000 -f "$WORK/versions_update.sql" >"$OUT/pgbench/versions_update.log" 2>&1 ||
+		say "pgbench failed: versions_update (see $OUT/pgbench/versions_update.log)"
+	put versions_written "$(sql -c "SELECT v FROM versions WHERE rowkey = 'many'")"
+	sql -c "EXPLAIN (ANALYZE, COSTS OFF) SELECT v FROM versions WHERE rowkey = 'many'" >"$OUT/explain.versions.txt"
+	put versions_entries "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.versions.txt")"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		wake_run versions one "$WORK/versions_one.sql" $r
+		wake_run versions many "$WORK/versions_many.sql" $r
+		r=$((r + 1))
+	done
+	sql -c "DROP SERVER wc_versions CASCADE" >/dev/null
+
 	# Every committed INSERT must have left its row.
 	for t in balloon_native balloon; do
 		single=$(cat "$OUT"/pgbench/insert."$t".*.log |
