@@ -7,28 +7,30 @@
 # the control file, META.json and the install script agree with it.
 
 EXTENSION = widecolumn_fdw
-EXTVERSION = 0.1.0
+EXTVERSION = 0.2.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
-       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o \
-       src/fdw/option.o src/fdw/mapping.o src/fdw/valuecodec.o \
+       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o src/common/gcpolicy.o \
+       src/fdw/option.o src/fdw/mapping.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
        src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
        src/worker/cellscan.o src/worker/cellcommit.o src/worker/storage.o
-DATA = widecolumn_fdw--$(EXTVERSION).sql
+# The install script of this version, the full scripts of older versions
+# (to install one and test the upgrade from it) and the upgrade scripts.
+DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions differential
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families upgrade differential
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = test/keycodec_test results regression.diffs regression.out output_iso tmp_check
+EXTRA_CLEAN = test/keycodec_test test/gcpolicy_test results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -49,8 +51,13 @@ deps:
 test/keycodec_test: test/keycodec_test.c src/common/keycodec.c src/common/keycodec.h
 	$(CC) -O1 -g -Wall -Wextra -Isrc -o $@ test/keycodec_test.c src/common/keycodec.c
 
-unit: test/keycodec_test
+# The garbage-collection policy grammar (plain C).
+test/gcpolicy_test: test/gcpolicy_test.c src/common/gcpolicy.c src/common/gcpolicy.h
+	$(CC) -O1 -g -Wall -Wextra -Wno-missing-field-initializers -Isrc -o $@ test/gcpolicy_test.c src/common/gcpolicy.c
+
+unit: test/keycodec_test test/gcpolicy_test
 	./test/keycodec_test
+	./test/gcpolicy_test
 
 demo: deps
 	sh test/scripts/demo.sh

@@ -68,16 +68,16 @@ RESET ROLE;
 
 -- the extension's own SQL functions, called directly with NULLs and
 -- nonsense: errors or nothing, and nothing changes
-SELECT widecolumn_fdw_handler();
-SELECT widecolumn_fdw_validator(NULL, NULL);
-SELECT widecolumn_fdw_validator('{}', 0);
-SELECT widecolumn_fdw_validator('{nonsense}', 0);
-SELECT widecolumn_fdw_validator('{path}', 'pg_foreign_server'::regclass);
-SELECT widecolumn_fdw_validator(ARRAY[NULL], 'pg_foreign_server'::regclass);
-SELECT widecolumn_fdw_validator('{table=x}', 'pg_class'::regclass);
-SELECT widecolumn_fdw_validator('{table=}', 'pg_foreign_table'::regclass);
+SELECT widecolumn.widecolumn_fdw_handler();
+SELECT widecolumn.widecolumn_fdw_validator(NULL, NULL);
+SELECT widecolumn.widecolumn_fdw_validator('{}', 0);
+SELECT widecolumn.widecolumn_fdw_validator('{nonsense}', 0);
+SELECT widecolumn.widecolumn_fdw_validator('{path}', 'pg_foreign_server'::regclass);
+SELECT widecolumn.widecolumn_fdw_validator(ARRAY[NULL], 'pg_foreign_server'::regclass);
+SELECT widecolumn.widecolumn_fdw_validator('{table=x}', 'pg_class'::regclass);
+SELECT widecolumn.widecolumn_fdw_validator('{table=}', 'pg_foreign_table'::regclass);
 SET ROLE priv_nobody;
-SELECT widecolumn_fdw_validator('{path=/etc}', 'pg_foreign_server'::regclass);
+SELECT widecolumn.widecolumn_fdw_validator('{path=/etc}', 'pg_foreign_server'::regclass);
 RESET ROLE;
 
 -- only the writes that were allowed happened

@@ -22,6 +22,12 @@
 #include "common/keycodec.h"
 #include "common/wire.h"
 
+/*
+ * The cell of the stored table of families (mapping.c, wc_get_meta_table)
+ * that holds a table's families, as "family:qualifier".
+ */
+#define WC_META_FAMILIES_CELL	"wc:families"
+
 /* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
@@ -101,12 +107,14 @@ typedef enum WcKeyAtomKind
 } WcKeyAtomKind;
 
 /* in option.c */
+extern bool wc_valid_family(const char *f, size_t len);
 extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);
 
 /* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);
+extern WcTable *wc_get_meta_table(Oid serverid);
 
 /* in valuecodec.c */
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
@@ -271,6 +279,12 @@ extern void wc_analyze_register(FdwRoutine *routine);
 /* in scan.c */
 extern void wc_scan_register(FdwRoutine *routine);
 extern bool wc_row_exists(WcTable *t, const uint8 *key, size_t keylen);
+extern bool wc_read_row_now(WcTable *t, const uint8 *key, size_t keylen,
+							const uint8 ***vals, size_t **lens);
+extern struct WcScanState *wc_read_rows_begin(WcTable *t, uint32 db, uint32 snapshot);
+extern bool wc_read_rows_next(struct WcScanState *ss, const uint8 **key, size_t *keylen,
+							  const uint8 ***vals, size_t **lens);
+extern void wc_read_rows_end(struct WcScanState *ss);
 
 /* in modify.c */
 extern void wc_modify_register(FdwRoutine *routine);

@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
@@ -360,5 +361,44 @@ wc_get_table(Oid relid)
 	table_close(rel, NoLock);
 
 	check_rowkey(t, named_rowkey);
+	return t;
+}
+
+/*
+ * wc_get_meta_table
+ *		The mapping of a server's stored table of column families: a row
+ *		per stored table (its name is the row key), whose one cell holds
+ *		the table's families and their policies (families.c).
+ *
+ * Its name is empty, which no foreign table's can be (the validator
+ * refuses it), so its keys sort before every table's and it is written,
+ * locked and read like any table: in the transaction, at its COMMIT.
+ */
+WcTable *
+wc_get_meta_table(Oid serverid)
+{
+	WcTable    *t = palloc0(sizeof(WcTable));
+	WcColumn   *key;
+	WcColumn   *cell;
+
+	t->relname = "widecolumn.families";
+	read_server_options(t, GetForeignServer(serverid));
+	t->table = "";
+	t->table_key = escape_str(t->table, 0, &t->table_key_len);
+	t->natts = 2;
+	t->cols = palloc0(sizeof(WcColumn) * 2);
+	t->rowkey_attnum = 1;
+	key = &t->cols[0];
+	key->kind = WC_COL_ROWKEY;
+	key->name = "table_name";
+	key->type = TEXTOID;
+	key->typmod = -1;
+	key->collation = C_COLLATION_OID;
+	cell = &t->cols[1];
+	cell->name = "families";
+	cell->type = TEXTOID;
+	cell->typmod = -1;
+	cell->collation = C_COLLATION_OID;
+	map_cell(cell, WC_META_FAMILIES_CELL, NULL);
 	return t;
 }

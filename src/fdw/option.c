@@ -152,8 +152,8 @@ unknown_option(const char *name, Oid catalog)
  * Family names follow Bigtable's rule, so that a schema can move between
  * the two: letters, digits, '_', '-' and '.'.
  */
-static bool
-valid_family(const char *f, size_t len)
+bool
+wc_valid_family(const char *f, size_t len)
 {
 	if (len == 0)
 		return false;
@@ -174,7 +174,7 @@ check_column_spec(const char *spec)
 				 errmsg("invalid value for option \"column\": \"%s\"", spec),
 				 errdetail("The value must have the form family:qualifier, with both parts non-empty."),
 				 errhint("For example: OPTIONS (column 'measurements:pressure').")));
-	if (!valid_family(spec, colon - spec))
+	if (!wc_valid_family(spec, colon - spec))
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 				 errmsg("invalid column family name \"%.*s\"", (int) (colon - spec), spec),
@@ -346,7 +346,7 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 		{
 			char	   *f = defGetString(def);
 
-			if (!valid_family(f, strlen(f)))
+			if (!wc_valid_family(f, strlen(f)))
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid column family name \"%s\"", f),

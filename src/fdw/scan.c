@@ -818,6 +818,66 @@ wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries)
 	return true;
 }
 
+/*
+ * wc_read_row_now
+ *		Read one row of t as it is now (the latest committed state, with
+ *		this transaction's writes), every cell t maps; vals and lens are
+ *		indexed by the cells' order in t.
+ */
+bool
+wc_read_row_now(WcTable *t, const uint8 *key, size_t keylen,
+				const uint8 ***vals, size_t **lens)
+{
+	WcScanState like;
+
+	memset(&like, 0, sizeof(like));
+	like.table = t;
+	like.scan_cxt = CurrentMemoryContext;
+	wc_scan_request_init(&like);
+	for (int a = 1; a <= t->natts; a++)
+		if (t->cols[a - 1].kind == WC_COL_CELL)
+			wc_scan_request_column(&like, a);
+	like.db = wc_client_open_db(t);
+	return read_row_now(&like, key, keylen, vals, lens, NULL);
+}
+
+/*
+ * wc_read_rows_begin, wc_read_rows_next, wc_read_rows_end
+ *		Read every row of t at a snapshot, with this transaction's writes,
+ *		outside a foreign scan (a function's reading): vals and lens are
+ *		indexed by the order of t's cells, and valid until the next row.
+ */
+struct WcScanState *
+wc_read_rows_begin(WcTable *t, uint32 db, uint32 snapshot)
+{
+	WcScanState *ss = palloc0(sizeof(WcScanState));
+
+	ss->table = t;
+	ss->scan_cxt = CurrentMemoryContext;
+	wc_scan_request_init(ss);
+	for (int a = 1; a <= t->natts; a++)
+		if (t->cols[a - 1].kind == WC_COL_CELL)
+			wc_scan_request_column(ss, a);
+	ss->db = db;
+	ss->snapshot = snapshot;
+	ss->horizon = wc_txn_horizon();
+	wc_scan_open(ss, list_make1(wc_table_range(t)));
+	return ss;
+}
+
+bool
+wc_read_rows_next(struct WcScanState *ss, const uint8 **key, size_t *keylen,
+				  const uint8 ***vals, size_t **lens)
+{
+	return wc_scan_next(ss, key, keylen, vals, lens);
+}
+
+void
+wc_read_rows_end(struct WcScanState *ss)
+{
+	wc_scan_stop(ss);
+}
+
 void
 wc_scan_register(FdwRoutine *routine)
 {

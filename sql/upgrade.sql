@@ -1,0 +1,46 @@
+-- From 0.1.0 to 0.2.0: a database with 0.1.0 installed (its functions
+-- where it put them) updates in place, keeps its foreign tables working,
+-- and gains the schema widecolumn and its functions.
+CREATE DATABASE wc_upgrade;
+\c wc_upgrade
+-- 0.1.0 was relocatable and usually in public.  Under 0.2.0's control
+-- file, which names its schema, 0.1.0's script puts its functions in
+-- widecolumn; they are moved to public, and the extension with them, as
+-- 0.1.0 installed in public has it.
+SET client_min_messages = warning;
+CREATE EXTENSION widecolumn_fdw VERSION '0.1.0';
+RESET client_min_messages;
+UPDATE pg_extension SET extrelocatable = true WHERE extname = 'widecolumn_fdw';
+ALTER EXTENSION widecolumn_fdw SET SCHEMA public;
+DROP SCHEMA widecolumn;
+SELECT e.extversion, e.extrelocatable, n.nspname
+  FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE extname = 'widecolumn_fdw';
+SELECT count(*) AS new_functions FROM pg_proc WHERE proname IN ('create_family', 'set_gc_policy', 'families');
+CREATE SERVER up_srv FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE up_t (rowkey text OPTIONS (rowkey 'true') COLLATE "C", v int) SERVER up_srv;
+INSERT INTO up_t VALUES ('a', 1), ('b', 2);
+SET client_min_messages = warning;
+ALTER EXTENSION widecolumn_fdw UPDATE TO '0.2.0';
+RESET client_min_messages;
+SELECT e.extversion, e.extrelocatable, n.nspname
+  FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE extname = 'widecolumn_fdw';
+SELECT p.proname, n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+ WHERE p.proname IN ('create_family', 'set_gc_policy', 'families', 'widecolumn_fdw_handler')
+ ORDER BY 1;
+SELECT * FROM up_t ORDER BY rowkey;
+SELECT widecolumn.create_family('up_srv', 'up_t', 'cf', 'maxversions=3');
+SELECT * FROM widecolumn.families('up_srv');
+INSERT INTO up_t VALUES ('c', 3);
+SELECT * FROM up_t ORDER BY rowkey;
+-- the extension's schema (which the update made, so it is a member) and members
+SELECT refobjid::regnamespace AS depends_on_schema FROM pg_depend
+ WHERE classid = 'pg_extension'::regclass AND refclassid = 'pg_namespace'::regclass
+   AND objid = (SELECT oid FROM pg_extension WHERE extname = 'widecolumn_fdw');
+SELECT nspname FROM pg_namespace WHERE nspname = 'widecolumn';
+SELECT pg_describe_object(classid, objid, 0) AS member
+  FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
+   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'widecolumn_fdw')
+ ORDER BY 1;
+DROP SERVER up_srv CASCADE;
+\c contrib_regression
+DROP DATABASE wc_upgrade;

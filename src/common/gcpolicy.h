@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ *
+ * gcpolicy.h
+ *	  Garbage-collection policies of column families, in the grammar of
+ *	  Bigtable's `cbt setgcpolicy` (gcpolicy.c).
+ *
+ *	  policy := "never" | rule [ ("and" | "or") rule ]
+ *	  rule   := "maxversions=" N | "maxage=" N unit
+ *	  unit   := "ms" | "s" | "m" | "h" | "d"
+ *
+ * A version is deleted when the policy says so: under "and" only when both
+ * rules say so, under "or" when either does; "never" deletes nothing.  Plain
+ * C with no PostgreSQL dependency, so that the backend (which checks what a
+ * user writes), the storage worker (which applies it) and the unit test
+ * share one definition.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_GCPOLICY_H
+#define WC_GCPOLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum WcGcJoin
+{
+	WC_GC_SINGLE,				/* one rule, or never */
+	WC_GC_AND,
+	WC_GC_OR
+} WcGcJoin;
+
+typedef struct WcGcPolicy
+{
+	uint64_t	max_versions;	/* 0: no such rule */
+	uint64_t	max_age_us;		/* 0: no such rule */
+	WcGcJoin	join;
+} WcGcPolicy;
+
+/* Why a policy does not parse. */
+typedef enum WcGcError
+{
+	WC_GC_OK = 0,
+	WC_GC_EMPTY,				/* nothing but white space */
+	WC_GC_EXPECTED_RULE,		/* not "never", "maxversions=" or "maxage=" */
+	WC_GC_BAD_NUMBER,			/* not a whole number from 1 up */
+	WC_GC_BAD_UNIT,				/* maxage without ms, s, m, h or d */
+	WC_GC_EXPECTED_JOIN,		/* after a rule, not "and" or "or" */
+	WC_GC_TOO_MANY_RULES,		/* a third rule, or one rule twice */
+	WC_GC_NEVER_JOINED,			/* "never" with another rule */
+	WC_GC_TOO_LONG				/* longer than WC_GC_MAX_TEXT */
+} WcGcError;
+
+/* The longest policy text accepted, and the canonical text's buffer size. */
+#define WC_GC_MAX_TEXT		256
+
+extern WcGcError wc_gc_parse(const char *text, WcGcPolicy *policy, size_t *where);
+extern void wc_gc_format(const WcGcPolicy *policy, char *buf, size_t size);
+
+#endif							/* WC_GCPOLICY_H */

@@ -1,0 +1,380 @@
+/*-------------------------------------------------------------------------
+ *
+ * families.c
+ *	  Column families and their garbage-collection policies: the SQL
+ *	  functions widecolumn.create_family, set_gc_policy and families, as
+ *	  Bigtable's admin API and cbt have them.
+ *
+ * A server's families are kept in its own LevelDB database, in the stored
+ * table with the empty name (mapping.c, wc_get_meta_table): a row per
+ * stored table, whose cell WC_META_FAMILIES_CELL lists the table's
+ * families, a line "family<TAB>policy" each, sorted, the policy in its
+ * canonical text (common/gcpolicy.c).  So a copied directory keeps them,
+ * and they change as rows do: in the transaction, at its COMMIT, rolled
+ * back with it.  A change locks the table's row, as an UPDATE would, so two
+ * sessions changing one table's families take turns.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "foreign/foreign.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "common/gcpolicy.h"
+#include "fdw/fdw.h"
+
+/* Bigtable's limits: family names of up to 64 bytes, 1,000 families a table. */
+#define WC_MAX_FAMILY_NAME	64
+#define WC_MAX_FAMILIES		1000
+
+PG_FUNCTION_INFO_V1(wc_create_family);
+PG_FUNCTION_INFO_V1(wc_set_gc_policy);
+PG_FUNCTION_INFO_V1(wc_families);
+
+/* An argument that must not be NULL. */
+static void
+require_arg(FunctionCallInfo fcinfo, int n, const char *name)
+{
+	if (PG_ARGISNULL(n))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"%s\" must not be null", name)));
+}
+
+/*
+ * The server, if it is one of ours and the user has USAGE on it (as
+ * creating a foreign table on it would need).
+ */
+static ForeignServer *
+server_arg(FunctionCallInfo fcinfo, int n)
+{
+	ForeignServer *server;
+	ForeignDataWrapper *fdw;
+	AclResult	acl;
+
+	require_arg(fcinfo, n, "server");
+	server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(n)), false);
+	fdw = GetForeignDataWrapper(server->fdwid);
+	if (!OidIsValid(fdw->fdwhandler) ||
+		strcmp(get_func_name(fdw->fdwhandler), "widecolumn_fdw_handler") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("server \"%s\" is not a widecolumn_fdw server", server->servername),
+				 errdetail("Its foreign-data wrapper is \"%s\".", fdw->fdwname)));
+	acl = pg_foreign_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_FOREIGN_SERVER, server->servername);
+	return server;
+}
+
+/* A stored table's name, checked as the option "table" is. */
+static char *
+table_arg(FunctionCallInfo fcinfo, int n)
+{
+	char	   *name;
+
+	require_arg(fcinfo, n, "table_name");
+	name = text_to_cstring(PG_GETARG_TEXT_PP(n));
+	if (name[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid stored table name"),
+				 errdetail("The name is empty.")));
+	if (strlen(name) > WC_MAX_QUALIFIER)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid stored table name"),
+				 errdetail("The name is %zu bytes long; the limit is %d.",
+						   strlen(name), WC_MAX_QUALIFIER)));
+	return name;
+}
+
+/* A family's name, as Bigtable allows them. */
+static char *
+family_arg(FunctionCallInfo fcinfo, int n)
+{
+	char	   *name;
+
+	require_arg(fcinfo, n, "family");
+	name = text_to_cstring(PG_GETARG_TEXT_PP(n));
+	if (!wc_valid_family(name, strlen(name)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_NAME),
+				 errmsg("invalid column family name \"%s\"", name),
+				 errdetail("A family name is not empty and has only letters, digits, \"_\", \"-\" and \".\".")));
+	if (strlen(name) > WC_MAX_FAMILY_NAME)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("column family name \"%s\" is too long", name),
+				 errdetail("The name is %zu bytes long; the limit is %d.",
+						   strlen(name), WC_MAX_FAMILY_NAME)));
+	return name;
+}
+
+/* errdetail for a policy that does not parse (inside an ereport). */
+static int
+policy_error_detail(WcGcError e, int at)
+{
+	switch (e)
+	{
+		case WC_GC_OK:
+			break;
+		case WC_GC_EMPTY:
+			return errdetail("The policy is empty.");
+		case WC_GC_EXPECTED_RULE:
+			return errdetail("At character %d, \"never\", \"maxversions=\" or \"maxage=\" was expected.", at);
+		case WC_GC_BAD_NUMBER:
+			return errdetail("At character %d, a whole number of at least 1 was expected.", at);
+		case WC_GC_BAD_UNIT:
+			return errdetail("At character %d, a unit of age (ms, s, m, h or d) was expected.", at);
+		case WC_GC_EXPECTED_JOIN:
+			return errdetail("At character %d, \"and\" or \"or\" or the end of the policy was expected.", at);
+		case WC_GC_TOO_MANY_RULES:
+			return errdetail("At character %d, a second rule of the same kind or a third rule begins; a policy has at most one maxversions and one maxage rule.", at);
+		case WC_GC_NEVER_JOINED:
+			return errdetail("At character %d: \"never\" cannot be joined with another rule.", at);
+		case WC_GC_TOO_LONG:
+			return errdetail("The policy is longer than %d bytes.", WC_GC_MAX_TEXT);
+	}
+	return 0;
+}
+
+/* A policy, in its canonical text. */
+static char *
+policy_arg(FunctionCallInfo fcinfo, int n)
+{
+	char	   *spec;
+	WcGcPolicy	policy;
+	size_t		where;
+	WcGcError	e;
+	char	   *canonical = palloc(WC_GC_MAX_TEXT);
+
+	require_arg(fcinfo, n, "gc_policy");
+	spec = text_to_cstring(PG_GETARG_TEXT_PP(n));
+	e = wc_gc_parse(spec, &policy, &where);
+	if (e != WC_GC_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid garbage-collection policy \"%s\"", spec),
+				 policy_error_detail(e, (int) where + 1),
+				 errhint("Write \"never\", \"maxversions=N\", \"maxage=N\" with a unit ms, s, m, h or d, or one of each joined by \"and\" or \"or\", as cbt setgcpolicy does.")));
+	wc_gc_format(&policy, canonical, WC_GC_MAX_TEXT);
+	return canonical;
+}
+
+/*
+ * find_family
+ *		The line of family in a family list, or NULL; *len is the length of
+ *		the line without its newline.
+ */
+static const char *
+find_family(const char *list, size_t listlen, const char *family, size_t *len)
+{
+	size_t		flen = strlen(family);
+	const char *p = list;
+	const char *end = list + listlen;
+
+	while (p < end)
+	{
+		const char *nl = memchr(p, '\n', end - p);
+		const char *tab = memchr(p, '\t', (nl ? nl : end) - p);
+
+		if (tab != NULL && (size_t) (tab - p) == flen && memcmp(p, family, flen) == 0)
+		{
+			*len = (nl ? nl : end) - p;
+			return p;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return NULL;
+}
+
+static int
+count_lines(const char *list, size_t len)
+{
+	int			n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (list[i] == '\n')
+			n++;
+	return n;
+}
+
+/*
+ * change_family
+ *		Set family's policy in table's family list: create says whether the
+ *		family must be new (else it must exist).  Locks the table's row of
+ *		the list first, then reads it as it is now.
+ */
+static void
+change_family(ForeignServer *server, const char *table, const char *family,
+			  const char *policy, bool create)
+{
+	WcTable    *meta = wc_get_meta_table(server->serverid);
+	const uint8 *key = (const uint8 *) table;
+	size_t		keylen = strlen(table);
+	const uint8 **vals;
+	size_t	   *lens;
+	const char *list = "";
+	size_t		listlen = 0;
+	const char *line;
+	size_t		linelen;
+	StringInfoData out;
+	WcTxnCell	cell;
+	const char *p;
+	const char *end;
+	bool		placed = false;
+
+	PreventCommandIfReadOnly(create ? "widecolumn.create_family()" : "widecolumn.set_gc_policy()");
+	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
+	if (wc_read_row_now(meta, key, keylen, &vals, &lens) && vals[0] != NULL)
+	{
+		list = (const char *) vals[0];
+		listlen = lens[0];
+	}
+
+	line = find_family(list, listlen, family, &linelen);
+	if (create && line != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("column family \"%s\" of stored table \"%s\" already exists",
+						family, table),
+				 errhint("Use widecolumn.set_gc_policy() to change its policy.")));
+	if (!create && line == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("column family \"%s\" of stored table \"%s\" does not exist",
+						family, table),
+				 errhint("Create it with widecolumn.create_family().")));
+	if (create && count_lines(list, listlen) >= WC_MAX_FAMILIES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("stored table \"%s\" has too many column families", table),
+				 errdetail("A table has at most %d families, as in Bigtable.", WC_MAX_FAMILIES)));
+
+	/* The list again, with the family's line in its place in byte order. */
+	initStringInfo(&out);
+	p = list;
+	end = list + listlen;
+	while (p < end)
+	{
+		const char *nl = memchr(p, '\n', end - p);
+		const char *tab = memchr(p, '\t', (nl ? nl : end) - p);
+		size_t		n = (nl ? nl + 1 : end) - p;
+		size_t		namelen = tab ? (size_t) (tab - p) : n;
+		int			cmp = wc_compare_bytes((const uint8 *) p, namelen,
+										   (const uint8 *) family, strlen(family));
+
+		if (!placed && cmp >= 0)
+		{
+			appendStringInfo(&out, "%s\t%s\n", family, policy);
+			placed = true;
+		}
+		if (cmp != 0)
+			appendBinaryStringInfo(&out, p, n);
+		p += n;
+	}
+	if (!placed)
+		appendStringInfo(&out, "%s\t%s\n", family, policy);
+
+	cell.famqual = meta->cols[1].famqual;
+	cell.famqual_len = meta->cols[1].famqual_len;
+	cell.value = (const uint8 *) out.data;
+	cell.value_len = out.len;
+	wc_txn_put_row(meta, GetCurrentCommandId(true), key, keylen, false, 1, &cell);
+}
+
+/*
+ * widecolumn.create_family(server name, table_name text, family text,
+ *                          gc_policy text DEFAULT 'maxversions=1')
+ */
+Datum
+wc_create_family(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server = server_arg(fcinfo, 0);
+	char	   *table = table_arg(fcinfo, 1);
+	char	   *family = family_arg(fcinfo, 2);
+	char	   *policy = policy_arg(fcinfo, 3);
+
+	change_family(server, table, family, policy, true);
+	PG_RETURN_VOID();
+}
+
+/* widecolumn.set_gc_policy(server name, table_name text, family text, gc_policy text) */
+Datum
+wc_set_gc_policy(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server = server_arg(fcinfo, 0);
+	char	   *table = table_arg(fcinfo, 1);
+	char	   *family = family_arg(fcinfo, 2);
+	char	   *policy = policy_arg(fcinfo, 3);
+
+	change_family(server, table, family, policy, false);
+	PG_RETURN_VOID();
+}
+
+/*
+ * widecolumn.families(server name)
+ *		RETURNS TABLE (table_name text, family text, gc_policy text)
+ *
+ * Every family of every stored table of the server, in (table, family)
+ * order, as the statement's snapshot and this transaction's changes have
+ * them.
+ */
+Datum
+wc_families(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ForeignServer *server = server_arg(fcinfo, 0);
+	WcTable    *meta = wc_get_meta_table(server->serverid);
+	const uint8 *key;
+	size_t		keylen;
+	const uint8 **vals;
+	size_t	   *lens;
+	uint32		db;
+	uint32		snapshot;
+	struct WcScanState *scan;
+
+	InitMaterializedSRF(fcinfo, 0);
+	db = wc_client_open_db(meta);
+	snapshot = wc_client_snapshot_acquire(db);
+	scan = wc_read_rows_begin(meta, db, snapshot);
+	while (wc_read_rows_next(scan, &key, &keylen, &vals, &lens))
+	{
+		const char *p = (const char *) vals[0];
+		const char *end = p + (vals[0] ? lens[0] : 0);
+		text	   *table = cstring_to_text_with_len((const char *) key, keylen);
+
+		while (p < end)
+		{
+			const char *nl = memchr(p, '\n', end - p);
+			const char *lineend = nl ? nl : end;
+			const char *tab = memchr(p, '\t', lineend - p);
+			Datum		values[3];
+			bool		nulls[3] = {false, false, false};
+
+			if (tab == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("malformed list of column families of stored table \"%s\"",
+								text_to_cstring(table)),
+						 errdetail("A line of the list has no tab between the family and its policy.")));
+			values[0] = PointerGetDatum(table);
+			values[1] = PointerGetDatum(cstring_to_text_with_len(p, tab - p));
+			values[2] = PointerGetDatum(cstring_to_text_with_len(tab + 1, lineend - tab - 1));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			p = nl ? nl + 1 : end;
+		}
+	}
+	wc_read_rows_end(scan);
+	wc_client_snapshot_release(snapshot);
+	return (Datum) 0;
+}

@@ -1,0 +1,47 @@
+/* widecolumn_fdw--0.2.0.sql */
+
+\echo Use "CREATE EXTENSION widecolumn_fdw" to load this file. \quit
+
+-- The extension's schema is widecolumn (the control file says so).
+
+CREATE FUNCTION widecolumn.widecolumn_fdw_handler()
+RETURNS fdw_handler
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+
+CREATE FUNCTION widecolumn.widecolumn_fdw_validator(text[], oid)
+RETURNS void
+AS 'MODULE_PATHNAME'
+LANGUAGE C STRICT;
+
+CREATE FOREIGN DATA WRAPPER widecolumn_fdw
+  HANDLER widecolumn.widecolumn_fdw_handler
+  VALIDATOR widecolumn.widecolumn_fdw_validator;
+
+COMMENT ON FOREIGN DATA WRAPPER widecolumn_fdw
+  IS 'Bigtable-model wide-column tables kept in LevelDB';
+
+-- Column families and their garbage-collection policies, as Bigtable's
+-- admin API and cbt have them.  Each checks USAGE on the server itself.
+CREATE FUNCTION widecolumn.create_family(server name, table_name text, family text,
+                                         gc_policy text DEFAULT 'maxversions=1')
+RETURNS void
+AS 'MODULE_PATHNAME', 'wc_create_family'
+LANGUAGE C VOLATILE;
+
+CREATE FUNCTION widecolumn.set_gc_policy(server name, table_name text, family text,
+                                         gc_policy text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wc_set_gc_policy'
+LANGUAGE C VOLATILE;
+
+CREATE FUNCTION widecolumn.families(server name)
+RETURNS TABLE (table_name text, family text, gc_policy text)
+AS 'MODULE_PATHNAME', 'wc_families'
+LANGUAGE C STABLE;
+
+-- Everyone may look in the schema; each function says who may call it.
+GRANT USAGE ON SCHEMA widecolumn TO PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.set_gc_policy(name, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.families(name) FROM PUBLIC;
