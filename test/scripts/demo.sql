@@ -36,3 +36,8 @@ DELETE FROM balloon WHERE rowkey LIKE 'us-east1#%';
 SELECT count(*), count(humidity) FROM balloon;
 ROLLBACK;
 SELECT count(*), count(humidity) FROM balloon;
+
+-- Column families and their garbage-collection policies, as cbt has them
+-- (recorded now; applied to old versions in a later version).
+SELECT widecolumn.create_family('wc', 'weather', 'measurements', 'maxage=7d or maxversions=3');
+SELECT * FROM widecolumn.families('wc');
