@@ -170,42 +170,47 @@ policy_arg(FunctionCallInfo fcinfo, int n)
 	return canonical;
 }
 
+/* A line of a family list: "family<TAB>policy". */
+typedef struct WcFamilyLine
+{
+	const char *start;			/* the line, with its newline */
+	size_t		len;
+	const char *family;
+	size_t		family_len;
+	const char *policy;
+	size_t		policy_len;
+} WcFamilyLine;
+
 /*
- * find_family
- *		The line of family in a family list, or NULL; *len is the length of
- *		the line without its newline.
+ * next_line
+ *		The line at *p of a family list that ends at end; false at the end.
+ *		A line without a tab is an error: the list is not what we wrote.
  */
-static const char *
-find_family(const char *list, size_t listlen, const char *family, size_t *len)
+static bool
+next_line(const char **p, const char *end, const char *table, WcFamilyLine *line)
 {
-	size_t		flen = strlen(family);
-	const char *p = list;
-	const char *end = list + listlen;
+	const char *nl;
+	const char *lineend;
+	const char *tab;
 
-	while (p < end)
-	{
-		const char *nl = memchr(p, '\n', end - p);
-		const char *tab = memchr(p, '\t', (nl ? nl : end) - p);
-
-		if (tab != NULL && (size_t) (tab - p) == flen && memcmp(p, family, flen) == 0)
-		{
-			*len = (nl ? nl : end) - p;
-			return p;
-		}
-		p = nl ? nl + 1 : end;
-	}
-	return NULL;
-}
-
-static int
-count_lines(const char *list, size_t len)
-{
-	int			n = 0;
-
-	for (size_t i = 0; i < len; i++)
-		if (list[i] == '\n')
-			n++;
-	return n;
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', end - *p);
+	lineend = nl ? nl : end;
+	tab = memchr(*p, '\t', lineend - *p);
+	if (tab == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed list of column families of stored table \"%s\"", table),
+				 errdetail("A line of the list has no tab between the family and its policy.")));
+	line->start = *p;
+	line->family = *p;
+	line->family_len = tab - *p;
+	line->policy = tab + 1;
+	line->policy_len = lineend - tab - 1;
+	*p = nl ? nl + 1 : end;
+	line->len = *p - line->start;
+	return true;
 }
 
 /*
@@ -223,54 +228,28 @@ change_family(ForeignServer *server, const char *table, const char *family,
 	size_t		keylen = strlen(table);
 	const uint8 **vals;
 	size_t	   *lens;
-	const char *list = "";
-	size_t		listlen = 0;
-	const char *line;
-	size_t		linelen;
+	const char *p = "";
+	const char *end = p;
+	WcFamilyLine line;
 	StringInfoData out;
 	WcTxnCell	cell;
-	const char *p;
-	const char *end;
 	bool		placed = false;
+	bool		found = false;
+	int			count = 0;
 
 	PreventCommandIfReadOnly(create ? "widecolumn.create_family()" : "widecolumn.set_gc_policy()");
 	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
 	if (wc_read_row_now(meta, key, keylen, &vals, &lens) && vals[0] != NULL)
 	{
-		list = (const char *) vals[0];
-		listlen = lens[0];
+		p = (const char *) vals[0];
+		end = p + lens[0];
 	}
-
-	line = find_family(list, listlen, family, &linelen);
-	if (create && line != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("column family \"%s\" of stored table \"%s\" already exists",
-						family, table),
-				 errhint("Use widecolumn.set_gc_policy() to change its policy.")));
-	if (!create && line == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("column family \"%s\" of stored table \"%s\" does not exist",
-						family, table),
-				 errhint("Create it with widecolumn.create_family().")));
-	if (create && count_lines(list, listlen) >= WC_MAX_FAMILIES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("stored table \"%s\" has too many column families", table),
-				 errdetail("A table has at most %d families, as in Bigtable.", WC_MAX_FAMILIES)));
 
 	/* The list again, with the family's line in its place in byte order. */
 	initStringInfo(&out);
-	p = list;
-	end = list + listlen;
-	while (p < end)
+	while (next_line(&p, end, table, &line))
 	{
-		const char *nl = memchr(p, '\n', end - p);
-		const char *tab = memchr(p, '\t', (nl ? nl : end) - p);
-		size_t		n = (nl ? nl + 1 : end) - p;
-		size_t		namelen = tab ? (size_t) (tab - p) : n;
-		int			cmp = wc_compare_bytes((const uint8 *) p, namelen,
+		int			cmp = wc_compare_bytes((const uint8 *) line.family, line.family_len,
 										   (const uint8 *) family, strlen(family));
 
 		if (!placed && cmp >= 0)
@@ -279,11 +258,30 @@ change_family(ForeignServer *server, const char *table, const char *family,
 			placed = true;
 		}
 		if (cmp != 0)
-			appendBinaryStringInfo(&out, p, n);
-		p += n;
+			appendBinaryStringInfo(&out, line.start, line.len);
+		found |= cmp == 0;
+		count++;
 	}
 	if (!placed)
 		appendStringInfo(&out, "%s\t%s\n", family, policy);
+
+	if (create && found)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("column family \"%s\" of stored table \"%s\" already exists",
+						family, table),
+				 errhint("Use widecolumn.set_gc_policy() to change its policy.")));
+	if (!create && !found)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("column family \"%s\" of stored table \"%s\" does not exist",
+						family, table),
+				 errhint("Create it with widecolumn.create_family().")));
+	if (create && count >= WC_MAX_FAMILIES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("stored table \"%s\" has too many column families", table),
+				 errdetail("A table has at most %d families, as in Bigtable.", WC_MAX_FAMILIES)));
 
 	cell.famqual = meta->cols[1].famqual;
 	cell.famqual_len = meta->cols[1].famqual_len;
@@ -351,27 +349,19 @@ wc_families(PG_FUNCTION_ARGS)
 	{
 		const char *p = (const char *) vals[0];
 		const char *end = p + (vals[0] ? lens[0] : 0);
-		text	   *table = cstring_to_text_with_len((const char *) key, keylen);
+		char	   *name = pnstrdup((const char *) key, keylen);
+		text	   *table = cstring_to_text(name);
+		WcFamilyLine line;
 
-		while (p < end)
+		while (next_line(&p, end, name, &line))
 		{
-			const char *nl = memchr(p, '\n', end - p);
-			const char *lineend = nl ? nl : end;
-			const char *tab = memchr(p, '\t', lineend - p);
 			Datum		values[3];
 			bool		nulls[3] = {false, false, false};
 
-			if (tab == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("malformed list of column families of stored table \"%s\"",
-								text_to_cstring(table)),
-						 errdetail("A line of the list has no tab between the family and its policy.")));
 			values[0] = PointerGetDatum(table);
-			values[1] = PointerGetDatum(cstring_to_text_with_len(p, tab - p));
-			values[2] = PointerGetDatum(cstring_to_text_with_len(tab + 1, lineend - tab - 1));
+			values[1] = PointerGetDatum(cstring_to_text_with_len(line.family, line.family_len));
+			values[2] = PointerGetDatum(cstring_to_text_with_len(line.policy, line.policy_len));
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			p = nl ? nl + 1 : end;
 		}
 	}
 	wc_read_rows_end(scan);
