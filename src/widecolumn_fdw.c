@@ -48,6 +48,7 @@ _PG_init(void)
 	wc_snapshot_init();
 	/* After the settings are defined: it drops placeholders it does not know. */
 	MarkGUCPrefixReserved("widecolumn_fdw");
+	MarkGUCPrefixReserved("widecolumn");
 }
 
 PG_FUNCTION_INFO_V1(widecolumn_fdw_handler);

@@ -119,6 +119,47 @@ main(void)
 		else
 			failed++;
 	}
+	/* which versions a policy deletes: by count, by age, both, either */
+	{
+		static const struct
+		{
+			const char *policy;
+			uint64_t	index;
+			uint64_t	age_us;
+			bool		deletes;
+		}			d[] = {
+			{"never", 1000, 1000 * DAY_US, false},
+			{"maxversions=2", 0, 1000 * DAY_US, false},
+			{"maxversions=2", 1, 0, false},
+			{"maxversions=2", 2, 0, true},
+			{"maxage=1d", 5, DAY_US, false},
+			{"maxage=1d", 0, DAY_US + 1, true},
+			{"maxage=1d and maxversions=2", 2, 0, false},
+			{"maxage=1d and maxversions=2", 0, 2 * DAY_US, false},
+			{"maxage=1d and maxversions=2", 2, 2 * DAY_US, true},
+			{"maxage=1d or maxversions=2", 2, 0, true},
+			{"maxage=1d or maxversions=2", 0, 2 * DAY_US, true},
+			{"maxage=1d or maxversions=2", 1, DAY_US, false},
+		};
+		int			nd = (int) (sizeof(d) / sizeof(d[0]));
+
+		for (int i = 0; i < nd; i++)
+		{
+			WcGcPolicy	p;
+			size_t		where;
+			int			ok = wc_gc_parse(d[i].policy, &p, &where) == WC_GC_OK &&
+				wc_gc_deletes(&p, d[i].index, d[i].age_us) == d[i].deletes;
+
+			printf("%s %d - \"%s\" %s version %" PRIu64 " at age %" PRIu64 " us\n",
+				   ok ? "ok" : "not ok", n + 2 + i, d[i].policy,
+				   d[i].deletes ? "deletes" : "keeps", d[i].index, d[i].age_us);
+			if (ok)
+				passed++;
+			else
+				failed++;
+		}
+		n += nd;
+	}
 	printf("1..%d\n", n + 1);
 	printf("gcpolicy: %d passed, %d failed\n", passed, failed);
 	return failed == 0 ? 0 : 1;

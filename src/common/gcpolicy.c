@@ -238,3 +238,19 @@ wc_gc_format(const WcGcPolicy *policy, char *buf, size_t size)
 				 policy->join == WC_GC_AND ? "and" : "or",
 				 (unsigned long long) policy->max_versions);
 }
+
+/*
+ * wc_gc_deletes
+ *		Does the policy delete a version that has index newer versions
+ *		above it in its cell (0: it is the newest) and is age_us old?
+ */
+bool
+wc_gc_deletes(const WcGcPolicy *policy, uint64_t index, uint64_t age_us)
+{
+	bool		by_count = policy->max_versions != 0 && index >= policy->max_versions;
+	bool		by_age = policy->max_age_us != 0 && age_us > policy->max_age_us;
+
+	if (policy->join == WC_GC_AND)
+		return by_count && by_age;
+	return by_count || by_age;
+}

@@ -56,5 +56,6 @@ typedef enum WcGcError
 
 extern WcGcError wc_gc_parse(const char *text, WcGcPolicy *policy, size_t *where);
 extern void wc_gc_format(const WcGcPolicy *policy, char *buf, size_t size);
+extern bool wc_gc_deletes(const WcGcPolicy *policy, uint64_t index, uint64_t age_us);
 
 #endif							/* WC_GCPOLICY_H */

@@ -208,6 +208,7 @@ wc_write_scan(StringInfo buf, const WcScanRequest *req)
 	wc_put_u32(buf, req->scan);
 	appendStringInfoChar(buf, (char) req->flags);
 	wc_put_u64(buf, req->limit);
+	wc_put_u64(buf, req->as_of);
 	appendBinaryStringInfo(buf, (const char *) &ncols, 2);
 	for (int i = 0; i < req->ncols; i++)
 		wc_put_bytes(buf, req->cols[i].data, req->cols[i].len);
@@ -235,6 +236,7 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 	req->scan = wc_get_u32(r);
 	req->flags = wc_get_u8(r);
 	req->limit = wc_get_u64(r);
+	req->as_of = wc_get_u64(r);
 	ncols = wc_get_u16(r);
 	if (r->bad || ncols > WC_MAX_SCAN_COLUMNS)
 		return fail(r);

@@ -45,7 +45,9 @@ typedef enum WcMsgType
 	WC_REQ_RELEASE = 3,		/* u32 snapshot */
 	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot (0: the latest data), u32
 							 * scan (an id the backend chose), u8 flags, u64
-							 * limit (rows, 0 = none), u16 ncols {str
+							 * limit (rows, 0 = none), u64 as_of (the data
+							 * as of this time, µs since the Unix epoch; 0 =
+							 * now), u16 ncols {str
 							 * family+qualifier}, u32 nranges {str start, str
 							 * end (empty: no end)}: answered BATCH */
 	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH (a scan that has
@@ -110,6 +112,7 @@ typedef struct WcScanRequest
 	uint32		scan;
 	uint8		flags;
 	uint64		limit;
+	uint64		as_of;			/* 0: now */
 	int			ncols;
 	WcBytes    *cols;			/* each family+qualifier, escaped */
 	int			nranges;

@@ -13,6 +13,7 @@
 #include "postgres.h"
 
 #include "commands/explain.h"
+#include "utils/timestamp.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
@@ -127,6 +128,13 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyText("Scan Direction", "Reverse", es);
 	if (limit > 0)
 		ExplainPropertyInteger("Storage Limit", NULL, limit, es);
+	if (wc_as_of() != 0)
+	{
+		TimestampTz ts = (TimestampTz) wc_as_of() -
+			(TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
+	}
 
 	if (es->analyze && wc_scan_storage_read(node, &rows, &entries))
 	{

@@ -238,6 +238,7 @@ change_family(ForeignServer *server, const char *table, const char *family,
 	int			count = 0;
 
 	PreventCommandIfReadOnly(create ? "widecolumn.create_family()" : "widecolumn.set_gc_policy()");
+	wc_as_of_forbid(false);
 	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
 	if (wc_read_row_now(meta, key, keylen, &vals, &lens) && vals[0] != NULL)
 	{

@@ -156,7 +156,7 @@ extern void wc_client_subxact_abort(SubTransactionId subid);
 
 /* in remotescan.c */
 extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
-								   List *ranges, bool reverse, bool bulk, bool versions,
+								   uint64 as_of, List *ranges, bool reverse, bool bulk, bool versions,
 								   uint64 limit,
 								   uint8 **cols, size_t *col_lens, int ncols,
 								   SubTransactionId subid);
@@ -171,6 +171,9 @@ extern void wc_scans_subxact_abort(SubTransactionId subid);
 
 /* in snapshot.c */
 extern void wc_snapshot_init(void);
+extern uint64 wc_as_of(void);
+extern uint64 wc_as_of_for_read(void);
+extern void wc_as_of_forbid(bool lock);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern void wc_client_snapshot_release(uint32 snapshot);
 extern bool wc_snapshots_need_link(void);
@@ -201,6 +204,7 @@ extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
+extern bool wc_txn_has_writes(void);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 								 const WcKeyRange *range, bool reverse,

@@ -135,6 +135,7 @@ modify_state(Relation rel, EState *estate)
 {
 	WcModifyState *ms = palloc0(sizeof(WcModifyState));
 
+	wc_as_of_forbid(false);
 	ms->table = wc_get_table(RelationGetRelid(rel));
 	ms->cells = palloc(sizeof(WcTxnCell) * Max(1, ms->table->natts));
 	ms->bufs = palloc(sizeof(StringInfoData) * Max(1, ms->table->natts));

@@ -72,7 +72,7 @@ find_scan(uint32 id)
  * or cursor, it serves, which may be older than the current one.
  */
 uint32
-wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
+wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List *ranges,
 					 bool reverse, bool bulk, bool versions, uint64 limit,
 					 uint8 **cols, size_t *col_lens, int ncols,
 					 SubTransactionId subid)
@@ -103,6 +103,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, List *ranges,
 	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
 		(versions ? WC_SCAN_VERSIONS : 0);
 	req.limit = limit;
+	req.as_of = as_of;
 	req.ncols = ncols;
 	req.cols = palloc(sizeof(WcBytes) * (ncols + 1));
 	for (int i = 0; i < ncols; i++)

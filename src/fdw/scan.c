@@ -140,6 +140,9 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->snapshot = wc_client_snapshot_acquire(ss->db);
 	ss->horizon = wc_txn_horizon();
 	ss->subid = GetCurrentSubTransactionId();
+	if (ss->lock_rows)
+		wc_as_of_forbid(ss->lock_for == 0);	/* FOR UPDATE, or a write */
+	ss->as_of = wc_as_of_for_read();
 }
 
 /*
@@ -319,7 +322,7 @@ scan_open(WcScanState *ss, List *ranges)
 	 * With our own writes merged in, or rows the scan filters itself,
 	 * storage cannot stop at the limit.
 	 */
-	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->ranges,
+	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of, ss->ranges,
 									ss->reverse, ss->bulk, ss->versions,
 									ss->norows > 0 || ss->like_checks != NIL ? 0 : ss->limit,
 									ss->req_cols, ss->req_lens, ss->nreq,
@@ -861,6 +864,7 @@ wc_read_rows_begin(WcTable *t, uint32 db, uint32 snapshot)
 	ss->db = db;
 	ss->snapshot = snapshot;
 	ss->horizon = wc_txn_horizon();
+	ss->as_of = wc_as_of_for_read();
 	wc_scan_open(ss, list_make1(wc_table_range(t)));
 	return ss;
 }

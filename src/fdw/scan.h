@@ -75,6 +75,7 @@ typedef struct WcScanState
 	SubTransactionId subid;		/* where its statement (or cursor) began */
 	uint32		db;
 	uint32		snapshot;
+	uint64		as_of;			/* widecolumn.as_of when it started; 0: now */
 	uint32		horizon;
 
 	/* while running */

@@ -898,3 +898,10 @@ wc_txn_reset(void)
 	ncommand_spans = 0;
 	command_spans_cap = 0;
 }
+
+/* Has this transaction written to a widecolumn_fdw table? */
+bool
+wc_txn_has_writes(void)
+{
+	return wc_txn_tables != NIL;
+}

@@ -58,9 +58,9 @@ cells_load_clock(WcOpenDb *odb)
 /* Test hook: a system clock this many seconds behind. */
 int			wc_debug_clock_step_back = 0;
 
-/* Microseconds since the Unix epoch. */
-static uint64
-unix_micros(void)
+/* Microseconds since the Unix epoch: the clock commits are stamped by. */
+uint64
+cells_unix_micros(void)
 {
 	TimestampTz now = GetCurrentTimestamp() - (int64) wc_debug_clock_step_back * USECS_PER_SEC;
 
@@ -271,7 +271,7 @@ cells_commit_is_large(WcClientWrites *w)
 WcBatch *
 cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 {
-	uint64		ts = Max(unix_micros(), odb->last_commit_ts + 1);
+	uint64		ts = Max(cells_unix_micros(), odb->last_commit_ts + 1);
 	uint8		tsbuf[WC_TS_LEN];
 	WcCommit	cm;
 	StringInfoData key;

@@ -17,6 +17,8 @@
 
 #include "utils/memutils.h"
 
+#include "common/gcpolicy.h"
+
 #include "common/keycodec.h"
 #include "worker/worker.h"
 
@@ -47,7 +49,26 @@ typedef struct WcRowState
 	uint64		version;		/* WC_SCAN_VERSIONS */
 	StringInfoData lastcell;
 	bool		have_last;
+	/* the cell being read (lastcell) */
+	bool		decided;		/* its version was chosen, or it is absent */
+	uint64		cell_versions;	/* its versions seen so far */
+	const WcGcPolicy *policy;	/* its family's, or NULL */
 } WcRowState;
+
+/* A family's garbage-collection policy, the family escaped as in a key. */
+typedef struct WcFamilyPolicy
+{
+	WcSlice		family;
+	WcGcPolicy	policy;
+} WcFamilyPolicy;
+
+/* What row_entry made of an entry. */
+typedef enum WcEntryKind
+{
+	WC_ENTRY_USED,				/* the version of its cell that counts */
+	WC_ENTRY_OLDER,				/* older than the one that counts */
+	WC_ENTRY_NEWER				/* newer than as_of: an older one may count */
+} WcEntryKind;
 
 struct WcCellScan
 {
@@ -55,6 +76,13 @@ struct WcCellScan
 	WcIter	   *it;
 	bool		reverse;
 	bool		versions;		/* end each row with its version */
+	uint64		as_of;			/* read as of this time; 0: now */
+	uint64		now;			/* when the scan began, for maxage */
+	int			npolicies;		/* the table's families with a policy */
+	WcFamilyPolicy *policies;
+	StringInfoData last_family; /* the family policy_of looked up last */
+	bool		have_last_family;
+	const WcGcPolicy *last_policy;
 	uint64		limit;
 	uint64		emitted;
 	uint64		entries;
@@ -149,6 +177,94 @@ before_end(WcCellScan *s, const uint8 *k, size_t n)
 }
 
 /*
+ * The families' policies are rows of the stored table with the empty name
+ * (fdw/families.c): row key the table's name, one cell wc:families listing
+ * "family<TAB>policy" lines.
+ */
+static const uint8 meta_table[] = {0x00, 0x01};
+static const uint8 meta_cell[] = {'w', 'c', 0x00, 0x01, 'f', 'a', 'm', 'i', 'l', 'i', 'e', 's', 0x00, 0x01};
+
+/*
+ * load_policies
+ *		Read the policies of the scan's table at its snapshot (with its own
+ *		iterator, before it is positioned).  All the ranges of a scan are in
+ *		one table, named by the first component of their keys.
+ */
+static void
+load_policies(WcCellScan *s)
+{
+	size_t		tlen;
+	StringInfoData key;
+	const uint8 *k;
+	const uint8 *v;
+	size_t		n,
+				vlen;
+	const char *p;
+	const char *end;
+	int			cap = 0;
+
+	if (s->nranges == 0 ||
+		wc_component_end(s->starts[0].p, s->starts[0].len, &tlen) != 0 ||
+		(tlen == sizeof(meta_table) && memcmp(s->starts[0].p, meta_table, tlen) == 0))
+		return;
+	initStringInfo(&key);
+	appendBinaryStringInfo(&key, (const char *) meta_table, sizeof(meta_table));
+	appendBinaryStringInfo(&key, (const char *) s->starts[0].p, tlen);
+	appendBinaryStringInfo(&key, (const char *) meta_cell, sizeof(meta_cell));
+	storage_iter_seek(s->it, (const uint8 *) key.data, key.len);
+	if (!storage_iter_valid(s->it))
+	{
+		storage_iter_check(s->it);
+		return;
+	}
+	k = storage_iter_key(s->it, &n);
+	if (n != (size_t) key.len + WC_TS_LEN || memcmp(k, key.data, key.len) != 0)
+		return;
+	v = storage_iter_value(s->it, &vlen);
+	if (vlen == 0 || v[0] != WC_VALUE_PRESENT)
+		return;
+
+	p = (const char *) v + 1;
+	end = (const char *) v + vlen;
+	while (p < end)
+	{
+		const char *line = p;
+		const char *nl = memchr(p, '\n', end - p);
+		const char *lineend = nl ? nl : end;
+		const char *tab = memchr(p, '\t', lineend - p);
+		char		text[WC_GC_MAX_TEXT + 1];
+		size_t		where;
+		size_t		plen;
+		WcFamilyPolicy *fp;
+		uint8	   *fam;
+
+		p = nl ? nl + 1 : end;
+		plen = tab ? (size_t) (lineend - tab - 1) : 0;
+		if (tab == NULL || plen > WC_GC_MAX_TEXT)
+			continue;			/* not what families.c writes: no policy */
+		memcpy(text, tab + 1, plen);
+		text[plen] = '\0';
+		if (s->npolicies == cap)
+		{
+			cap = Max(8, cap * 2);
+			s->policies = s->policies ? repalloc(s->policies, sizeof(WcFamilyPolicy) * cap) :
+				palloc(sizeof(WcFamilyPolicy) * cap);
+		}
+		fp = &s->policies[s->npolicies];
+		if (wc_gc_parse(text, &fp->policy, &where) != WC_GC_OK)
+			continue;
+		/* "never" keeps every version, as no policy does */
+		if (fp->policy.max_versions == 0 && fp->policy.max_age_us == 0)
+			continue;
+		fam = palloc(WC_ESCAPED_MAX(tab - line));
+		fp->family.p = fam;
+		fp->family.len = wc_escape((const uint8 *) line, tab - line, fam);
+		s->npolicies++;
+	}
+	pfree(key.data);
+}
+
+/*
  * cells_scan_open
  *		Start the scan a SCAN request asks for.
  */
@@ -194,6 +310,10 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 		s->ncols == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;
 	/* A full scan must not push the point reads' blocks out of the cache. */
 	s->it = storage_iter(odb->db, snap, fill_cache);
+	s->as_of = req->as_of;
+	s->now = cells_unix_micros();
+	initStringInfo(&s->last_family);
+	load_policies(s);
 	initStringInfo(&s->rowkey);
 	initStringInfo(&s->seek);
 	initStringInfo(&s->arena);
@@ -241,50 +361,109 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 }
 
 /*
- * row_entry
- *		Take one entry of the current row, entries in key order; true if it
- *		was an older version of the cell before it, which counts for nothing.
+ * policy_of
+ *		The policy of the family of a cell (escaped family and qualifier),
+ *		or NULL.  Cells come a family at a time: the last answer is kept.
  */
-static bool
+static const WcGcPolicy *
+policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
+{
+	size_t		flen;
+
+	if (s->npolicies == 0 || wc_component_end(fq, fqlen, &flen) != 0)
+		return NULL;
+	if (s->have_last_family && flen == (size_t) s->last_family.len &&
+		memcmp(fq, s->last_family.data, flen) == 0)
+		return s->last_policy;
+	resetStringInfo(&s->last_family);
+	appendBinaryStringInfo(&s->last_family, (const char *) fq, flen);
+	s->have_last_family = true;
+	s->last_policy = NULL;
+	for (int i = 0; i < s->npolicies; i++)
+		if (s->policies[i].family.len == flen &&
+			memcmp(s->policies[i].family.p, fq, flen) == 0)
+			s->last_policy = &s->policies[i].policy;
+	return s->last_policy;
+}
+
+/*
+ * row_entry
+ *		Take one entry of the current row, entries in key order (a cell's
+ *		versions newest first).
+ *
+ * One version of a cell counts: the newest, or with as_of the newest at or
+ * before it; the cell is absent if that one is a tombstone, older than the
+ * row's tombstone, or one its family's policy deletes (it is then gone or
+ * going, and is never returned).
+ */
+static WcEntryKind
 row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		  size_t rowend, size_t cellend, const uint8 *v, size_t vlen)
 {
 	WcRowState *row = &s->row;
 	const uint8 *fq = k + rowend;
 	size_t		fqlen = cellend - rowend;
+	uint64		ts = wc_decode_ts(k + cellend);
+	uint64		idx;
 	WcSlice    *col;
+	bool		tombstone = fqlen == sizeof(wc_row_tombstone_fq) &&
+		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0;
 
 	s->entries++;
 
-	/* Only the newest version of a cell counts; older ones follow it. */
 	if (row->have_last && fqlen == (size_t) row->lastcell.len &&
 		memcmp(fq, row->lastcell.data, fqlen) == 0)
-		return true;
-	if ((size_t) row->lastcell.maxlen <= fqlen)
-		enlargeStringInfo(&row->lastcell, fqlen);
-	memcpy(row->lastcell.data, fq, fqlen);
-	row->lastcell.len = fqlen;
-	row->have_last = true;
-
-	/* any commit that wrote the row wrote the newest entry of some cell */
-	if (s->versions)
-		row->version = Max(row->version, wc_decode_ts(k + cellend));
-
-	if (fqlen == sizeof(wc_row_tombstone_fq) &&
-		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
 	{
-		row->tomb_ts = wc_decode_ts(k + cellend);
-		return false;
+		if (row->decided)
+			return WC_ENTRY_OLDER;
 	}
-	if (row->tomb_ts != 0 && wc_decode_ts(k + cellend) < row->tomb_ts)
-		return false;
+	else
+	{
+		if ((size_t) row->lastcell.maxlen <= fqlen)
+			enlargeStringInfo(&row->lastcell, fqlen);
+		memcpy(row->lastcell.data, fq, fqlen);
+		row->lastcell.len = fqlen;
+		row->have_last = true;
+		row->decided = false;
+		row->cell_versions = 0;
+		row->policy = tombstone ? NULL : policy_of(s, fq, fqlen);
+
+		/* any commit that wrote the row wrote the newest entry of some cell */
+		if (s->versions)
+			row->version = Max(row->version, ts);
+	}
+
+	idx = row->cell_versions++;
+	if (s->as_of != 0 && ts > s->as_of)
+	{
+		/*
+		 * Too new: an older version may count, unless the policy keeps no
+		 * more versions than these by their count alone.
+		 */
+		if (row->policy != NULL && row->policy->max_versions != 0 &&
+			idx + 1 >= row->policy->max_versions && row->policy->join != WC_GC_AND)
+			row->decided = true;
+		return row->decided ? WC_ENTRY_OLDER : WC_ENTRY_NEWER;
+	}
+	row->decided = true;
+
+	if (tombstone)
+	{
+		row->tomb_ts = ts;
+		return WC_ENTRY_USED;
+	}
+	if (row->tomb_ts != 0 && ts < row->tomb_ts)
+		return WC_ENTRY_USED;
+	if (row->policy != NULL &&
+		wc_gc_deletes(row->policy, idx, s->now > ts ? s->now - ts : 0))
+		return WC_ENTRY_USED;
 	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("malformed value in LevelDB database"),
 				 errdetail("A stored value does not begin with a valid tag byte.")));
 	if (v[0] == WC_VALUE_TOMBSTONE)
-		return false;
+		return WC_ENTRY_USED;
 
 	row->live = true;
 
@@ -299,7 +478,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		if (row->colpos == s->ncols)
 		{
 			row->other = true;
-			return false;
+			return WC_ENTRY_USED;
 		}
 		col = &s->cols[row->colpos];
 		cmp = wc_compare_bytes(col->p, col->len, fq, fqlen);
@@ -308,7 +487,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		if (cmp > 0)
 		{
 			row->other = true;
-			return false;
+			return WC_ENTRY_USED;
 		}
 		row->colpos++;
 	}
@@ -316,7 +495,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	/* the value without its tag byte */
 	wc_write_batch_cell(&s->batch, col->idx, v + 1, vlen - 1);
 	(void) n;
-	return false;
+	return WC_ENTRY_USED;
 }
 
 /* Finish the row: keep it if it exists, otherwise take it back out. */
@@ -337,28 +516,32 @@ row_end(WcCellScan *s)
 }
 
 /*
- * Older versions of a cell are passed over one by one at first, as a cell
- * usually has few; after this many in a row a seek skips the rest, so a
- * cell that was written ten thousand times reads about as fast as one
- * written once (LevelDB's own iterator switches to a seek the same way).
+ * Older versions of a cell (or, with as_of, newer ones) are passed over one
+ * by one at first, as a cell usually has few; after this many in a row a
+ * seek skips the rest, so a cell that was written ten thousand times reads
+ * about as fast as one written once (LevelDB's own iterator switches to a
+ * seek the same way).
  */
 #define WC_VERSIONS_BEFORE_SEEK	8
 
 /*
- * seek_past_versions
- *		Move to the first entry after every version of the cell whose key
- *		(before its timestamp) is k[0, cellend): the oldest possible
- *		version sorts last (timestamps are stored inverted), so seeking to
- *		it lands on it or on what follows the cell.
+ * seek_in_cell
+ *		Move to the newest version at or before ts of the cell whose key
+ *		(before its timestamp) is k[0, cellend), or to what follows the
+ *		cell if it has none.  Timestamps are stored inverted, so the versions
+ *		at or before ts are those from k + ~ts on; ts 0, the oldest possible
+ *		version, skips every version but that one.
  */
 static void
-seek_past_versions(WcCellScan *s, const uint8 *k, size_t cellend)
+seek_in_cell(WcCellScan *s, const uint8 *k, size_t cellend, uint64 ts)
 {
 	StringInfo	target = &s->seek;
 
 	resetStringInfo(target);
-	appendBinaryStringInfo(target, (const char *) k, cellend);
-	appendBinaryStringInfo(target, "\xFF\xFF\xFF\xFF\xFF\xFF\xFF\xFF", WC_TS_LEN);
+	enlargeStringInfo(target, cellend + WC_TS_LEN);
+	memcpy(target->data, k, cellend);
+	wc_encode_ts(ts, (uint8 *) target->data + cellend);
+	target->len = cellend + WC_TS_LEN;
 	storage_iter_seek(s->it, (const uint8 *) target->data, target->len);
 }
 
@@ -374,6 +557,7 @@ scan_forward(WcCellScan *s, StringInfo out)
 		WcSlice    *end;
 		bool		end_in_row;
 		int			older;
+		int			newer;
 
 		if (!s->positioned)
 		{
@@ -408,19 +592,27 @@ scan_forward(WcCellScan *s, StringInfo out)
 		 */
 		end = &s->ends[s->range];
 		end_in_row = end->len > rowend && memcmp(end->p, k, rowend) == 0;
-		older = 0;
+		older = newer = 0;
 		for (;;)
 		{
 			const uint8 *v;
 			size_t		vlen;
+			WcEntryKind kind;
 
 			v = storage_iter_value(s->it, &vlen);
-			older = row_entry(s, k, n, rowend, cellend, v, vlen) ? older + 1 : 0;
-			if (older >= WC_VERSIONS_BEFORE_SEEK)
+			kind = row_entry(s, k, n, rowend, cellend, v, vlen);
+			older = kind == WC_ENTRY_OLDER ? older + 1 : 0;
+			newer = kind == WC_ENTRY_NEWER ? newer + 1 : 0;
+			if (older >= WC_VERSIONS_BEFORE_SEEK ||
+				(newer >= WC_VERSIONS_BEFORE_SEEK &&
+				 (s->row.policy == NULL || s->row.policy->max_versions == 0)))
 			{
-				/* a cell of many versions: skip the rest at once */
-				seek_past_versions(s, k, cellend);
-				older = 0;
+				/*
+				 * A cell of many versions: skip the rest at once, or those
+				 * after as_of (unless the policy counts them).
+				 */
+				seek_in_cell(s, k, cellend, older > 0 ? 0 : s->as_of);
+				older = newer = 0;
 				if (!storage_iter_valid(s->it))
 					break;
 				k = storage_iter_key(s->it, &n);

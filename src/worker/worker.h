@@ -140,6 +140,7 @@ extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
 /* in cellcommit.c: writing rows, the clock, recovery */
 extern int	wc_debug_crash_after_commit_batches;
 extern int	wc_debug_clock_step_back;
+extern uint64 cells_unix_micros(void);
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
 extern bool cells_commit_is_large(WcClientWrites *w);

@@ -88,8 +88,8 @@ def write(rows, db=0):
     return u8(REQ_WRITE) + u32(db) + b"".join(rows)
 
 
-def scan(cols, ranges, reverse=False, limit=0, db=0, snap=0, scan_id=1):
-    out = u8(REQ_SCAN) + u32(db) + u32(snap) + u32(scan_id) + u8(1 if reverse else 0) + u64(limit)
+def scan(cols, ranges, reverse=False, limit=0, db=0, snap=0, scan_id=1, as_of=0):
+    out = u8(REQ_SCAN) + u32(db) + u32(snap) + u32(scan_id) + u8(1 if reverse else 0) + u64(limit) + u64(as_of)
     out += u16(len(cols)) + b"".join(s(fq(f, q)) for f, q in cols)
     out += u32(len(ranges)) + b"".join(s(a) + s(b) for a, b in ranges)
     return out
@@ -164,6 +164,7 @@ def wire_seeds():
                             [(esc(b"t") + esc(b"a"), esc(b"t") + esc(b"c")),
                              (esc(b"t") + esc(b"m"), successor(esc(b"t")))], snap=7),
         "scan-no-columns": scan([], [whole(b"t")]),
+        "scan-as-of": scan([(m, b"pressure")], [prefix(weather, b"us-west2#")], as_of=1614945840000000),
         "scan-no-ranges": scan([(b"cf", b"a")], []),
         "scan-open-end": scan([(b"cf", b"a")], [(esc(b"t") + esc(b"\xff"), b"")]),
         "scan-many-columns": scan([(b"cf", b"c%d" % i) for i in range(40)], [whole(b"wide")]),
