@@ -20,6 +20,17 @@ DELETE FROM err WHERE length(k) > 100;
 -- cell value over 100 MB
 INSERT INTO err VALUES ('big', repeat('v', 100 * 1024 * 1024 + 1), 1);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
+-- a row over 256 MB, in what one commit writes to it: the commit fails
+-- and writes nothing, not even the other row
+CREATE FOREIGN TABLE err_row (k text OPTIONS (rowkey 'true'), a text, b text, c text)
+  SERVER err_srv OPTIONS (table 'err_row');
+BEGIN;
+INSERT INTO err_row VALUES ('small', 'x');
+INSERT INTO err_row VALUES ('wide', repeat('a', 86 * 1024 * 1024), repeat('b', 86 * 1024 * 1024));
+UPDATE err_row SET c = repeat('c', 86 * 1024 * 1024) WHERE k = 'wide';
+COMMIT;
+\echo SQLSTATE :LAST_ERROR_SQLSTATE
+SELECT k, length(a) FROM err_row;
 -- qualifier over 16 KB
 CREATE FOREIGN TABLE err_q (k text OPTIONS (rowkey 'true'), v text) SERVER err_srv;
 SELECT format('ALTER FOREIGN TABLE err_q ALTER COLUMN v OPTIONS (ADD column %L)', 'f:' || repeat('q', 16385)) AS q \gset

@@ -89,6 +89,63 @@ END
 $$;
 SELECT count(*) FROM widecolumn.families('fam_srv') WHERE table_name = 'wide';
 SELECT widecolumn.create_family('fam_srv', 'wide', 'one_too_many');
+-- ... nor through a foreign table: the commit fails and writes nothing
+CREATE FOREIGN TABLE fam_wide (
+    rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+    a int OPTIONS (column 'f1:a'),
+    b int OPTIONS (column 'one_too_many:b')
+) SERVER fam_srv OPTIONS (table 'wide');
+INSERT INTO fam_wide VALUES ('r', 1, 2);
+INSERT INTO fam_wide VALUES ('r', 1, NULL);
+SELECT * FROM fam_wide;
+DROP FOREIGN TABLE fam_wide;
+
+-- A family that a foreign table writes to and nobody created is created
+-- at COMMIT with maxversions=1, so that it keeps no history; not if the
+-- transaction rolls back.
+CREATE FOREIGN TABLE fam_auto (
+    rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+    v int OPTIONS (column 'counts:v'),
+    w int OPTIONS (column 'other:w')
+) SERVER fam_srv OPTIONS (table 'auto');
+BEGIN;
+INSERT INTO fam_auto VALUES ('r', 1, 1);
+ROLLBACK;
+SELECT * FROM widecolumn.families('fam_srv') WHERE table_name = 'auto';
+BEGIN;
+INSERT INTO fam_auto VALUES ('r', 1, NULL);
+-- not yet: it is created with the commit
+SELECT * FROM widecolumn.families('fam_srv') WHERE table_name = 'auto';
+COMMIT;
+SELECT * FROM widecolumn.families('fam_srv') WHERE table_name = 'auto';
+CREATE TEMP TABLE fam_marks (name text, at timestamptz);
+CREATE FUNCTION fam_mark(name text) RETURNS void LANGUAGE sql AS $$
+  SELECT pg_sleep(0.002);
+  INSERT INTO fam_marks VALUES (name, clock_timestamp());
+  SELECT pg_sleep(0.002);
+$$;
+UPDATE fam_auto SET v = 2;
+SELECT fam_mark('auto');
+UPDATE fam_auto SET v = 3, w = 1;
+SELECT * FROM widecolumn.families('fam_srv') WHERE table_name = 'auto';
+-- as of the mark, v was 2, but that version is gone (and w was NULL)
+SELECT set_config('widecolumn.as_of', (SELECT at FROM fam_marks WHERE name = 'auto')::text, false) IS NOT NULL AS set;
+SELECT * FROM fam_auto;
+RESET widecolumn.as_of;
+SELECT * FROM fam_auto;
+-- a family created first keeps its policy: the same writes keep v's history
+SELECT widecolumn.create_family('fam_srv', 'auto2', 'counts', 'never');
+ALTER FOREIGN TABLE fam_auto OPTIONS (SET table 'auto2');
+INSERT INTO fam_auto VALUES ('r', 1, NULL);
+UPDATE fam_auto SET v = 2;
+SELECT fam_mark('auto2');
+UPDATE fam_auto SET v = 3, w = 1;
+SELECT * FROM widecolumn.families('fam_srv') WHERE table_name = 'auto2';
+SELECT set_config('widecolumn.as_of', (SELECT at FROM fam_marks WHERE name = 'auto2')::text, false) IS NOT NULL AS set;
+SELECT * FROM fam_auto;
+RESET widecolumn.as_of;
+DROP FUNCTION fam_mark(text);
+DROP FOREIGN TABLE fam_auto;
 
 -- privileges: revoked from PUBLIC; USAGE on the server needed too
 CREATE ROLE fam_user;

@@ -28,7 +28,9 @@ SELECT p.proname, n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pron
  WHERE p.proname IN ('create_family', 'set_gc_policy', 'families', 'widecolumn_fdw_handler')
  ORDER BY 1;
 SELECT * FROM up_t ORDER BY rowkey;
-SELECT widecolumn.create_family('up_srv', 'up_t', 'cf', 'maxversions=3');
+-- the new library listed the family the INSERT above wrote to
+SELECT * FROM widecolumn.families('up_srv');
+SELECT widecolumn.set_gc_policy('up_srv', 'up_t', 'cf', 'maxversions=3');
 SELECT * FROM widecolumn.families('up_srv');
 INSERT INTO up_t VALUES ('c', 3);
 SELECT * FROM up_t ORDER BY rowkey;

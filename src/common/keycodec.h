@@ -25,6 +25,7 @@
 #define WC_MAX_ROWKEY		4096
 #define WC_MAX_QUALIFIER	(16 * 1024)
 #define WC_MAX_VALUE		(100 * 1024 * 1024)
+#define WC_MAX_ROW			(256 * 1024 * 1024)	/* bytes one commit writes to a row */
 #define WC_MAX_ROWKEY_PARTS	32
 
 /*

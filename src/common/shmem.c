@@ -55,6 +55,7 @@ wc_shmem_startup(void)
 		SpinLockInit(&wc_shared->mutex);
 		pg_atomic_init_u32(&wc_shared->busy_clients, 0);
 		pg_atomic_init_u32(&wc_shared->slot_changes, 0);
+		pg_atomic_init_u64(&wc_shared->family_changes, 0);
 		wc_shared->nslots = MaxBackends;
 	}
 	LWLockRelease(AddinShmemInitLock);

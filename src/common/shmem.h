@@ -58,6 +58,8 @@ typedef struct WcShared
 	pg_atomic_uint32 busy_clients;
 	/* bumped at each change of a slot, so the worker rereads them only then */
 	pg_atomic_uint32 slot_changes;
+	/* bumped at each commit that changed a list of column families */
+	pg_atomic_uint64 family_changes;
 	int			nslots;			/* MaxBackends: a backend's is MyBackendId - 1 */
 	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
 } WcShared;

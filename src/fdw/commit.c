@@ -21,6 +21,27 @@
 #include "fdw/txn.h"
 
 /*
+ * check_row_size
+ *		Bigtable's limit on a row, applied to what the commit writes to it:
+ *		an error before anything of the transaction is sent.
+ */
+static void
+check_row_size(WcTxnTable *tt, const WcTxnRow *row)
+{
+	uint64		bytes = row->rowkey_len;
+
+	for (int i = 0; i < row->ncells; i++)
+		bytes += row->cells[i].famqual_len + row->cells[i].value_len;
+	if (bytes > WC_MAX_ROW)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row of stored table \"%s\" is too large", tt->table),
+				 errdetail("The transaction writes " UINT64_FORMAT " bytes to row key \"%s\"; the limit is %d.",
+						   bytes, wc_printable_key(row->rowkey, row->rowkey_len), WC_MAX_ROW),
+				 errhint("Spread the data over several rows, as Bigtable's schema design advises.")));
+}
+
+/*
  * flush_db
  *		Send every row written to tables of one database, then commit it.
  */
@@ -63,6 +84,7 @@ flush_db(const char *path, uint32 horizon)
 
 			if (!wc_txn_replay(tt, e, horizon, &row))
 				continue;
+			check_row_size(tt, &row);
 			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
 			wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
 			for (int i = 0; i < row.ncells; i++)
@@ -87,6 +109,51 @@ flush_db(const char *path, uint32 horizon)
 	pfree(payload.data);
 	if (opened)
 		wc_client_commit(db, sync);
+}
+
+/*
+ * families_written
+ *		Have the families that the transaction wrote to listed (families.c,
+ *		wc_families_written), before its writes are sent: that may add a
+ *		change to the log, and wait for a lock.
+ */
+static void
+families_written(void)
+{
+	List	   *tables = list_copy(wc_txn_tables);
+	ListCell   *lc;
+
+	foreach(lc, tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+		const char **families = palloc(sizeof(char *) * (tt->ncols + 1));
+		int			n = 0;
+
+		if (tt->table[0] == '\0')
+			continue;			/* the family lists themselves */
+		for (int i = 0; i < tt->ncols; i++)
+		{
+			size_t		flen,
+						consumed,
+						len;
+			char	   *family;
+
+			if (wc_component_end(tt->cols[i], tt->col_lens[i], &flen) != 0)
+				continue;
+			family = palloc(flen + 1);
+			if (wc_unescape(tt->cols[i], flen, (uint8 *) family, &consumed, &len) != 0)
+				continue;
+			family[len] = '\0';
+			for (int j = 0; j < n && family != NULL; j++)
+				if (strcmp(families[j], family) == 0)
+					family = NULL;
+			if (family != NULL)
+				families[n++] = family;
+		}
+		if (n > 0)
+			wc_families_written(tt->desc->serverid, tt->table, families, n);
+	}
+	list_free(tables);
 }
 
 /*
@@ -119,6 +186,13 @@ pre_commit(void)
 	foreach(lc, paths)
 		flush_db(lfirst(lc), horizon);
 	list_free(paths);
+
+	foreach(lc, wc_txn_tables)
+		if (((WcTxnTable *) lfirst(lc))->table[0] == '\0')
+		{
+			wc_families_changed();
+			break;
+		}
 }
 
 /* The transaction has ended: forget its writes and its locks. */
@@ -170,6 +244,7 @@ wc_xact_callback(XactEvent event, void *arg)
 			 * twice.  So the check is made here first; once it has passed,
 			 * no other transaction can make this one fail it.
 			 */
+			families_written();
 			if (event == XACT_EVENT_PRE_COMMIT && IsolationIsSerializable())
 				PreCommit_CheckForSerializationFailure();
 

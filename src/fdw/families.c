@@ -29,6 +29,7 @@
 #include "utils/lsyscache.h"
 
 #include "common/gcpolicy.h"
+#include "common/shmem.h"
 #include "fdw/fdw.h"
 
 /* Bigtable's limits: family names of up to 64 bytes, 1,000 families a table. */
@@ -214,39 +215,21 @@ next_line(const char **p, const char *end, const char *table, WcFamilyLine *line
 }
 
 /*
- * change_family
- *		Set family's policy in table's family list: create says whether the
- *		family must be new (else it must exist).  Locks the table's row of
- *		the list first, then reads it as it is now.
+ * list_with
+ *		The family list p..end of table with family's line set to policy,
+ *		in its place in byte order.  Says whether the family was there, and
+ *		how many families the list had.
  */
-static void
-change_family(ForeignServer *server, const char *table, const char *family,
-			  const char *policy, bool create)
+static char *
+list_with(const char *table, const char *p, const char *end,
+		  const char *family, const char *policy, bool *found, int *count)
 {
-	WcTable    *meta = wc_get_meta_table(server->serverid);
-	const uint8 *key = (const uint8 *) table;
-	size_t		keylen = strlen(table);
-	const uint8 **vals;
-	size_t	   *lens;
-	const char *p = "";
-	const char *end = p;
 	WcFamilyLine line;
 	StringInfoData out;
-	WcTxnCell	cell;
 	bool		placed = false;
-	bool		found = false;
-	int			count = 0;
 
-	PreventCommandIfReadOnly(create ? "widecolumn.create_family()" : "widecolumn.set_gc_policy()");
-	wc_as_of_forbid(false);
-	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
-	if (wc_read_row_now(meta, key, keylen, &vals, &lens) && vals[0] != NULL)
-	{
-		p = (const char *) vals[0];
-		end = p + lens[0];
-	}
-
-	/* The list again, with the family's line in its place in byte order. */
+	*found = false;
+	*count = 0;
 	initStringInfo(&out);
 	while (next_line(&p, end, table, &line))
 	{
@@ -260,11 +243,81 @@ change_family(ForeignServer *server, const char *table, const char *family,
 		}
 		if (cmp != 0)
 			appendBinaryStringInfo(&out, line.start, line.len);
-		found |= cmp == 0;
-		count++;
+		*found |= cmp == 0;
+		(*count)++;
 	}
 	if (!placed)
 		appendStringInfo(&out, "%s\t%s\n", family, policy);
+	return out.data;
+}
+
+/*
+ * lock_list
+ *		Lock table's row of the family list in mode, then read the list as
+ *		it is now (with this transaction's changes): *p..*end.
+ */
+static WcTable *
+lock_list(Oid serverid, const char *table, LOCKMODE mode,
+		  const char **p, const char **end)
+{
+	WcTable    *meta = wc_get_meta_table(serverid);
+	const uint8 **vals;
+	size_t	   *lens;
+
+	(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), mode, LockWaitBlock);
+	*p = *end = "";
+	if (wc_read_row_now(meta, (const uint8 *) table, strlen(table), &vals, &lens) &&
+		vals[0] != NULL)
+	{
+		*p = (const char *) vals[0];
+		*end = *p + lens[0];
+	}
+	return meta;
+}
+
+/* Write table's family list in this transaction. */
+static void
+put_list(WcTable *meta, const char *table, const char *list)
+{
+	WcTxnCell	cell;
+
+	cell.famqual = meta->cols[1].famqual;
+	cell.famqual_len = meta->cols[1].famqual_len;
+	cell.value = (const uint8 *) list;
+	cell.value_len = strlen(list);
+	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) table, strlen(table),
+				   false, 1, &cell);
+}
+
+static pg_attribute_noreturn() void
+too_many_families(const char *table)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("stored table \"%s\" has too many column families", table),
+			 errdetail("A table has at most %d families, as in Bigtable.", WC_MAX_FAMILIES)));
+}
+
+/*
+ * change_family
+ *		Set family's policy in table's family list: create says whether the
+ *		family must be new (else it must exist).
+ */
+static void
+change_family(ForeignServer *server, const char *table, const char *family,
+			  const char *policy, bool create)
+{
+	const char *p;
+	const char *end;
+	WcTable    *meta;
+	char	   *list;
+	bool		found;
+	int			count;
+
+	PreventCommandIfReadOnly(create ? "widecolumn.create_family()" : "widecolumn.set_gc_policy()");
+	wc_as_of_forbid(false);
+	meta = lock_list(server->serverid, table, ExclusiveLock, &p, &end);
+	list = list_with(table, p, end, family, policy, &found, &count);
 
 	if (create && found)
 		ereport(ERROR,
@@ -279,16 +332,135 @@ change_family(ForeignServer *server, const char *table, const char *family,
 						family, table),
 				 errhint("Create it with widecolumn.create_family().")));
 	if (create && count >= WC_MAX_FAMILIES)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("stored table \"%s\" has too many column families", table),
-				 errdetail("A table has at most %d families, as in Bigtable.", WC_MAX_FAMILIES)));
+		too_many_families(table);
+	put_list(meta, table, list);
+}
 
-	cell.famqual = meta->cols[1].famqual;
-	cell.famqual_len = meta->cols[1].famqual_len;
-	cell.value = (const uint8 *) out.data;
-	cell.value_len = out.len;
-	wc_txn_put_row(meta, GetCurrentCommandId(true), key, keylen, false, 1, &cell);
+/*
+ * The family lists this session read last, and the count of family-list
+ * changes (WcShared.family_changes) when it did: while the count is the
+ * same, a list it read has every family it had then.
+ */
+typedef struct WcKnownList
+{
+	Oid			serverid;
+	char	   *table;
+	char	   *list;
+	uint64		changes;
+} WcKnownList;
+
+static List *known_lists = NIL;
+
+/* Has list every one of the n families? */
+static bool
+list_has_all(const char *table, const char *list, const char **families, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		const char *p = list;
+		const char *end = list + strlen(list);
+		WcFamilyLine line;
+		bool		has = false;
+
+		while (!has && next_line(&p, end, table, &line))
+			has = line.family_len == strlen(families[i]) &&
+				memcmp(line.family, families[i], line.family_len) == 0;
+		if (!has)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * wc_families_written
+ *		Before COMMIT sends the writes: add to table's family list, with the
+ *		policy maxversions=1, each of the n families that the transaction
+ *		wrote through foreign tables and the list lacks.
+ *
+ * A family that nobody created thus behaves as a PostgreSQL user expects
+ * of a column: it keeps no history.  The list's row is share-locked, so
+ * that no family this commit writes to is dropped or changed until it has
+ * ended; a list this session read before, and that no commit has changed
+ * since, is trusted without reading it again.
+ */
+void
+wc_families_written(Oid serverid, const char *table, const char **families, int n)
+{
+	WcKnownList *known = NULL;
+	ListCell   *lc;
+	const char *p;
+	const char *end;
+	WcTable    *meta;
+	char	   *list;
+	bool		changed = false;
+	uint64		changes;
+
+	foreach(lc, known_lists)
+	{
+		WcKnownList *k = lfirst(lc);
+
+		if (k->serverid == serverid && strcmp(k->table, table) == 0)
+			known = k;
+	}
+	if (known == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		known = palloc0(sizeof(WcKnownList));
+		known->serverid = serverid;
+		known->table = pstrdup(table);
+		known->list = pstrdup("");
+		known->changes = PG_UINT64_MAX;
+		known_lists = lappend(known_lists, known);
+		MemoryContextSwitchTo(old);
+	}
+
+	/*
+	 * The count is read before the list, so that a change that commits
+	 * in between is seen the next time.
+	 */
+	changes = pg_atomic_read_u64(&wc_shared->family_changes);
+	if (known->changes == changes && list_has_all(table, known->list, families, n))
+	{
+		meta = wc_get_meta_table(serverid);
+		(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ShareLock,
+							   LockWaitBlock);
+		if (pg_atomic_read_u64(&wc_shared->family_changes) == changes)
+			return;
+	}
+
+	/* Lock it for a change at once: two sessions upgrading would deadlock. */
+	meta = lock_list(serverid, table, ExclusiveLock, &p, &end);
+	pfree(known->list);
+	known->list = MemoryContextAlloc(TopMemoryContext, end - p + 1);
+	memcpy(known->list, p, end - p);
+	known->list[end - p] = '\0';
+	known->changes = changes;
+
+	list = known->list;
+	for (int i = 0; i < n; i++)
+	{
+		bool		found;
+		int			count;
+		char	   *with = list_with(table, list, list + strlen(list), families[i],
+									 "maxversions=1", &found, &count);
+
+		if (found)
+			continue;
+		if (count >= WC_MAX_FAMILIES)
+			too_many_families(table);
+		list = with;
+		changed = true;
+	}
+	if (changed)
+		put_list(meta, table, list);
+}
+
+/* A commit that changed a family list has been applied. */
+void
+wc_families_changed(void)
+{
+	pg_atomic_fetch_add_u64(&wc_shared->family_changes, 1);
 }
 
 /*

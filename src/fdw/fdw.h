@@ -108,6 +108,11 @@ typedef enum WcKeyAtomKind
 
 /* in option.c */
 extern bool wc_valid_family(const char *f, size_t len);
+
+/* in families.c */
+extern void wc_families_written(Oid serverid, const char *table,
+								const char **families, int n);
+extern void wc_families_changed(void);
 extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);

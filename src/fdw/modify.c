@@ -52,6 +52,8 @@ typedef struct WcModifyState
 	WcTxnCell  *cells;
 	StringInfoData *bufs;
 	MemoryContext row_cxt;
+	const uint8 *rowkey;		/* of the row being written, for messages */
+	size_t		rowkey_len;
 } WcModifyState;
 
 static void
@@ -241,8 +243,8 @@ slot_rowkey(WcModifyState *ms, TupleTableSlot *slot, const uint8 **key, size_t *
 		slot_getallattrs(slot);
 		resetStringInfo(&ms->newkeybuf);
 		wc_key_compose(t, slot->tts_values, slot->tts_isnull, &ms->newkeybuf);
-		*key = (const uint8 *) ms->newkeybuf.data;
-		*len = ms->newkeybuf.len;
+		*key = ms->rowkey = (const uint8 *) ms->newkeybuf.data;
+		*len = ms->rowkey_len = ms->newkeybuf.len;
 		return;
 	}
 	d = slot_getattr(slot, t->rowkey_attnum, &isnull);
@@ -253,6 +255,8 @@ slot_rowkey(WcModifyState *ms, TupleTableSlot *slot, const uint8 **key, size_t *
 				 errmsg("row key of foreign table \"%s\" cannot be null", t->relname),
 				 errdetail("Column \"%s\" is the row key.", t->cols[t->rowkey_attnum - 1].name)));
 	wc_rowkey_bytes(d, t->cols[t->rowkey_attnum - 1].type, key, len);
+	ms->rowkey = *key;
+	ms->rowkey_len = *len;
 }
 
 /* Encode a cell value into the column's buffer, checking its size. */
@@ -277,7 +281,8 @@ encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("value of column \"%s\" is too large for a cell", col->name),
-				 errdetail("The value is %d bytes; the limit is %d.", buf->len, WC_MAX_VALUE)));
+				 errdetail("The value for row key \"%s\" is %d bytes; the limit is %d.",
+						   wc_printable_key(ms->rowkey, ms->rowkey_len), buf->len, WC_MAX_VALUE)));
 	cell->value = (const uint8 *) buf->data;
 	cell->value_len = buf->len;
 	return cell;

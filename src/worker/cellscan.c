@@ -80,6 +80,7 @@ struct WcCellScan
 	uint64		now;			/* when the scan began, for maxage */
 	int			npolicies;		/* the table's families with a policy */
 	WcFamilyPolicy *policies;
+	const WcGcPolicy *unlisted; /* the policy of a family not listed */
 	StringInfoData last_family; /* the family policy_of looked up last */
 	bool		have_last_family;
 	const WcGcPolicy *last_policy;
@@ -185,6 +186,15 @@ static const uint8 meta_table[] = {0x00, 0x01};
 static const uint8 meta_cell[] = {'w', 'c', 0x00, 0x01, 'f', 'a', 'm', 'i', 'l', 'i', 'e', 's', 0x00, 0x01};
 
 /*
+ * A family that no one created keeps one version, the policy that writing
+ * through a foreign table creates it with (families.c): so a table written
+ * by 0.1.0, or a write whose family another session dropped meanwhile,
+ * reads as the simple case should.  The families' own table keeps every
+ * version.
+ */
+static const WcGcPolicy unlisted_policy = {1, 0, WC_GC_SINGLE};
+
+/*
  * load_policies
  *		Read the policies of the scan's table at its snapshot (with its own
  *		iterator, before it is positioned).  All the ranges of a scan are in
@@ -207,6 +217,7 @@ load_policies(WcCellScan *s)
 		wc_component_end(s->starts[0].p, s->starts[0].len, &tlen) != 0 ||
 		(tlen == sizeof(meta_table) && memcmp(s->starts[0].p, meta_table, tlen) == 0))
 		return;
+	s->unlisted = &unlisted_policy;
 	initStringInfo(&key);
 	appendBinaryStringInfo(&key, (const char *) meta_table, sizeof(meta_table));
 	appendBinaryStringInfo(&key, (const char *) s->starts[0].p, tlen);
@@ -252,9 +263,6 @@ load_policies(WcCellScan *s)
 		}
 		fp = &s->policies[s->npolicies];
 		if (wc_gc_parse(text, &fp->policy, &where) != WC_GC_OK)
-			continue;
-		/* "never" keeps every version, as no policy does */
-		if (fp->policy.max_versions == 0 && fp->policy.max_age_us == 0)
 			continue;
 		fam = palloc(WC_ESCAPED_MAX(tab - line));
 		fp->family.p = fam;
@@ -370,7 +378,7 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 {
 	size_t		flen;
 
-	if (s->npolicies == 0 || wc_component_end(fq, fqlen, &flen) != 0)
+	if (s->unlisted == NULL || wc_component_end(fq, fqlen, &flen) != 0)
 		return NULL;
 	if (s->have_last_family && flen == (size_t) s->last_family.len &&
 		memcmp(fq, s->last_family.data, flen) == 0)
@@ -378,7 +386,7 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 	resetStringInfo(&s->last_family);
 	appendBinaryStringInfo(&s->last_family, (const char *) fq, flen);
 	s->have_last_family = true;
-	s->last_policy = NULL;
+	s->last_policy = s->unlisted;
 	for (int i = 0; i < s->npolicies; i++)
 		if (s->policies[i].family.len == flen &&
 			memcmp(s->policies[i].family.p, fq, flen) == 0)
