@@ -1,5 +1,5 @@
--- A cell keeps every version written to it (until garbage collection, not
--- built yet), and a read returns the newest.  A scan passes over a few
+-- A cell of a family with the policy "never" keeps every version written
+-- to it, and a read returns the newest.  A scan passes over a few
 -- older versions one by one and skips the rest of a cell's versions with a
 -- seek: reads of many-version cells must still give what a native table
 -- holds, and read no more entries than the first few versions.
@@ -13,6 +13,7 @@ CREATE FOREIGN TABLE versions_wc (
     b text OPTIONS (column 'cf:b'),
     c int OPTIONS (column 'z:c')
 ) SERVER versions_srv OPTIONS (table 'versions');
+SELECT widecolumn.create_family('versions_srv', 'versions', f, 'never') FROM unnest('{cf,z}'::text[]) f;
 CREATE TABLE versions_native (rowkey text COLLATE "C" PRIMARY KEY, a int, b text, c int);
 CREATE FUNCTION versions_diff() RETURNS TABLE (side text, rowkey text, a int, b text, c int)
 LANGUAGE sql AS $$

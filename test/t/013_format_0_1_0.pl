@@ -59,11 +59,12 @@ for my $name (sort keys %query)
 		"$name: the 0.1.0 database reads as the native tables");
 }
 
-# it takes new writes, and column families, as a new one does
+# it takes new writes, which create the families they write to, and
+# policies, as a new one does
 $node->safe_psql('foreign_side', q{
 INSERT INTO weather VALUES ('us-west2#3698#2021-03-05-1203', 93900, 9.9, 'new');
 UPDATE weather SET note = 'again' WHERE rowkey = 'us-west2#3698#2021-03-05-1201';
-SELECT widecolumn.create_family('fx', 'weather', 'measurements', 'maxversions=3');
+SELECT widecolumn.set_gc_policy('fx', 'weather', 'measurements', 'maxversions=3');
 });
 $node->safe_psql('native_side', q{
 INSERT INTO weather VALUES ('us-west2#3698#2021-03-05-1203', 93900, 9.9, 'new');
@@ -74,6 +75,7 @@ is($node->safe_psql('foreign_side', $query{weather}),
 	$node->safe_psql('native_side', $query{weather}),
 	'after new writes and a restart it still reads as the native table');
 is($node->safe_psql('foreign_side', q{SELECT table_name || ' ' || family || ' ' || gc_policy FROM widecolumn.families('fx')}),
-	'weather measurements maxversions=3', 'a family created on it is kept');
+	"weather measurements maxversions=3\nweather meta maxversions=1",
+	'the families its new writes created are kept, with the policy set on one');
 
 done_testing();
