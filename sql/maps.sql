@@ -181,6 +181,17 @@ UPDATE users_native SET follows = follows || '{"greg": "tx"}' WHERE rowkey = 'al
 COMMIT;
 SELECT * FROM users_diff();
 
+-- a transaction that wrote more keys than a scan may name cells (1600)
+-- still reads its writes, with the map column or without it
+BEGIN;
+INSERT INTO users SELECT 'many' || i, NULL, jsonb_build_object('k' || i, 'v') FROM generate_series(1, 2000) i;
+UPDATE users SET follows = follows - 'k7' WHERE rowkey = 'many7';
+SELECT count(*) FROM users WHERE rowkey LIKE 'many%';
+SELECT count(*) FROM users_cells WHERE rowkey LIKE 'many%';
+SELECT rowkey, follows FROM users WHERE rowkey IN ('many1', 'many2000');
+ROLLBACK;
+SELECT count(*) FROM users WHERE rowkey LIKE 'many%';
+
 -- As of a time: the map as it was
 CREATE TEMP TABLE marks (name text PRIMARY KEY, at timestamptz);
 CREATE FUNCTION mark(name text) RETURNS void LANGUAGE sql AS $$

@@ -233,6 +233,7 @@ extern void wc_txn_init(void);
 /* in mapcolumn.c */
 extern bool wc_map_covers(uint8 **cols, size_t *lens, int ncols,
 						  const uint8 *famqual, size_t famqual_len);
+extern int	wc_map_fold_families(uint8 **cols, size_t *lens, int from, int ncols);
 extern Datum wc_map_decode(const uint8 *data, size_t len, WcTable *t, int attnum,
 						   const uint8 *rowkey, size_t rowkey_len);
 extern Datum wc_map_empty(void);

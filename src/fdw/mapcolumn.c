@@ -73,6 +73,35 @@ wc_map_covers(uint8 **cols, size_t *lens, int ncols, const uint8 *famqual, size_
 	return false;
 }
 
+/*
+ * wc_map_fold_families
+ *		Ask for the families of cols[from..ncols) alone instead of for each
+ *		cell; returns the new count.  A transaction that wrote many keys of
+ *		a map has as many cells to ask for, more than a scan may name: their
+ *		families are few, and wc_map_apply_txn merges the writes into them.
+ */
+int
+wc_map_fold_families(uint8 **cols, size_t *lens, int from, int ncols)
+{
+	int			n = from;
+
+	for (int i = from; i < ncols; i++)
+	{
+		size_t		flen;
+		bool		dup = false;
+
+		if (wc_component_end(cols[i], lens[i], &flen) != 0)
+			elog(ERROR, "malformed column in the transaction's writes");
+		for (int j = from; j < n && !dup; j++)
+			dup = lens[j] == flen && memcmp(cols[j], cols[i], flen) == 0;
+		if (dup)
+			continue;
+		cols[n] = cols[i];		/* its family is its first component */
+		lens[n++] = flen;
+	}
+	return n;
+}
+
 static int
 entry_cmp(const void *a, const void *b)
 {

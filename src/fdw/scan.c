@@ -296,6 +296,8 @@ scan_open(WcScanState *ss, List *ranges)
 				ss->nreq++;
 			}
 		}
+		if (ss->nreq > WC_MAX_SCAN_COLUMNS)
+			ss->nreq = wc_map_fold_families(all_cols, all_lens, ss->nmapped, ss->nreq);
 		ss->req_cols = all_cols;
 		ss->req_lens = all_lens;
 	}
