@@ -150,6 +150,9 @@ UPDATE users SET follows = follows || '{"bob": 5}' WHERE rowkey = 'alice';
 INSERT INTO users VALUES ('new', 'New', '{"x": {"y": 1}}');
 SELECT * FROM users_diff();
 
+-- read backwards too (the worker reads a row's entries in reverse)
+SELECT rowkey, follows FROM users WHERE rowkey < 'c' ORDER BY rowkey DESC LIMIT 2;
+
 -- `?` and the other jsonb operators are local filters
 EXPLAIN (COSTS OFF) SELECT rowkey FROM users WHERE follows ? 'bob';
 SELECT rowkey FROM users WHERE follows ? 'bob' ORDER BY rowkey;
