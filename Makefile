@@ -12,7 +12,7 @@ EXTVERSION = 0.2.0
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
        src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o src/common/gcpolicy.o \
-       src/fdw/option.o src/fdw/mapping.o src/fdw/families.o src/fdw/valuecodec.o \
+       src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
        src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
@@ -25,8 +25,8 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof upgrade seeds differential
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof maps upgrade seeds differential
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families maps
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -218,7 +218,8 @@ wc_write_scan(StringInfo buf, const WcScanRequest *req)
 /*
  * wc_read_scan
  *		Read a SCAN request; the columns and ranges point into the message.
- *		Every column is an escaped family and qualifier.
+ *		Every column is an escaped family and qualifier, or a family alone
+ *		(never the empty one: that is the row tombstone's).
  */
 bool
 wc_read_scan(WcReader *r, WcScanRequest *req)
@@ -244,7 +245,8 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 	for (int i = 0; i < ncols; i++)
 	{
 		req->cols[i] = wc_get_bytes(r);
-		if (r->bad || !components(req->cols[i], 2))
+		if (r->bad || (!components(req->cols[i], 2) &&
+					   (!components(req->cols[i], 1) || req->cols[i].len <= 2)))
 			return fail(r);
 	}
 	req->ncols = ncols;

@@ -48,8 +48,9 @@ typedef enum WcMsgType
 							 * limit (rows, 0 = none), u64 as_of (the data
 							 * as of this time, µs since the Unix epoch; 0 =
 							 * now), u16 ncols {str
-							 * family+qualifier}, u32 nranges {str start, str
-							 * end (empty: no end)}: answered BATCH */
+							 * family+qualifier, or a family alone: all its
+							 * cells}, u32 nranges {str start, str end
+							 * (empty: no end)}: answered BATCH */
 	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH (a scan that has
 							 * ended: an empty last one) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
@@ -69,7 +70,10 @@ typedef enum WcMsgType
 	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, then
 							 * rows: str rowkey (unescaped), u8 other-cells,
 							 * u16 ncells {u16 column, str value}, and with
-							 * WC_SCAN_VERSIONS u64 version */
+							 * WC_SCAN_VERSIONS u64 version.  The value of
+							 * a family alone is its live cells, in
+							 * qualifier order: {str qualifier (unescaped),
+							 * str value} (wc_read_map_entry) */
 } WcMsgType;
 
 /* Flags of a SCAN request. */
@@ -465,6 +469,28 @@ static inline bool
 wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value)
 {
 	*column = wc_get_u16(r);
+	*value = wc_get_bytes(r);
+	return !r->bad;
+}
+
+/*
+ * One cell of a family asked for alone, inside that column's BATCH value:
+ * the worker packs the family's cells so, and the backend (fdw/mapcolumn.c)
+ * keeps a map column's value in the same form while it merges in this
+ * transaction's writes.
+ */
+static inline void
+wc_write_map_entry(StringInfo buf, const uint8 *qual, size_t qual_len,
+				   const uint8 *value, size_t value_len)
+{
+	wc_put_bytes(buf, qual, qual_len);
+	wc_put_bytes(buf, value, value_len);
+}
+
+static inline bool
+wc_read_map_entry(WcReader *r, WcBytes *qual, WcBytes *value)
+{
+	*qual = wc_get_bytes(r);
 	*value = wc_get_bytes(r);
 	return !r->bad;
 }

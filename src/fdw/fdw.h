@@ -50,8 +50,10 @@ typedef struct WcColumn
 	int			rowkey_part;	/* 1-based segment, for WC_COL_PART */
 	bool		rowkey_reverse; /* digits stored as 9 - d: newest first */
 	char	   *family;
-	char	   *qualifier;
-	/* family and qualifier escaped as in a key, for the wire */
+	char	   *qualifier;		/* NULL for a map column */
+	Oid			map_type;		/* a map column (mapcolumn.c): the type its
+								 * values decode as; else InvalidOid */
+	/* family and qualifier (a map column: family) escaped as in a key */
 	uint8	   *famqual;
 	size_t		famqual_len;
 } WcColumn;
@@ -116,6 +118,7 @@ extern void wc_families_changed(void);
 extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);
+extern Oid	wc_parse_map_values(DefElem *def);
 
 /* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);
@@ -231,6 +234,19 @@ extern void wc_txn_reset_locks(void);
 
 /* in commit.c */
 extern void wc_txn_init(void);
+
+/* in mapcolumn.c */
+extern bool wc_map_covers(uint8 **cols, size_t *lens, int ncols,
+						  const uint8 *famqual, size_t famqual_len);
+extern int	wc_map_fold_families(uint8 **cols, size_t *lens, int from, int ncols);
+extern Datum wc_map_decode(const uint8 *data, size_t len, WcTable *t, int attnum,
+						   const uint8 *rowkey, size_t rowkey_len);
+extern Datum wc_map_empty(void);
+extern int	wc_map_cells(WcTable *t, int attnum, Datum newval, bool newnull,
+						 bool have_old, Datum oldval, bool oldnull,
+						 WcTxnCell **cells, int n, int *cap);
+extern void wc_map_apply_txn(uint8 **cols, size_t *lens, int ncols, const WcTxnRow *row,
+							 const uint8 **vals, size_t *vlens);
 
 /* in pushdown.c */
 extern bool wc_collation_is_bytewise(Oid type, Oid collation);

@@ -5,7 +5,8 @@
  *
  * The server's options say where the data is and how LevelDB keeps it;
  * the table's options name the stored table; each column's options say
- * whether it is the row key, a part of it, or a cell (family:qualifier).
+ * whether it is the row key, a part of it, a cell (family:qualifier) or a
+ * whole family as a map (mapcolumn.c).
  * The validator (option.c) has checked each option alone; what only the
  * whole table can show (exactly one row key, parts without gaps) is
  * checked here.
@@ -199,6 +200,30 @@ map_cell(WcColumn *col, const char *spec, const char *family)
 }
 
 /*
+ * map_family
+ *		Column col is a map of a whole family: its one key component on the
+ *		wire asks for every cell of the family.
+ */
+static void
+map_family(WcTable *t, WcColumn *col, const char *family, Oid map_type)
+{
+	size_t		flen = strlen(family);
+
+	if (col->type != JSONBOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_DATA_TYPE),
+				 errmsg("map column \"%s\" of foreign table \"%s\" has type %s",
+						col->name, t->relname, format_type_be(col->type)),
+				 errdetail("A column with option \"family\" holds the whole family as a jsonb object, so it must be of type jsonb.")));
+	col->kind = WC_COL_CELL;
+	col->family = pstrdup(family);
+	col->qualifier = NULL;
+	col->map_type = map_type;
+	col->famqual = palloc(WC_ESCAPED_MAX(flen));
+	col->famqual_len = wc_escape((const uint8 *) family, flen, col->famqual);
+}
+
+/*
  * map_column
  *		What column att of t is, from its options.  Returns true if it is a
  *		cell named "rowkey" that did not say it is not the row key.
@@ -210,6 +235,8 @@ map_column(WcTable *t, Form_pg_attribute att, const char *family)
 	bool		rowkey = false;
 	bool		rowkey_said = false;
 	char	   *spec = NULL;
+	char	   *map_family_name = NULL;
+	Oid			map_type = TEXTOID;
 	int			part = 0;
 	ListCell   *lc;
 
@@ -238,6 +265,16 @@ map_column(WcTable *t, Form_pg_attribute att, const char *family)
 			part = wc_parse_size_option(def, 1, WC_MAX_ROWKEY_PARTS);
 		else if (strcmp(def->defname, "rowkey_reverse") == 0)
 			col->rowkey_reverse = defGetBoolean(def);
+		else if (strcmp(def->defname, "family") == 0)
+			map_family_name = defGetString(def);
+		else if (strcmp(def->defname, "map_values") == 0)
+			map_type = wc_parse_map_values(def);
+	}
+	/* the validator refuses "family" beside the key's and cell's options */
+	if (map_family_name != NULL)
+	{
+		map_family(t, col, map_family_name, map_type);
+		return false;
 	}
 	if (part > 0)
 	{

@@ -10,6 +10,9 @@
  *	- UPDATE sets the cells whose value changes, and deletes the cell of a
  *	  column set to NULL.  The row key cannot change.
  *	- DELETE deletes the whole row: every cell, mapped or not.
+ * A map column (mapcolumn.c) writes the cells of its keys the same way: INSERT
+ * sets those it is given, UPDATE those that change, and deletes the cells of
+ * the keys that are gone.
  * UPDATE and DELETE find their row by the row key, carried from the scan
  * as a row-identity column; UPDATE also carries the old row, so it can
  * tell which cells change.
@@ -50,6 +53,8 @@ typedef struct WcModifyState
 	bool		batchable;		/* INSERT: no volatile function in the statement */
 	uint32		horizon;		/* the transaction's log when it began */
 	WcTxnCell  *cells;
+	int			cells_cap;
+	MemoryContext map_cxt;		/* a row's map cells */
 	StringInfoData *bufs;
 	MemoryContext row_cxt;
 	const uint8 *rowkey;		/* of the row being written, for messages */
@@ -139,7 +144,8 @@ modify_state(Relation rel, EState *estate)
 
 	wc_as_of_forbid(false);
 	ms->table = wc_get_table(RelationGetRelid(rel));
-	ms->cells = palloc(sizeof(WcTxnCell) * Max(1, ms->table->natts));
+	ms->cells_cap = Max(1, ms->table->natts);
+	ms->cells = palloc(sizeof(WcTxnCell) * ms->cells_cap);
 	ms->bufs = palloc(sizeof(StringInfoData) * Max(1, ms->table->natts));
 	for (int i = 0; i < ms->table->natts; i++)
 		initStringInfo(&ms->bufs[i]);
@@ -147,6 +153,8 @@ modify_state(Relation rel, EState *estate)
 	initStringInfo(&ms->newkeybuf);
 	ms->row_cxt = AllocSetContextCreate(estate->es_query_cxt, "widecolumn_fdw modify",
 										ALLOCSET_SMALL_SIZES);
+	ms->map_cxt = AllocSetContextCreate(estate->es_query_cxt, "widecolumn_fdw map",
+										ALLOCSET_DEFAULT_SIZES);
 	ms->horizon = wc_txn_horizon();
 	return ms;
 }
@@ -264,8 +272,16 @@ static WcTxnCell *
 encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
 {
 	WcColumn   *col = &ms->table->cols[attnum - 1];
-	WcTxnCell  *cell = &ms->cells[n];
+	WcTxnCell  *cell;
 	StringInfo	buf = &ms->bufs[attnum - 1];
+
+	/* map columns may have taken more than a cell each */
+	if (n == ms->cells_cap)
+	{
+		ms->cells_cap *= 2;
+		ms->cells = repalloc(ms->cells, sizeof(WcTxnCell) * ms->cells_cap);
+	}
+	cell = &ms->cells[n];
 
 	cell->famqual = col->famqual;
 	cell->famqual_len = col->famqual_len;
@@ -286,6 +302,23 @@ encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
 	cell->value = (const uint8 *) buf->data;
 	cell->value_len = buf->len;
 	return cell;
+}
+
+/*
+ * map_cells
+ *		Add the cells that writing map column attnum changes (have_old:
+ *		UPDATE, from oldval) to ms->cells after the first n; their new count.
+ */
+static int
+map_cells(WcModifyState *ms, int attnum, Datum newval, bool newnull,
+		  bool have_old, Datum oldval, bool oldnull, int n)
+{
+	MemoryContext old = MemoryContextSwitchTo(ms->map_cxt);
+
+	n = wc_map_cells(ms->table, attnum, newval, newnull, have_old, oldval, oldnull,
+					 &ms->cells, n, &ms->cells_cap);
+	MemoryContextSwitchTo(old);
+	return n;
 }
 
 static TupleTableSlot *
@@ -317,11 +350,15 @@ wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 			return NULL;
 	}
 
+	MemoryContextReset(ms->map_cxt);
 	for (int a = 1; a <= t->natts; a++)
 	{
 		if (t->cols[a - 1].kind != WC_COL_CELL || slot->tts_isnull[a - 1])
 			continue;
-		encode_cell(ms, a, slot->tts_values[a - 1], false, n++);
+		if (t->cols[a - 1].map_type != InvalidOid)
+			n = map_cells(ms, a, slot->tts_values[a - 1], false, false, (Datum) 0, true, n);
+		else
+			encode_cell(ms, a, slot->tts_values[a - 1], false, n++);
 	}
 	wc_txn_put_row(t, estate->es_output_cid, key, keylen, false, n, ms->cells);
 	return slot;
@@ -419,11 +456,14 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	 * ROW trigger's changes to columns outside SET are written too; only
 	 * the cells that change are.
 	 */
+	MemoryContextReset(ms->map_cxt);
 	for (a = 1; a <= t->natts; a++)
 	{
 		WcColumn   *col = &t->cols[a - 1];
 		bool		newnull = slot->tts_isnull[a - 1];
 		Datum		newval = slot->tts_values[a - 1];
+		bool		oldnull = true;
+		Datum		oldval = (Datum) 0;
 
 		if (oldrow == NULL && !bms_is_member(a, ms->updated))
 			continue;
@@ -434,15 +474,21 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 		/* Only cells whose value changes are written. */
 		if (oldrow != NULL)
 		{
-			bool		oldnull;
-			Datum		oldval = heap_getattr(&oldtup, a, desc, &oldnull);
-
+			oldval = heap_getattr(&oldtup, a, desc, &oldnull);
 			if (oldnull && newnull)
 				continue;
 			if (!oldnull && !newnull &&
 				datumIsEqual(oldval, newval, TupleDescAttr(desc, a - 1)->attbyval,
 							 TupleDescAttr(desc, a - 1)->attlen))
 				continue;
+		}
+		if (col->map_type != InvalidOid)
+		{
+			/* which keys change, and which are gone, needs the old object */
+			if (oldrow == NULL)
+				elog(ERROR, "old row of map column \"%s\" not available", col->name);
+			n = map_cells(ms, a, newval, newnull, true, oldval, oldnull, n);
+			continue;
 		}
 		encode_cell(ms, a, newval, newnull, n++);
 	}

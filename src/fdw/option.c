@@ -20,6 +20,7 @@
 #include "catalog/pg_foreign_data_wrapper.h"
 #include "catalog/pg_foreign_server.h"
 #include "catalog/pg_foreign_table.h"
+#include "catalog/pg_type.h"
 #include "catalog/pg_user_mapping.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -49,6 +50,8 @@ static const WcOption valid_options[] = {
 	{"rowkey_part", AttributeRelationId},
 	{"rowkey_reverse", AttributeRelationId},
 	{"column", AttributeRelationId},
+	{"family", AttributeRelationId},	/* a map column */
+	{"map_values", AttributeRelationId},
 	{NULL, InvalidOid}
 };
 
@@ -243,6 +246,71 @@ wc_parse_compression(DefElem *def)
 	return false;
 }
 
+/*
+ * The type a map column's values decode as (mapcolumn.c): the SQL types
+ * that JSON holds without loss, and bytea as hex.
+ */
+Oid
+wc_parse_map_values(DefElem *def)
+{
+	char	   *v = defGetString(def);
+
+	if (strcmp(v, "text") == 0)
+		return TEXTOID;
+	if (strcmp(v, "bigint") == 0)
+		return INT8OID;
+	if (strcmp(v, "double precision") == 0)
+		return FLOAT8OID;
+	if (strcmp(v, "jsonb") == 0)
+		return JSONBOID;
+	if (strcmp(v, "bytea") == 0)
+		return BYTEAOID;
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+			 errmsg("invalid value for option \"map_values\": \"%s\"", v),
+			 errdetail("Valid values are \"text\", \"bigint\", \"double precision\", \"jsonb\" and \"bytea\".")));
+	return InvalidOid;
+}
+
+/*
+ * check_map_column
+ *		A column with option "family" is a map of that whole family: it
+ *		names no cell, and is not part of the row key.
+ */
+static void
+check_map_column(List *seen)
+{
+	bool		family = false;
+	bool		map_values = false;
+	const char *other = NULL;
+	ListCell   *lc;
+
+	foreach(lc, seen)
+	{
+		const char *name = lfirst(lc);
+
+		if (strcmp(name, "family") == 0)
+			family = true;
+		else if (strcmp(name, "map_values") == 0)
+			map_values = true;
+		else if (strcmp(name, "column") == 0 || strcmp(name, "rowkey") == 0 ||
+				 strcmp(name, "rowkey_part") == 0 || strcmp(name, "rowkey_reverse") == 0)
+			other = name;
+	}
+	if (map_values && !family)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("option \"map_values\" needs option \"family\""),
+				 errdetail("Only a map column, which holds a whole column family, has option \"map_values\"."),
+				 errhint("Add OPTIONS (family 'name') to the column, or drop \"map_values\".")));
+	if (family && other != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("a column cannot have both option \"family\" and option \"%s\"", other),
+				 errdetail("A column with option \"family\" holds every cell of that family as a jsonb object, one key per qualifier."),
+				 errhint("To map one cell, use OPTIONS (column 'family:qualifier') instead.")));
+}
+
 PG_FUNCTION_INFO_V1(widecolumn_fdw_validator);
 
 /*
@@ -354,6 +422,10 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 		}
 		else if (strcmp(def->defname, "column") == 0)
 			check_column_spec(defGetString(def));
+		else if (strcmp(def->defname, "map_values") == 0)
+			(void) wc_parse_map_values(def);
 	}
+	if (catalog == AttributeRelationId)
+		check_map_column(seen);
 	PG_RETURN_VOID();
 }

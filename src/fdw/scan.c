@@ -288,13 +288,16 @@ scan_open(WcScanState *ss, List *ranges)
 			for (int i = 0; i < ss->nmapped; i++)
 				if (all_lens[i] == lens[c] && memcmp(all_cols[i], cols[c], lens[c]) == 0)
 					dup = true;
-			if (!dup)
+			if (!dup && !wc_map_covers(ss->mapped_cols, ss->mapped_lens, ss->nmapped,
+									   cols[c], lens[c]))
 			{
 				all_cols[ss->nreq] = cols[c];
 				all_lens[ss->nreq] = lens[c];
 				ss->nreq++;
 			}
 		}
+		if (ss->nreq > WC_MAX_SCAN_COLUMNS)
+			ss->nreq = wc_map_fold_families(all_cols, all_lens, ss->nmapped, ss->nreq);
 		ss->req_cols = all_cols;
 		ss->req_lens = all_lens;
 	}
@@ -444,6 +447,7 @@ apply_txn_row(WcScanState *ss, WcTxnRow *row, bool *other)
 		ss->w_vals[i] = cell->value;
 		ss->w_lens[i] = cell->value_len;
 	}
+	wc_map_apply_txn(ss->req_cols, ss->req_lens, ss->nreq, row, ss->w_vals, ss->w_lens);
 	for (int i = 0; i < ss->nreq; i++)
 		if (ss->w_vals[i] != NULL)
 			live = true;
@@ -471,9 +475,14 @@ wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 		int			a = i < ss->nmapped ? ss->req_attnum[i] : ss->alias_attnum[i - ss->nmapped];
 		int			p = i < ss->nmapped ? i : ss->alias_pos[i - ss->nmapped];
 
-		if (vals[p] == NULL)
+		/* a map column is {} when its family has no cell, never NULL */
+		if (t->cols[a - 1].map_type != InvalidOid)
+			values[a - 1] = vals[p] == NULL ? wc_map_empty() :
+				wc_map_decode(vals[p], lens[p], t, a, key, keylen);
+		else if (vals[p] == NULL)
 			continue;
-		values[a - 1] = wc_decode_value(vals[p], lens[p], t, a, key, keylen);
+		else
+			values[a - 1] = wc_decode_value(vals[p], lens[p], t, a, key, keylen);
 		nulls[a - 1] = false;
 	}
 }

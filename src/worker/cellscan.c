@@ -9,7 +9,8 @@
  * newest version is a tombstone is absent; a row tombstone (the empty family
  * and qualifier, which sorts first) hides every cell written before it.  A
  * row exists while it has one live cell.  Scans send only the cells that were
- * asked for, plus a flag saying whether the row has others.
+ * asked for, plus a flag saying whether the row has others.  A family asked
+ * for alone (a map column) is sent as one value holding all its live cells.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +50,7 @@ typedef struct WcRowState
 	uint64		version;		/* WC_SCAN_VERSIONS */
 	StringInfoData lastcell;
 	bool		have_last;
+	StringInfoData *fam_cells;	/* per family asked for alone: its cells */
 	/* the cell being read (lastcell) */
 	bool		decided;		/* its version was chosen, or it is absent */
 	uint64		cell_versions;	/* its versions seen so far */
@@ -89,6 +91,9 @@ struct WcCellScan
 	uint64		entries;
 	int			ncols;
 	WcSlice    *cols;			/* sorted bytewise, as a row's cells are */
+	int			nfams;			/* the families asked for alone */
+	WcSlice    *fams;
+	StringInfoData qual;		/* a qualifier unescaped, for fam_cells */
 	int			nranges;
 	WcSlice    *starts;
 	WcSlice    *ends;
@@ -282,15 +287,27 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	WcCellScan *s = palloc0(sizeof(WcCellScan));
 	bool		fill_cache = (req->flags & WC_SCAN_BULK) == 0;
 
-	/* The request is freed after this call; keep our own copies. */
-	s->ncols = req->ncols;
-	s->cols = palloc(sizeof(WcSlice) * (s->ncols + 1));
-	for (int i = 0; i < s->ncols; i++)
+	/*
+	 * The request is freed after this call; keep our own copies.  A family
+	 * asked for alone is one key component, family and qualifier two.
+	 */
+	s->cols = palloc(sizeof(WcSlice) * (req->ncols + 1));
+	s->fams = palloc(sizeof(WcSlice) * (req->ncols + 1));
+	for (int i = 0; i < req->ncols; i++)
 	{
-		s->cols[i].p = copy_bytes(req->cols[i]);
-		s->cols[i].len = req->cols[i].len;
-		s->cols[i].idx = i;
+		size_t		flen;
+		WcSlice    *c;
+
+		(void) wc_component_end(req->cols[i].data, req->cols[i].len, &flen);
+		c = flen == req->cols[i].len ? &s->fams[s->nfams++] : &s->cols[s->ncols++];
+		c->p = copy_bytes(req->cols[i]);
+		c->len = req->cols[i].len;
+		c->idx = i;
 	}
+	s->row.fam_cells = palloc(sizeof(StringInfoData) * (s->nfams + 1));
+	for (int i = 0; i < s->nfams; i++)
+		initStringInfo(&s->row.fam_cells[i]);
+	initStringInfo(&s->qual);
 	s->nranges = req->nranges;
 	s->starts = palloc(sizeof(WcSlice) * (s->nranges + 1));
 	s->ends = palloc(sizeof(WcSlice) * (s->nranges + 1));
@@ -315,7 +332,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	 * from the start.
 	 */
 	s->batch_bytes = !fill_cache ? WC_BULK_BATCH_BYTES :
-		s->ncols == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;
+		s->ncols + s->nfams == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;
 	/* A full scan must not push the point reads' blocks out of the cache. */
 	s->it = storage_iter(odb->db, snap, fill_cache);
 	s->as_of = req->as_of;
@@ -366,6 +383,37 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->tomb_ts = 0;
 	row->version = 0;
 	row->have_last = false;
+	for (int i = 0; i < s->nfams; i++)
+		resetStringInfo(&row->fam_cells[i]);
+}
+
+/*
+ * family_cell
+ *		If the cell (escaped family and qualifier) is in a family asked for
+ *		alone, add it and its value to that family's cells and return true.
+ */
+static bool
+family_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t vlen)
+{
+	size_t		flen;
+	size_t		consumed;
+	size_t		qlen;
+
+	if (s->nfams == 0 || wc_component_end(fq, fqlen, &flen) != 0)
+		return false;
+	for (int i = 0; i < s->nfams; i++)
+	{
+		if (s->fams[i].len != flen || memcmp(s->fams[i].p, fq, flen) != 0)
+			continue;
+		resetStringInfo(&s->qual);
+		enlargeStringInfo(&s->qual, fqlen - flen);
+		if (wc_unescape(fq + flen, fqlen - flen, (uint8 *) s->qual.data,
+						&consumed, &qlen) != 0)
+			corrupt_key(fq, fqlen);
+		wc_write_map_entry(&s->row.fam_cells[i], (const uint8 *) s->qual.data, qlen, v, vlen);
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -414,6 +462,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	uint64		ts = wc_decode_ts(k + cellend);
 	uint64		idx;
 	WcSlice    *col;
+	bool		in_family;
 	bool		tombstone = fqlen == sizeof(wc_row_tombstone_fq) &&
 		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0;
 
@@ -474,6 +523,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		return WC_ENTRY_USED;
 
 	row->live = true;
+	in_family = family_cell(s, fq, fqlen, v + 1, vlen - 1);
 
 	/*
 	 * A row's cells arrive in bytewise order, the order of s->cols: walk the
@@ -485,7 +535,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 
 		if (row->colpos == s->ncols)
 		{
-			row->other = true;
+			row->other = row->other || !in_family;
 			return WC_ENTRY_USED;
 		}
 		col = &s->cols[row->colpos];
@@ -494,7 +544,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 			break;
 		if (cmp > 0)
 		{
-			row->other = true;
+			row->other = row->other || !in_family;
 			return WC_ENTRY_USED;
 		}
 		row->colpos++;
@@ -517,6 +567,10 @@ row_end(WcCellScan *s)
 		wc_write_batch_row_cancel(&s->batch);
 		return;
 	}
+	for (int i = 0; i < s->nfams; i++)
+		if (row->fam_cells[i].len > 0)
+			wc_write_batch_cell(&s->batch, s->fams[i].idx,
+								(const uint8 *) row->fam_cells[i].data, row->fam_cells[i].len);
 	wc_write_batch_row_end(&s->batch, row->other, s->versions, row->version);
 	s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)

@@ -41,6 +41,11 @@
  *	raw_leveldb [-r rows] [-b batch_rows] [-B batch_bytes] [-R] [-C] [-d dir] [-p point_reads]
  *	            [-s prefix_scans] [-i passes]
  *	raw_leveldb compact DIR    full compaction of an existing, closed database
+ *	raw_leveldb map [-p point_reads]
+ *	          point reads of rows of 100 cells of one family (run.sh's "map100"
+ *	          workload reads them as a map column): 1,000 such rows, compacted,
+ *	          then a new iterator, Seek to a random row and read its cells,
+ *	          rows/s
  *
  * rows must be a multiple of 1000 (10 locations x 100 balloons x rows/1000
  * timestamps, one a minute from 2021-03-05 00:00), as in run.sh.
@@ -450,6 +455,99 @@ measure(leveldb_t *db, const char *tag, int passes, long npoints, long nscans)
 	}
 }
 
+/*
+ * map_reads
+ *		The "map100" workload's rows: table "maps", row keys user0000 to
+ *		user0999, family "follows", qualifiers friend000 to friend099, each
+ *		value 0x01 "2024-01-01" (text, as a map column writes by default).
+ */
+static int
+map_reads(long npoints)
+{
+	char		dirbuf[] = "/tmp/raw_leveldb.XXXXXX";
+	leveldb_options_t *o = db_options();
+	leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
+	leveldb_t  *db;
+	char	   *err = NULL;
+	uint8_t		f[64];
+	size_t		flen = wc_escape((const uint8_t *) "follows", 7, f);
+	uint64_t	cells = 0;
+	double		t0,
+				t1;
+	struct timespec wall;
+
+	if (mkdtemp(dirbuf) == NULL)
+	{
+		perror("mkdtemp");
+		return 1;
+	}
+	leveldb_options_set_create_if_missing(o, 1);
+	db = leveldb_open(o, dirbuf, &err);
+	check(err, "open");
+	ro_cache = leveldb_readoptions_create();
+	leveldb_readoptions_set_verify_checksums(ro_cache, 1);
+	clock_gettime(CLOCK_REALTIME, &wall);
+	wc_encode_ts((uint64_t) wall.tv_sec * 1000000 + wall.tv_nsec / 1000, tskey);
+
+	for (long r = 0; r < 1000; r++)
+	{
+		leveldb_writebatch_t *wb = leveldb_writebatch_create();
+		uint8_t		prefix[128];
+		char		rk[16];
+		size_t		plen = wc_escape((const uint8_t *) "maps", 4, prefix);
+
+		plen += wc_escape((const uint8_t *) rk, sprintf(rk, "user%04ld", r), prefix + plen);
+		for (int q = 0; q < 100; q++)
+		{
+			uint8_t		key[256];
+			char		qual[16];
+			size_t		klen = plen;
+
+			memcpy(key, prefix, plen);
+			memcpy(key + klen, f, flen);
+			klen += flen;
+			klen += wc_escape((const uint8_t *) qual, sprintf(qual, "friend%03d", q), key + klen);
+			memcpy(key + klen, tskey, WC_TS_LEN);
+			klen += WC_TS_LEN;
+			leveldb_writebatch_put(wb, (char *) key, klen, "\x01" "2024-01-01", 11);
+		}
+		leveldb_write(db, wo, wb, &err);
+		check(err, "write");
+		leveldb_writebatch_destroy(wb);
+	}
+	leveldb_compact_range(db, NULL, 0, NULL, 0);
+
+	t0 = now();
+	for (long i = -npoints / 10; i < npoints; i++)
+	{
+		uint8_t		prefix[128];
+		char		rk[16];
+		size_t		plen = wc_escape((const uint8_t *) "maps", 4, prefix);
+
+		if (i == 0)
+		{
+			t0 = now();
+			cells = 0;
+		}
+		plen += wc_escape((const uint8_t *) rk,
+						  sprintf(rk, "user%04ld", (long) (next_random() % 1000)), prefix + plen);
+		cells += read_prefix(db, ro_cache, prefix, plen);
+	}
+	t1 = now();
+	if (cells != (uint64_t) npoints * 100)
+	{
+		fprintf(stderr, "raw_leveldb: map reads found %llu cells, expected %ld\n",
+				(unsigned long long) cells, npoints * 100);
+		return 1;
+	}
+	printf("raw_map100_rows_per_s %.0f\n", npoints / (t1 - t0));
+	leveldb_close(db);
+	leveldb_destroy_db(o, dirbuf, &err);
+	check(err, "destroy");
+	rmdir(dirbuf);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -469,6 +567,8 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "compact") == 0)
 		return compact(argv[2]);
+	if (argc >= 2 && strcmp(argv[1], "map") == 0)
+		return map_reads(argc == 4 && strcmp(argv[2], "-p") == 0 ? atol(argv[3]) : 200000);
 
 	nrows = 1000000;
 	while ((opt = getopt(argc, argv, "r:b:B:RCd:p:s:i:")) != -1)

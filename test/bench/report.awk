@@ -242,6 +242,10 @@ END {
 	target(sprintf("Point read of a cell of %s versions ÷ of a cell of one: time (issue 16; %s entries read)", v["versions_written"] + 1, v["versions_entries"]), "≤ 2", tfmt(x), x != "" && x <= 2)
 	print ""
 	printf("%d met, %d missed.", met, missed)
+	if (med("map100", "foreign") != "")
+		printf("\n\nA point read of a row whose map column has %s qualifiers (issue 16; %s entries read): %s tx/s; raw LevelDB seeks to such a row and reads its cells %s times a second; foreign ÷ raw %s.",
+			   v["map100_keys"], v["map100_entries"], fmt(med("map100", "foreign")),
+			   fmt(v["raw_map100_rows_per_s"]), rfmt(ratio(med("map100", "foreign"), v["raw_map100_rows_per_s"])))
 	if (quick)
 		printf(" (A smoke run: the targets are about the 1,000,000-row run.)")
 	print ""

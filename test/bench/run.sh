@@ -379,6 +379,8 @@ inside() {
 	done
 	sql -c "DROP SERVER wc_versions CASCADE" >/dev/null
 
+	map_workload
+
 	# Every committed INSERT must have left its row.
 	for t in balloon_native balloon; do
 		single=$(cat "$OUT"/pgbench/insert."$t".*.log |
@@ -413,6 +415,38 @@ inside() {
 	else
 		put size_bytes_compacted.balloon error
 	fi
+}
+
+# A point read of a row whose map column has 100 qualifiers (issue 16),
+# beside raw LevelDB's seek and read of the same 100 cells (raw_leveldb map):
+# 1,000 such rows, a random one each transaction.  Inside the cluster.
+map_workload() {
+	say "workload map100: a point read of a map column of 100 qualifiers"
+	sql <<-SQL
+	CREATE SERVER wc_maps FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
+	CREATE FOREIGN TABLE maps (
+	    rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+	    follows jsonb OPTIONS (family 'follows')
+	) SERVER wc_maps;
+	INSERT INTO maps
+	SELECT 'user' || lpad(r::text, 4, '0'),
+	       (SELECT jsonb_object_agg('friend' || lpad(q::text, 3, '0'), '2024-01-01')
+	          FROM generate_series(0, 99) q)
+	  FROM generate_series(0, 999) r;
+	SQL
+	cat >"$WORK/map100.sql" <<-'SQL'
+	\set k random(0, 999)
+	SELECT follows FROM maps WHERE rowkey = 'user' || lpad(:k::text, 4, '0');
+	SQL
+	sql -c "EXPLAIN (ANALYZE, COSTS OFF) SELECT follows FROM maps WHERE rowkey = 'user0042'" >"$OUT/explain.map100.txt"
+	put map100_entries "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.map100.txt")"
+	put map100_keys "$(sql -c "SELECT count(*) FROM maps, jsonb_object_keys(follows) WHERE rowkey = 'user0042'")"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		wake_run map100 foreign "$WORK/map100.sql" $r
+		r=$((r + 1))
+	done
+	sql -c "DROP SERVER wc_maps CASCADE" >/dev/null
 }
 
 # The files of the server's LevelDB directory, and the compactions its LOG
@@ -481,6 +515,7 @@ say "raw LevelDB: load and measure (no PostgreSQL)"
 "$WORK/raw_leveldb" -r "$SCALE" -B 4194304 -d "$WORK/rawdb" >"$OUT/raw.txt"
 echo "raw_compacted_bytes $(du -sb "$WORK/rawdb" | cut -f1)" >>"$OUT/raw.txt"
 rm -rf "$WORK/rawdb"
+"$WORK/raw_leveldb" map >>"$OUT/raw.txt"
 cat "$OUT/raw.txt" >"$res"
 
 say "starting a throwaway cluster"

@@ -20,8 +20,9 @@
  *  - a request a reader accepts is written again by its writer to exactly
  *	  the same bytes (booleans aside, which are written as 0 or 1), so the
  *	  two sides agree on every layout;
- *  - in an accepted SCAN every column, and in an accepted WRITE every row
- *	  prefix and every family+qualifier, is exactly two escaped components
+ *  - in an accepted SCAN every column is exactly two escaped components or
+ *	  one non-empty one (a family alone: a map column), and in an accepted
+ *	  WRITE every row prefix and every family+qualifier is exactly two
  *	  (checked here with wc_unescape, independently of the reader), no
  *	  cell looks like the row tombstone, tags and lengths are valid, every
  *	  key the commit would build has the layout the scans parse, and every
@@ -220,7 +221,8 @@ scan_request(const uint8_t *data, size_t size)
 		for (int i = 0; i < req.ncols; i++)
 		{
 			CHECK(within(req.cols[i], data, size));
-			CHECK(n_components(req.cols[i], 2));
+			CHECK(n_components(req.cols[i], 2) ||
+				  (n_components(req.cols[i], 1) && req.cols[i].len > 2));
 		}
 		for (int i = 0; i < req.nranges; i++)
 			CHECK(within(req.ranges[i].start, data, size) &&
@@ -372,6 +374,16 @@ answers(const uint8_t *data, size_t size)
 				if (!wc_read_batch_cell(&r, &col, &v))
 					break;
 				CHECK(within(v, data, size));
+				/* read as a map column's cells, as fdw/mapcolumn.c does */
+				{
+					WcReader	m;
+					WcBytes		q,
+								mv;
+
+					wc_reader_init(&m, v.data, v.len);
+					while (wc_reader_left(&m) > 0 && wc_read_map_entry(&m, &q, &mv))
+						CHECK(within(q, data, size) && within(mv, data, size));
+				}
 			}
 			(void) wc_read_batch_version(&r, &bytes);
 		}
