@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include "common/hashfn.h"
+
 #include "utils/memutils.h"
 
 #include "fdw/fdw.h"
@@ -218,19 +220,50 @@ txn_alloc(size_t size, bool aligned)
 	return p;
 }
 
+/* Put column i in the hash table, whose size is a power of 2. */
+static void
+column_hash_put(WcTxnTable *tt, uint32 i)
+{
+	uint32		mask = tt->col_hash_size - 1;
+	uint32		slot = hash_bytes(tt->cols[i], (int) tt->col_lens[i]) & mask;
+
+	while (tt->col_hash[slot] != 0)
+		slot = (slot + 1) & mask;
+	tt->col_hash[slot] = i + 1;
+}
+
 static uint32
 column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 {
 	int			cap = tt->colcap;
+	uint32		mask;
+	uint32		slot;
 
-	for (int i = 0; i < tt->ncols; i++)
+	/* at most half full */
+	if ((uint32) tt->ncols + 1 > tt->col_hash_size / 2)
+	{
+		tt->col_hash_size = Max(16, tt->col_hash_size * 2);
+		tt->col_hash = MemoryContextAllocHuge(txn_cxt, sizeof(uint32) * tt->col_hash_size);
+		memset(tt->col_hash, 0, sizeof(uint32) * tt->col_hash_size);
+		for (int i = 0; i < tt->ncols; i++)
+			column_hash_put(tt, i);
+	}
+	mask = tt->col_hash_size - 1;
+	for (slot = hash_bytes(fq, (int) len) & mask; tt->col_hash[slot] != 0;
+		 slot = (slot + 1) & mask)
+	{
+		uint32		i = tt->col_hash[slot] - 1;
+
 		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
 			return i;
+	}
+
 	/* two arrays, one capacity: the second call sets it */
 	tt->cols = array_room(tt->cols, tt->ncols, &cap, 8, sizeof(uint8 *));
 	tt->col_lens = array_room(tt->col_lens, tt->ncols, &tt->colcap, 8, sizeof(size_t));
 	tt->cols[tt->ncols] = memcpy(palloc(len), fq, len);
 	tt->col_lens[tt->ncols] = len;
+	tt->col_hash[slot] = tt->ncols + 1;
 	return tt->ncols++;
 }
 
@@ -630,7 +663,8 @@ wc_txn_horizon(void)
 bool
 wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 {
-	int		   *slot_of = NULL;
+	int		   *slot_of;
+	uint32	   *used = NULL;	/* the columns of out->cells, in order */
 	bool		any = false;
 
 	out->rowkey = row->key.data;
@@ -638,6 +672,17 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 	out->deleted = false;
 	out->ncells = 0;
 	out->cells = NULL;
+
+	if (tt->col_slot_cap < tt->ncols)
+	{
+		int			old = tt->col_slot_cap;
+
+		tt->col_slot = array_room(tt->col_slot, old, &tt->col_slot_cap, tt->ncols,
+								  sizeof(int));
+		for (int c = old; c < tt->col_slot_cap; c++)
+			tt->col_slot[c] = -1;
+	}
+	slot_of = tt->col_slot;
 
 	for (int i = 0; i < row->nops; i++)
 	{
@@ -650,24 +695,22 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 			continue;
 		if (!any)
 		{
-			out->cells = palloc(sizeof(WcTxnCell) * tt->ncols);
-			slot_of = palloc(sizeof(int) * tt->ncols);
-			for (int c = 0; c < tt->ncols; c++)
-				slot_of[c] = -1;
+			/* each operation sets at most one cell */
+			out->cells = palloc(sizeof(WcTxnCell) * row->nops);
+			used = palloc(sizeof(uint32) * row->nops);
 			any = true;
 		}
 		if (op->kind == WC_OP_DELETE_ROW)
 		{
 			out->deleted = true;
 			for (int c = 0; c < out->ncells; c++)
-				slot_of[c] = -1;
-			for (int c = 0; c < tt->ncols; c++)
-				slot_of[c] = -1;
+				slot_of[used[c]] = -1;
 			out->ncells = 0;
 			continue;
 		}
 		if (slot_of[op->col] < 0)
 		{
+			used[out->ncells] = op->col;
 			slot_of[op->col] = out->ncells++;
 			out->cells[slot_of[op->col]].famqual = tt->cols[op->col];
 			out->cells[slot_of[op->col]].famqual_len = tt->col_lens[op->col];
@@ -676,8 +719,12 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 			op->kind == WC_OP_PUT ? op->value : NULL;
 		out->cells[slot_of[op->col]].value_len = op->value_len;
 	}
-	if (slot_of)
-		pfree(slot_of);
+	if (any)
+	{
+		for (int c = 0; c < out->ncells; c++)
+			slot_of[used[c]] = -1;
+		pfree(used);
+	}
 	return any;
 }
 

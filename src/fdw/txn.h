@@ -64,6 +64,18 @@ struct WcTxnTable
 	size_t	   *col_lens;
 	int			ncols;
 	int			colcap;
+
+	/*
+	 * A map column writes a cell per key, so a transaction may write
+	 * millions of distinct cells: they are found by hash (an open-addressed
+	 * table of index + 1, 0 empty), and a row's replay takes its cells'
+	 * places from col_slot (every entry -1 between replays), not from an
+	 * array of them all.
+	 */
+	uint32	   *col_hash;
+	uint32		col_hash_size;	/* a power of 2, or 0 */
+	int		   *col_slot;
+	int			col_slot_cap;
 };
 
 /* The tables this transaction wrote to: WcTxnTable, in txn_cxt. */
