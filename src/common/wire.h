@@ -49,13 +49,16 @@ typedef enum WcMsgType
 							 * as of this time, µs since the Unix epoch; 0 =
 							 * now), u16 ncols {str
 							 * family+qualifier}, u32 nranges {str start, str
-							 * end (empty: no end)}: answered BATCH */
+							 * end (empty: no end)}, and with WC_SCAN_CELLS u64
+							 * ts_min, u64 ts_max, u32 nfams {str family},
+							 * u32 nquals {str start, str end}: answered BATCH */
 	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH (a scan that has
 							 * ended: an empty last one) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
 	WC_REQ_WRITE = 7,		/* u32 db, then rows until the end: str
 							 * table+rowkey, u8 deleted, u32 ncells {str
-							 * family+qualifier, u8 tag (keycodec.h), str
+							 * family+qualifier, u8 tag (keycodec.h, or
+							 * WC_WRITE_PUT_AT / WC_WRITE_DELETE_AT), str
 							 * value} */
 	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync: answered OK */
 	WC_REQ_ABORT = 9,		/* u32 db */
@@ -69,7 +72,10 @@ typedef enum WcMsgType
 	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, then
 							 * rows: str rowkey (unescaped), u8 other-cells,
 							 * u16 ncells {u16 column, str value}, and with
-							 * WC_SCAN_VERSIONS u64 version */
+							 * WC_SCAN_VERSIONS u64 version; with
+							 * WC_SCAN_CELLS a row per version: cells 0
+							 * family, 1 qualifier (both unescaped), 2 the
+							 * value, and u64 version its timestamp */
 } WcMsgType;
 
 /* Flags of a SCAN request. */
@@ -78,6 +84,19 @@ typedef enum WcMsgType
 #define WC_SCAN_VERSIONS	0x04	/* each row ends with its version: the
 									 * newest time among its cells' newest
 									 * entries, tombstones too */
+#define WC_SCAN_CELLS		0x08	/* every version the policies keep, one
+									 * BATCH row each (a cells-layout table),
+									 * within the request's family, qualifier
+									 * and timestamp bounds; never reverse */
+
+/*
+ * Tags of a WRITE request's cell that exist only on the wire: a version
+ * with an explicit timestamp (the value is u64 ts then the data), and the
+ * removal of exactly one version (the value is u64 ts).  A commit with one
+ * of them is always one LevelDB batch (docs/format.md, "Large commits").
+ */
+#define WC_WRITE_PUT_AT		0x02
+#define WC_WRITE_DELETE_AT	0x03
 
 /* Largest number of columns a scan may ask for. */
 #define WC_MAX_SCAN_COLUMNS	1600
@@ -117,6 +136,14 @@ typedef struct WcScanRequest
 	WcBytes    *cols;			/* each family+qualifier, escaped */
 	int			nranges;
 	WcWireRange *ranges;
+	/* WC_SCAN_CELLS: the versions wanted */
+	uint64		ts_min;			/* timestamps in [ts_min, ts_max] */
+	uint64		ts_max;
+	int			nfams;			/* escaped families, ascending; 0: all */
+	WcBytes    *fams;
+	int			nquals;			/* ranges of escaped qualifiers (terminator
+								 * included), ascending; 0: all */
+	WcWireRange *quals;
 } WcScanRequest;
 
 /*
@@ -130,6 +157,7 @@ typedef struct WcWriteRequest
 	WcBytes		rows;
 	WcBytes		lowest;
 	WcBytes		highest;
+	bool		exact;			/* a cell has WC_WRITE_PUT_AT or _DELETE_AT */
 } WcWriteRequest;
 
 /* One row of a WRITE request's rows, and one of its cells. */
@@ -145,6 +173,8 @@ typedef struct WcCellWrite
 	WcBytes		famqual;		/* escaped family and qualifier */
 	bool		present;		/* false: the cell is deleted */
 	WcBytes		value;
+	bool		exact;			/* at ts, not the commit's timestamp */
+	uint64		ts;
 } WcCellWrite;
 
 typedef struct WcEstimateRequest
@@ -313,6 +343,8 @@ extern void wc_write_row(StringInfo rows, const uint8 *prefix, size_t prefix_len
 						 bool deleted, uint32 ncells);
 extern void wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
 							  const uint8 *value, size_t value_len);
+extern void wc_write_row_cell_at(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+								 const uint8 *value, size_t value_len, uint64 ts);
 extern void wc_write_commit(StringInfo buf, uint32 db, bool sync);
 extern void wc_write_abort(StringInfo buf, uint32 db);
 extern void wc_write_estimate(StringInfo buf, const WcEstimateRequest *req);

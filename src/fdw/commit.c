@@ -17,6 +17,7 @@
 #include "miscadmin.h"
 #include "storage/predicate.h"
 
+#include "fdw/cells.h"
 #include "fdw/fdw.h"
 #include "fdw/txn.h"
 
@@ -81,6 +82,7 @@ flush_db(const char *path, uint32 horizon)
 				resetStringInfo(&payload);
 			}
 		}
+		wc_cells_flush(tt, db, &payload);
 	}
 	if (payload.len > 0)
 		wc_client_write(db, &payload);
@@ -160,7 +162,7 @@ wc_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
-			if (wc_txn_horizon() == 0)
+			if (wc_txn_horizon() == 0 && !wc_cells_pending())
 				break;
 
 			/*
@@ -205,7 +207,7 @@ wc_xact_callback(XactEvent event, void *arg)
 			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
-			if (wc_txn_horizon() > 0)
+			if (wc_txn_horizon() > 0 || wc_cells_pending())
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot PREPARE a transaction that has written to widecolumn_fdw tables")));

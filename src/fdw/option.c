@@ -44,6 +44,7 @@ static const WcOption valid_options[] = {
 	{"compression", ForeignServerRelationId},
 	{"table", ForeignTableRelationId},
 	{"family", ForeignTableRelationId},
+	{"layout", ForeignTableRelationId},
 	{"rowkey_delimiter", ForeignTableRelationId},
 	{"rowkey", AttributeRelationId},
 	{"rowkey_part", AttributeRelationId},
@@ -354,6 +355,16 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 		}
 		else if (strcmp(def->defname, "column") == 0)
 			check_column_spec(defGetString(def));
+		else if (strcmp(def->defname, "layout") == 0)
+		{
+			char	   *l = defGetString(def);
+
+			if (strcmp(l, "cells") != 0 && strcmp(l, "columns") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"layout\": \"%s\"", l),
+						 errhint("Valid values are \"columns\" (a row per row key, the default) and \"cells\" (a row per cell version).")));
+		}
 	}
 	PG_RETURN_VOID();
 }
