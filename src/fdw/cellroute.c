@@ -66,7 +66,8 @@ wc_cells_layout(Oid relid)
 static bool
 is_cells_private(List *fdw_private)
 {
-	return fdw_private != NIL && IsA(linitial(fdw_private), String) &&
+	return fdw_private != NIL && linitial(fdw_private) != NULL &&
+		IsA(linitial(fdw_private), String) &&
 		strcmp(strVal(linitial(fdw_private)), WC_CELLS_MARKER) == 0;
 }
 
