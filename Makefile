@@ -26,7 +26,7 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof upgrade differential
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof cells upgrade differential
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

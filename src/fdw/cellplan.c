@@ -438,6 +438,8 @@ wc_cells_explain_scan(ForeignScanState *node, ExplainState *es)
 	WcTable    *t = wc_get_table(RelationGetRelid(node->ss.ss_currentRelation));
 	int			nkey = intVal(list_nth(plan->fdw_private, WcCellsPrivateNKeyQuals));
 	List	   *quals = plan->fdw_recheck_quals;
+	uint64		versions;
+	uint64		entries;
 
 	ExplainPropertyText("Stored Table", t->table, es);
 	ExplainPropertyText("Layout", "cells", es);
@@ -448,5 +450,10 @@ wc_cells_explain_scan(ForeignScanState *node, ExplainState *es)
 		TimestampTz ts = (TimestampTz) wc_as_of() - WC_UNIX_EPOCH_OFFSET_US;
 
 		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
+	}
+	if (es->analyze && wc_cells_scan_read(node, &versions, &entries))
+	{
+		ExplainPropertyUInteger("Storage Versions Read", NULL, versions, es);
+		ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);
 	}
 }

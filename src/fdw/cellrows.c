@@ -53,6 +53,8 @@ typedef struct WcCellsScan
 	bool		have_batch;
 	MemoryContext scan_cxt;
 	MemoryContext row_cxt;
+	uint64		versions_read;	/* for EXPLAIN ANALYZE */
+	uint64		entries_read;
 } WcCellsScan;
 
 /* The filters, evaluated: what the SCAN request asks for. */
@@ -472,6 +474,7 @@ wcCellsIterateForeignScan(ForeignScanState *node)
 	WcBatchRow	row;
 	WcBytes		cells[3];
 	uint64		ts;
+	WcColumn   *col = &ct->t->cols[ct->value - 1];
 
 	ExecClearTuple(slot);
 	if (!cs->started)
@@ -491,6 +494,7 @@ wcCellsIterateForeignScan(ForeignScanState *node)
 		cs->have_batch = true;
 	}
 	cs->batch.rows_left--;
+	cs->versions_read++;
 	if (!wc_read_batch_row(&cs->batch.r, &row) || row.ncells != 3)
 		malformed_batch();
 	for (int i = 0; i < 3; i++)
@@ -515,6 +519,11 @@ wcCellsIterateForeignScan(ForeignScanState *node)
 	slot->tts_values[ct->qualifier - 1] = wc_decode_rowkey(cells[1].data, cells[1].len,
 														   ct->qual_type);
 	slot->tts_values[ct->ts - 1] = TimestampTzGetDatum((TimestampTz) ts - WC_UNIX_EPOCH_OFFSET_US);
+	/* a value that does not decode is named by its own family and qualifier */
+	col->family = pnstrdup((const char *) cells[0].data, cells[0].len);
+	col->qualifier = ct->qual_type == BYTEAOID ?
+		wc_printable_key(cells[1].data, cells[1].len) :
+		pnstrdup((const char *) cells[1].data, cells[1].len);
 	slot->tts_values[ct->value - 1] = wc_decode_value(cells[2].data, cells[2].len, ct->t,
 													  ct->value, row.key.data, row.key.len);
 	slot->tts_isnull[ct->rowkey - 1] = false;
@@ -530,7 +539,10 @@ static void
 cells_stop(WcCellsScan *cs)
 {
 	if (cs->remote)
+	{
+		cs->entries_read += wc_client_scan_entries(cs->scan);
 		wc_client_scan_end(cs->scan);
+	}
 	cs->remote = false;
 	cs->started = false;
 }
@@ -551,6 +563,23 @@ wcCellsEndForeignScan(ForeignScanState *node)
 		return;
 	cells_stop(cs);
 	wc_client_snapshot_release(cs->snapshot);
+}
+
+/*
+ * wc_cells_scan_read
+ *		The versions the worker returned and the entries it read, for
+ *		EXPLAIN ANALYZE; false without a scan state.
+ */
+bool
+wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries)
+{
+	WcCellsScan *cs = node->fdw_state;
+
+	if (cs == NULL)
+		return false;
+	*versions = cs->versions_read;
+	*entries = cs->entries_read + (cs->remote ? wc_client_scan_entries(cs->scan) : 0);
+	return true;
 }
 
 void
