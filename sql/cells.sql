@@ -160,7 +160,13 @@ INSERT INTO cells VALUES ('w', 'a', 'y', 'infinity', 'v');
 INSERT INTO cells VALUES ('w', 'a', 'y', NULL, 'ok'), ('w', 'a', 'z', '-infinity', 'v');
 INSERT INTO cells VALUES ('w', 'a', 'y', NULL, 'v') ON CONFLICT DO NOTHING;
 SELECT qualifier, value FROM cells WHERE rowkey = 'w';
-DELETE FROM cells WHERE rowkey = 'w';
+-- COPY writes versions as INSERT does
+COPY cells FROM stdin;
+w	b	copied	2020-06-01 00:00:00+00	copy 1
+w	b	copied	2020-06-02 00:00:00+00	copy 2
+\.
+SELECT qualifier, ts, value FROM cells WHERE rowkey = 'w' AND family = 'b';
+DELETE FROM cells WHERE rowkey = 'w' RETURNING family, qualifier, value;
 SELECT count(*) FROM cells WHERE rowkey = 'w';
 
 -- ---------------------------------------------------------------------
@@ -240,11 +246,13 @@ SELECT * FROM mapped WHERE rowkey = 'row1';
 -- a row tombstone (a mapped DELETE) the row's; tombstones are not rows
 UPDATE mapped SET q2 = NULL WHERE rowkey = 'row4';
 SELECT family, qualifier, count(*) FROM cells WHERE rowkey = 'row4' GROUP BY 1, 2 ORDER BY 1, 2;
+-- (in one transaction, so that nothing can reclaim the tombstone in between)
+BEGIN;
 DELETE FROM mapped WHERE rowkey = 'row5';
-SELECT count(*) FROM cells WHERE rowkey = 'row5';
 -- a version older than the row tombstone stays hidden, a newer one shows
 INSERT INTO cells VALUES ('row5', 'a', 'q1', '2021-03-05 12:10+00', 'before the delete'),
                          ('row5', 'a', 'q1', now() + interval '1 day', 'after the delete');
+COMMIT;
 SELECT value FROM cells WHERE rowkey = 'row5';
 SELECT q1 FROM mapped WHERE rowkey = 'row5';
 DELETE FROM cells WHERE rowkey = 'row5';
@@ -306,6 +314,7 @@ SELECT set_config('widecolumn.as_of', ((SELECT t0 FROM t0) - interval '1 day')::
 SELECT family, qualifier, string_agg(value, ' ' ORDER BY ts DESC) AS kept
   FROM gc GROUP BY 1, 2 ORDER BY 1, 2;
 -- writing while it is set is an error
+SET widecolumn.as_of = '2021-03-05 12:02:30+00';
 INSERT INTO cells VALUES ('row3', 'a', 'q1', NULL, 'x');
 RESET widecolumn.as_of;
 -- a generic plan reads as of the setting when it runs

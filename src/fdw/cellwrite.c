@@ -23,6 +23,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
@@ -63,6 +64,7 @@ typedef struct WcCellsModify
 {
 	WcCellsTable *ct;
 	AttrNumber	junk[4];		/* rowkey, family, qualifier, ts of the version read */
+	AttrNumber	wholerow;		/* DELETE RETURNING: the row read, or 0 */
 	MemoryContext row_cxt;
 } WcCellsModify;
 
@@ -221,6 +223,10 @@ wcCellsAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 										   att->atttypmod, att->attcollation, 0),
 							 rtindex, junk_names[i]);
 	}
+	/* DELETE RETURNING returns the version as it was (UPDATE has it anyway) */
+	if (root->parse->commandType == CMD_DELETE && root->parse->returningList != NIL)
+		add_row_identity_var(root, makeVar(rtindex, InvalidAttrNumber, RECORDOID, -1, InvalidOid, 0),
+							 rtindex, "wholerow");
 }
 
 static List *
@@ -267,6 +273,7 @@ wcCellsBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 			if (!AttributeNumberIsValid(ms->junk[i]))
 				elog(ERROR, "could not find junk column %s", junk_names[i]);
 		}
+		ms->wholerow = ExecFindJunkAttributeInTlist(subplan->targetlist, "wholerow");
 	}
 }
 
@@ -456,6 +463,25 @@ wcCellsExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 		   true, NULL, 0);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->row_cxt);
+
+	/* RETURNING shows the version as it was */
+	if (AttributeNumberIsValid(ms->wholerow))
+	{
+		bool		isnull;
+		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow, &isnull);
+
+		if (!isnull)
+		{
+			HeapTupleHeader th = DatumGetHeapTupleHeader(d);
+			HeapTupleData tup;
+
+			tup.t_len = HeapTupleHeaderGetDatumLength(th);
+			ItemPointerSetInvalid(&tup.t_self);
+			tup.t_tableOid = InvalidOid;
+			tup.t_data = th;
+			ExecForceStoreHeapTuple(heap_copytuple(&tup), slot, true);
+		}
+	}
 	return slot;
 }
 
