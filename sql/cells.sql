@@ -204,6 +204,13 @@ ROLLBACK TO s1;
 INSERT INTO cells VALUES ('t', 'b', 'x', '2021-01-01 00:00+00', 'kept too');
 COMMIT;
 SELECT family, qualifier, value FROM cells WHERE rowkey = 't';
+-- once a savepoint's rollback took the writes back, reading is allowed again
+BEGIN;
+SAVEPOINT s;
+INSERT INTO cells VALUES ('t', 'a', 'x', '2021-01-01 00:00+00', 'undone');
+ROLLBACK TO s;
+SELECT family, qualifier, value FROM cells WHERE rowkey = 't';
+COMMIT;
 -- the transaction's own writes are not shown: reading after writing is an error
 BEGIN;
 DELETE FROM cells WHERE rowkey = 't' AND family = 'b';

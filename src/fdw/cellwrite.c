@@ -58,6 +58,7 @@ static MemoryContext ops_cxt = NULL;
 static WcCellOp *ops = NULL;
 static int	nops = 0;
 static int	ops_cap = 0;
+static List *written = NIL;		/* the WcTxnTables of ops, each once */
 
 /* Executor state of a cells-layout result relation. */
 typedef struct WcCellsModify
@@ -82,9 +83,15 @@ wc_cells_pending(void)
 bool
 wc_cells_written(WcTable *t)
 {
-	for (int i = 0; i < nops; i++)
-		if (ops[i].tt->serverid == t->serverid && strcmp(ops[i].tt->table, t->table) == 0)
+	ListCell   *lc;
+
+	foreach(lc, written)
+	{
+		WcTxnTable *tt = lfirst(lc);
+
+		if (tt->serverid == t->serverid && strcmp(tt->table, t->table) == 0)
 			return true;
+	}
 	return false;
 }
 
@@ -130,6 +137,7 @@ cells_xact_callback(XactEvent event, void *arg)
 			ops_cxt = NULL;
 			ops = NULL;
 			nops = ops_cap = 0;
+			written = NIL;
 			break;
 		default:
 			break;
@@ -141,13 +149,20 @@ cells_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 					   SubTransactionId parentSubid, void *arg)
 {
 	int			kept = 0;
+	MemoryContext old;
 
-	if (event != SUBXACT_EVENT_ABORT_SUB)
+	if (event != SUBXACT_EVENT_ABORT_SUB || nops == 0)
 		return;
+	old = MemoryContextSwitchTo(ops_cxt);
+	written = NIL;
 	for (int i = 0; i < nops; i++)
 		if (ops[i].subid < mySubid)
+		{
 			ops[kept++] = ops[i];
+			written = list_append_unique_ptr(written, ops[i].tt);
+		}
 	nops = kept;
+	MemoryContextSwitchTo(old);
 }
 
 /* Register the transaction callbacks (from _PG_init). */
@@ -203,6 +218,13 @@ log_op(WcCellsTable *ct, const uint8 *rowkey, size_t rowkey_len,
 	op->value = value ? keep(value, value_len) : NULL;
 	op->value_len = value_len;
 	nops++;
+	if (!list_member_ptr(written, tt))
+	{
+		MemoryContext old = MemoryContextSwitchTo(ops_cxt);
+
+		written = lappend(written, tt);
+		MemoryContextSwitchTo(old);
+	}
 	pfree(prefix);
 }
 
