@@ -204,31 +204,64 @@ ROLLBACK TO s1;
 INSERT INTO cells VALUES ('t', 'b', 'x', '2021-01-01 00:00+00', 'kept too');
 COMMIT;
 SELECT family, qualifier, value FROM cells WHERE rowkey = 't';
--- once a savepoint's rollback took the writes back, reading is allowed again
+-- the transaction's own writes are read as they will be committed, a
+-- version the commit stamps with a NULL ts until then: against the native
+-- table doing the same
 BEGIN;
-SAVEPOINT s;
-INSERT INTO cells VALUES ('t', 'a', 'x', '2021-01-01 00:00+00', 'undone');
-ROLLBACK TO s;
-SELECT family, qualifier, value FROM cells WHERE rowkey = 't';
-COMMIT;
--- the transaction's own writes are not shown: reading after writing is an error
-BEGIN;
+INSERT INTO cells VALUES ('t', 'a', 'x', '2021-01-02 00:00+00', 'own explicit'),
+                         ('t', 'a', 'x', NULL, 'own commit time');
+INSERT INTO oracle VALUES ('t', 'a', 'x', '2021-01-02 00:00+00', 'own explicit'),
+                          ('t', 'a', 'x', NULL, 'own commit time'),
+                          ('t', 'a', 'x', '2021-01-01 00:00+00', 'kept'),
+                          ('t', 'b', 'x', '2021-01-01 00:00+00', 'kept too');
+SELECT family, qualifier, ts, value FROM cells WHERE rowkey = 't';
 DELETE FROM cells WHERE rowkey = 't' AND family = 'b';
-SELECT count(*) FROM cells WHERE rowkey = 't';
-ROLLBACK;
+DELETE FROM oracle WHERE rowkey = 't' AND family = 'b';
+UPDATE cells SET value = value || ' +' WHERE rowkey = 't' AND qualifier = 'x';
+UPDATE oracle SET value = value || ' +' WHERE rowkey = 't' AND qualifier = 'x';
+SELECT family, qualifier, ts, value FROM cells WHERE rowkey = 't';
+SELECT same('true');
+-- the version the commit would write is removed
+DELETE FROM cells WHERE rowkey = 't' AND ts IS NULL;
+DELETE FROM oracle WHERE rowkey = 't' AND ts IS NULL;
+SELECT same($$rowkey = 't'$$);
+SAVEPOINT s;
+INSERT INTO cells VALUES ('t', 'a', 'y', NULL, 'undone');
+SELECT qualifier, value FROM cells WHERE rowkey = 't' AND qualifier = 'y';
+ROLLBACK TO s;
+SELECT qualifier, value FROM cells WHERE rowkey = 't' AND qualifier = 'y';
+COMMIT;
+SELECT family, qualifier, ts, value FROM cells WHERE rowkey = 't';
+SELECT same('true');
+DELETE FROM cells WHERE rowkey = 't';
+DELETE FROM oracle WHERE rowkey = 't';
+-- a version written at the commit's time and rewritten: the later value
+BEGIN;
+INSERT INTO cells VALUES ('t', 'a', 'z', NULL, 'first');
+UPDATE cells SET value = 'second' WHERE rowkey = 't' AND ts IS NULL;
+SELECT qualifier, ts IS NULL AS pending, value FROM cells WHERE rowkey = 't';
+COMMIT;
+SELECT qualifier, ts > now() - interval '1 hour' AS recent, value FROM cells WHERE rowkey = 't';
+DELETE FROM cells WHERE rowkey = 't';
 CREATE FOREIGN TABLE mapped (
     rowkey text COLLATE "C",
     q1 text OPTIONS (column 'a:q1'),
     q2 text OPTIONS (column 'a:q2'),
     bq1 text OPTIONS (column 'b:q1')
 ) SERVER cells_srv OPTIONS (table 'data');
+-- a mapped table's writes are read too: a cell, a cell tombstone, a row tombstone
+BEGIN;
+UPDATE mapped SET q1 = 'mapped, own', q2 = NULL WHERE rowkey = 'row2';
+DELETE FROM mapped WHERE rowkey = 'row3';
+SELECT qualifier, ts IS NULL AS pending, value FROM cells
+  WHERE rowkey = 'row2' AND family = 'a' AND qualifier IN ('q1', 'q2');
+SELECT count(*) FROM cells WHERE rowkey = 'row3';
+ROLLBACK;
+SELECT count(*) FROM cells WHERE rowkey IN ('row2', 'row3');
+-- but a mapped table does not show the writes of a cells-layout table
 BEGIN;
 INSERT INTO cells VALUES ('t', 'a', 'q1', NULL, 'x');
 SELECT * FROM mapped WHERE rowkey = 't';
-ROLLBACK;
-BEGIN;
-INSERT INTO mapped VALUES ('t', 'x');
-SELECT * FROM cells WHERE rowkey = 't';
 ROLLBACK;
 -- a cells table and a mapped one written in one transaction commit together
 BEGIN;
@@ -304,6 +337,12 @@ CREATE FOREIGN TABLE gc_mapped (
     age_and_v2 text OPTIONS (column 'age_and_v2:old')
 ) SERVER cells_srv OPTIONS (table 'gc');
 SELECT * FROM gc_mapped;
+-- the transaction's own versions count for the policy as they will once committed
+BEGIN;
+INSERT INTO gc VALUES ('r', 'v2', 'c', NULL, 'own'), ('r', 'age', 'c', (SELECT t0 FROM t0) - interval '5 days', 'own, old');
+SELECT family, string_agg(value, ' ' ORDER BY ts DESC NULLS FIRST) AS kept
+  FROM gc WHERE family IN ('v2', 'age') AND qualifier = 'c' GROUP BY 1 ORDER BY 1;
+ROLLBACK;
 -- a stricter policy applies at once
 SELECT widecolumn.set_gc_policy('cells_srv', 'gc', 'keep', 'maxversions=1');
 SELECT family, qualifier, string_agg(value, ' ' ORDER BY ts DESC) AS kept

@@ -96,7 +96,7 @@ routeBeginForeignScan(ForeignScanState *node, int eflags)
 		return;
 	}
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY) && wc_cells_pending())
-		wc_cells_check_reads(wc_get_table(RelationGetRelid(node->ss.ss_currentRelation)), false);
+		wc_cells_check_reads(wc_get_table(RelationGetRelid(node->ss.ss_currentRelation)));
 	mapped.BeginForeignScan(node, eflags);
 }
 

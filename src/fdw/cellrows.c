@@ -10,11 +10,12 @@
  * seeks by.  A filter only narrows what is read: the plan checks every
  * condition on each row.
  *
- * The transaction's own uncommitted writes are not merged into a cells
- * scan: reading a stored table through a cells-layout table after the
- * transaction has written to it (through any foreign table), or through
- * a mapped table after writing to it through a cells-layout table, is an
- * error (wc_cells_check_reads).
+ * The transaction's own uncommitted writes to the stored table, through
+ * mapped and cells-layout tables, go with the request as its overlay,
+ * which the worker reads as if it were stored: a version the commit will
+ * stamp has a NULL ts until then.  (A mapped table's scan merges only the
+ * mapped tables' writes: reading one after writing its stored table
+ * through a cells-layout table is an error, wc_cells_check_reads.)
  *
  *-------------------------------------------------------------------------
  */
@@ -45,6 +46,8 @@ typedef struct WcCellsScan
 	uint32		snapshot;
 	uint64		as_of;
 	SubTransactionId subid;
+	uint32		horizon;		/* the transaction's writes it sees: of mapped */
+	int			nops;			/* ... and of cells-layout tables */
 	bool		started;
 	bool		remote;			/* a storage scan is open */
 	bool		stored_done;
@@ -73,32 +76,20 @@ typedef struct WcCellsWanted
 
 /*
  * wc_cells_check_reads
- *		Refuse a read that would miss the transaction's own writes: of a
- *		cells-layout table (cells) once the stored table was written to,
- *		of a mapped one once it was written to through a cells-layout table.
+ *		Refuse a read of a mapped table that would miss the transaction's
+ *		writes to its stored table through a cells-layout table: a mapped
+ *		scan merges only the mapped tables' writes.
  */
 void
-wc_cells_check_reads(WcTable *t, bool cells)
+wc_cells_check_reads(WcTable *t)
 {
-	WcTxnTable *tt;
-
-	if (wc_cells_written(t) && !cells)
+	if (wc_cells_written(t))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot read foreign table \"%s\" after this transaction wrote to stored table \"%s\" through a cells-layout table",
 						t->relname, t->table),
-				 errdetail("The writes of a cells-layout table are not visible before COMMIT."),
-				 errhint("Commit the writes first, or read before writing.")));
-	if (!cells)
-		return;
-	tt = wc_txn_table(t, false);
-	if (wc_cells_written(t) || (tt != NULL && tt->nrows > 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot read cells-layout foreign table \"%s\" after this transaction wrote to stored table \"%s\"",
-						t->relname, t->table),
-				 errdetail("A cells-layout table does not show the transaction's own writes before COMMIT."),
-				 errhint("Commit the writes first, or read before writing.")));
+				 errdetail("A table that maps columns to cells does not show the transaction's writes through a cells-layout table before COMMIT."),
+				 errhint("Commit the writes first, or read the stored table through a cells-layout table.")));
 }
 
 static void
@@ -112,7 +103,6 @@ wcCellsBeginForeignScan(ForeignScanState *node, int eflags)
 	cs = palloc0(sizeof(WcCellsScan));
 	node->fdw_state = cs;
 	cs->ct = wc_cells_table(RelationGetRelid(node->ss.ss_currentRelation));
-	wc_cells_check_reads(cs->ct->t, true);
 	cs->cond = list_nth(plan->fdw_private, WcCellsPrivateCond);
 	cs->filters = list_nth(plan->fdw_private, WcCellsPrivateFilters);
 	cs->exprstates = ExecInitExprList(plan->fdw_exprs, (PlanState *) node);
@@ -126,6 +116,66 @@ wcCellsBeginForeignScan(ForeignScanState *node, int eflags)
 	cs->snapshot = wc_client_snapshot_acquire(cs->db);
 	cs->subid = GetCurrentSubTransactionId();
 	cs->as_of = wc_as_of_for_read();
+	/* its statement's own writes come after it, as for a mapped scan */
+	cs->horizon = wc_txn_horizon();
+	cs->nops = wc_cells_op_count();
+}
+
+/*
+ * own_writes
+ *		The transaction's writes to the scan's stored table before the scan
+ *		began, as the overlay of the SCAN request (wire.h): a mapped
+ *		table's rows as the commit will write them, then the cells-layout
+ *		tables' operations, the order the commit applies them in.
+ */
+static void
+own_writes(WcCellsScan *cs, WcScanRequest *req)
+{
+	WcTable    *t = cs->ct->t;
+	WcTxnTable *tt = wc_txn_table(t, false);
+	StringInfo	buf;
+	StringInfoData key;
+
+	if (tt == NULL)
+		return;
+	buf = makeStringInfo();
+	initStringInfo(&key);
+	wc_txn_sort_rows(tt);
+	for (int r = 0; r < tt->nsorted; r++)
+	{
+		WcTxnRow	row;
+		size_t		plen;
+		uint8	   *prefix;
+
+		if (!wc_txn_replay(tt, tt->rows[r], cs->horizon, &row))
+			continue;
+		prefix = wc_row_key(t, row.rowkey, row.rowkey_len, &plen);
+		if (row.deleted)
+		{
+			resetStringInfo(&key);
+			appendBinaryStringInfo(&key, (const char *) prefix, plen);
+			appendBinaryStringInfo(&key, (const char *) wc_row_tombstone_fq,
+								   sizeof(wc_row_tombstone_fq));
+			wc_write_overlay_entry(buf, (uint8 *) key.data, key.len,
+								   WC_OVERLAY_ROW_TOMBSTONE, true, 0, NULL, 0);
+			req->noverlay++;
+		}
+		for (int i = 0; i < row.ncells; i++)
+		{
+			WcTxnCell  *c = &row.cells[i];
+
+			resetStringInfo(&key);
+			appendBinaryStringInfo(&key, (const char *) prefix, plen);
+			appendBinaryStringInfo(&key, (const char *) c->famqual, c->famqual_len);
+			wc_write_overlay_entry(buf, (uint8 *) key.data, key.len,
+								   c->value ? WC_OVERLAY_PUT : WC_OVERLAY_CELL_TOMBSTONE,
+								   true, 0, c->value, c->value ? c->value_len : 0);
+			req->noverlay++;
+		}
+	}
+	wc_cells_overlay(tt, cs->nops, buf, &req->noverlay);
+	req->overlay.data = (uint8 *) buf->data;
+	req->overlay.len = buf->len;
 }
 
 static StringInfo
@@ -448,6 +498,7 @@ cells_start(ForeignScanState *node, WcCellsScan *cs)
 	}
 	req.nquals = list_length(w.points);
 	req.quals = wc_client_wire_ranges(w.points);
+	own_writes(cs, &req);
 
 	cs->scan = wc_client_scan_request(cs->db, &req, ranges,
 									  cs->subid != InvalidSubTransactionId ? cs->subid :
@@ -472,7 +523,7 @@ wcCellsIterateForeignScan(ForeignScanState *node)
 	WcCellsTable *ct = cs->ct;
 	MemoryContext old;
 	WcBatchRow	row;
-	WcBytes		cells[3];
+	WcBytes		cells[4];
 	uint64		ts;
 	WcColumn   *col = &ct->t->cols[ct->value - 1];
 
@@ -495,9 +546,10 @@ wcCellsIterateForeignScan(ForeignScanState *node)
 	}
 	cs->batch.rows_left--;
 	cs->versions_read++;
-	if (!wc_read_batch_row(&cs->batch.r, &row) || row.ncells != 3)
+	/* a fourth, empty cell: a version this transaction's commit will stamp */
+	if (!wc_read_batch_row(&cs->batch.r, &row) || row.ncells < 3 || row.ncells > 4)
 		malformed_batch();
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < row.ncells; i++)
 	{
 		uint16		idx;
 
@@ -529,7 +581,7 @@ wcCellsIterateForeignScan(ForeignScanState *node)
 	slot->tts_isnull[ct->rowkey - 1] = false;
 	slot->tts_isnull[ct->family - 1] = false;
 	slot->tts_isnull[ct->qualifier - 1] = false;
-	slot->tts_isnull[ct->ts - 1] = false;
+	slot->tts_isnull[ct->ts - 1] = row.ncells == 4;
 	slot->tts_isnull[ct->value - 1] = false;
 	MemoryContextSwitchTo(old);
 	return ExecStoreVirtualTuple(slot);

@@ -67,7 +67,7 @@ extern void wc_cells_explain_scan(ForeignScanState *node, ExplainState *es);
 
 /* in cellrows.c */
 extern void wc_cells_scan_register(FdwRoutine *routine);
-extern void wc_cells_check_reads(WcTable *t, bool cells);
+extern void wc_cells_check_reads(WcTable *t);
 extern bool wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries);
 
 /* in cellwrite.c */
@@ -75,6 +75,8 @@ extern void wc_cells_modify_register(FdwRoutine *routine);
 extern bool wc_cells_pending(void);
 extern bool wc_cells_written(WcTable *t);
 extern void wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload);
+extern int	wc_cells_op_count(void);
+extern void wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n);
 extern void wc_cells_init(void);
 
 #endif							/* WC_FDW_CELLS_H */

@@ -110,7 +110,9 @@ wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload)
 		if (op->tt != tt)
 			continue;
 		wc_write_row(payload, op->prefix, op->prefix_len, false, 1);
-		if (op->at_ts)
+		if (op->remove && !op->at_ts)
+			wc_write_row_cell_remove_now(payload, op->famqual, op->famqual_len);
+		else if (op->at_ts)
 			wc_write_row_cell_at(payload, op->famqual, op->famqual_len,
 								 op->remove ? NULL : op->value, op->value_len, op->ts);
 		else
@@ -121,6 +123,41 @@ wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload)
 			resetStringInfo(payload);
 		}
 	}
+}
+
+/* How many operations the log holds: a scan sees those before it began. */
+int
+wc_cells_op_count(void)
+{
+	return nops;
+}
+
+/*
+ * wc_cells_overlay
+ *		Append the first upto operations on tt's stored table to a cells
+ *		scan's overlay, in the order the commit applies them.
+ */
+void
+wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n)
+{
+	StringInfoData key;
+
+	initStringInfo(&key);
+	for (int i = 0; i < upto && i < nops; i++)
+	{
+		WcCellOp   *op = &ops[i];
+
+		if (op->tt != tt)
+			continue;
+		resetStringInfo(&key);
+		appendBinaryStringInfo(&key, (const char *) op->prefix, op->prefix_len);
+		appendBinaryStringInfo(&key, (const char *) op->famqual, op->famqual_len);
+		wc_write_overlay_entry(buf, (uint8 *) key.data, key.len,
+							   op->remove ? WC_OVERLAY_REMOVE : WC_OVERLAY_PUT,
+							   !op->at_ts, op->ts, op->value, op->remove ? 0 : op->value_len);
+		(*n)++;
+	}
+	pfree(key.data);
 }
 
 static void
@@ -408,8 +445,12 @@ same_value(Form_pg_attribute att, Datum a, Datum b)
 		memcmp(VARDATA_ANY(x), VARDATA_ANY(y), VARSIZE_ANY_EXHDR(x)) == 0;
 }
 
-/* The version a row of the UPDATE's or DELETE's scan named. */
-static void
+/*
+ * The version a row of the UPDATE's or DELETE's scan named.  Returns false
+ * for one that this transaction writes at its commit's time (its ts is
+ * NULL until then).
+ */
+static bool
 version_read(WcCellsModify *ms, TupleTableSlot *planSlot, Datum *vals)
 {
 	for (int i = 0; i < 4; i++)
@@ -417,9 +458,12 @@ version_read(WcCellsModify *ms, TupleTableSlot *planSlot, Datum *vals)
 		bool		isnull;
 
 		vals[i] = ExecGetJunkAttribute(planSlot, ms->junk[i], &isnull);
+		if (isnull && i == 3)
+			return false;
 		if (isnull)
 			elog(ERROR, "cell version identity is NULL");
 	}
+	return true;
 }
 
 static TupleTableSlot *
@@ -437,14 +481,17 @@ wcCellsExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	size_t		fqlen;
 	StringInfoData value;
 
-	version_read(ms, planSlot, vals);
+	bool		at_ts = version_read(ms, planSlot, vals);
+
 	slot_getallattrs(slot);
 	for (int i = 0; i < 4; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(slot->tts_tupleDescriptor, attnums[i] - 1);
+		bool		same = i == 3 && !at_ts ? slot->tts_isnull[attnums[i] - 1] :
+			!slot->tts_isnull[attnums[i] - 1] &&
+			same_value(att, vals[i], slot->tts_values[attnums[i] - 1]);
 
-		if (slot->tts_isnull[attnums[i] - 1] ||
-			!same_value(att, vals[i], slot->tts_values[attnums[i] - 1]))
+		if (!same)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("cannot change column \"%s\" of cells-layout foreign table \"%s\"",
@@ -458,7 +505,9 @@ wcCellsExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 	fq = famqual_of(ct, vals[1], vals[2], &fqlen);
 	initStringInfo(&value);
 	wc_encode_value(&value, slot->tts_values[ct->value - 1], ct->t->cols[ct->value - 1].type);
-	log_op(ct, rowkey, rowkey_len, fq, fqlen, true, key_ts(ct, DatumGetTimestampTz(vals[3])),
+	/* a version written at the commit's time is written again, the later wins */
+	log_op(ct, rowkey, rowkey_len, fq, fqlen, at_ts,
+		   at_ts ? key_ts(ct, DatumGetTimestampTz(vals[3])) : 0,
 		   false, (uint8 *) value.data, value.len);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->row_cxt);
@@ -477,12 +526,14 @@ wcCellsExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 	size_t		rowkey_len;
 	uint8	   *fq;
 	size_t		fqlen;
+	bool		at_ts;
 
-	version_read(ms, planSlot, vals);
+	at_ts = version_read(ms, planSlot, vals);
 	wc_rowkey_bytes(vals[0], ct->rowkey_type, &rowkey, &rowkey_len);
 	fq = famqual_of(ct, vals[1], vals[2], &fqlen);
-	log_op(ct, rowkey, rowkey_len, fq, fqlen, true, key_ts(ct, DatumGetTimestampTz(vals[3])),
-		   true, NULL, 0);
+	/* without a ts: the version the commit writes, removed at its time */
+	log_op(ct, rowkey, rowkey_len, fq, fqlen, at_ts,
+		   at_ts ? key_ts(ct, DatumGetTimestampTz(vals[3])) : 0, true, NULL, 0);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(ms->row_cxt);
 

@@ -244,7 +244,9 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val, size_t plen,
 
 /*
  * A version at a timestamp the backend chose (a cells-layout table's
- * INSERT or UPDATE), or the removal of exactly that version (its DELETE).
+ * INSERT or UPDATE), or the removal of exactly that version (its DELETE),
+ * or of the version this commit writes in that cell (a DELETE of a version
+ * the transaction wrote at commit time: the batch puts it, then deletes it).
  */
 static void
 commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
@@ -252,7 +254,8 @@ commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
 {
 	uint8		tsbuf[WC_TS_LEN];
 
-	wc_encode_ts(cell->ts, tsbuf);
+	/* the removal of a version this commit writes: at its own time */
+	wc_encode_ts(cell->now ? cm->ts : cell->ts, tsbuf);
 	if (cell->present)
 	{
 		commit_put(cm, key, val, plen, cell->famqual.data, cell->famqual.len, tsbuf,

@@ -318,7 +318,9 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	initStringInfo(&s->last_family);
 	load_policies(s);
 	if (req->flags & WC_SCAN_CELLS)
-		s->vs = versions_scan_open(req, s->it, s->now, version_policy, s);
+		s->vs = versions_scan_open(req, s->it, s->now,
+								   Max(s->now, odb->last_commit_ts + 1),
+								   version_policy, s);
 	initStringInfo(&s->rowkey);
 	initStringInfo(&s->seek);
 	initStringInfo(&s->arena);

@@ -13,6 +13,12 @@
  * policy deletes is not returned, nor any older one of its cell.
  * Tombstones themselves are never returned.
  *
+ * The request's overlay, the transaction's own uncommitted writes, is
+ * merged into what the scan reads as if it were stored (the merged
+ * iterator, mi_*), those to be stamped at COMMIT with the time the next
+ * commit would get: so the rules, and the policies, apply to them as they
+ * will once they are committed.
+ *
  * The request's families and qualifier ranges are sought to, never
  * stepped over: a row is read family by family, range by range.  Versions
  * older than ts_min, and older than whatever hides them, end their cell
@@ -29,6 +35,18 @@
 
 /* Entries stepped over in one place before a seek skips the rest. */
 #define WC_STEPS_BEFORE_SEEK	8
+
+/* An entry of the overlay, as it would be stored. */
+typedef struct WcOverlay
+{
+	uint8	   *key;
+	size_t		klen;
+	uint8	   *val;
+	size_t		vlen;
+	bool		removed;		/* hides the stored entry of its key */
+	bool		pending;		/* stamped at COMMIT: its time is not known */
+	int			seq;			/* its place in the request: the last wins */
+} WcOverlay;
 
 typedef struct WcRange
 {
@@ -61,7 +79,20 @@ struct WcVersionScan
 	StringInfoData row;			/* the current row's prefix, escaped */
 	StringInfoData prefix;		/* scratch: a key prefix */
 	StringInfoData name;		/* scratch: an unescaped component */
+	/* the overlay: the transaction's own writes, sorted, one per key */
+	WcOverlay  *ov;
+	int			nov;
+	int			ovpos;			/* the first at or after the position */
+	int			cur;			/* MI_NONE, MI_STORED or MI_OVERLAY */
+	bool		shadows;		/* the overlay's entry replaces the stored one */
 };
+
+/* Where the merged position is. */
+#define MI_NONE		0
+#define MI_STORED	1
+#define MI_OVERLAY	2
+
+static void load_overlay(WcVersionScan *vs, const WcScanRequest *req, uint64 pending_ts);
 
 static WcBytes
 copy_bytes(WcBytes b)
@@ -87,7 +118,7 @@ corrupt(const uint8 *k, size_t n)
  *		The versions part of a SCAN request, on the scan's iterator.
  */
 WcVersionScan *
-versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
+versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now, uint64 pending_ts,
 				   WcVersionPolicyFn policy_of, void *policy_arg)
 {
 	WcVersionScan *vs = palloc0(sizeof(WcVersionScan));
@@ -121,7 +152,183 @@ versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
 	initStringInfo(&vs->row);
 	initStringInfo(&vs->prefix);
 	initStringInfo(&vs->name);
+	load_overlay(vs, req, pending_ts);
 	return vs;
+}
+
+/*
+ * The merged iterator: the stored entries (the scan's LevelDB iterator)
+ * with the overlay's in key order, an overlay entry replacing the stored one
+ * of its key and a removal hiding it.  Without an overlay it is the
+ * LevelDB iterator.
+ */
+static void
+mi_settle(WcVersionScan *vs)
+{
+	for (;;)
+	{
+		bool		stored = storage_iter_valid(vs->it);
+		WcOverlay  *o;
+		int			cmp = 1;
+
+		if (vs->ovpos >= vs->nov)
+		{
+			vs->cur = stored ? MI_STORED : MI_NONE;
+			return;
+		}
+		o = &vs->ov[vs->ovpos];
+		if (stored)
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(vs->it, &n);
+
+			cmp = wc_compare_bytes(k, n, o->key, o->klen);
+		}
+		if (cmp < 0)
+		{
+			vs->cur = MI_STORED;
+			return;
+		}
+		if (o->removed)
+		{
+			if (cmp == 0)
+				storage_iter_next(vs->it);
+			vs->ovpos++;
+			continue;
+		}
+		vs->cur = MI_OVERLAY;
+		vs->shadows = cmp == 0;
+		return;
+	}
+}
+
+static void
+mi_seek(WcVersionScan *vs, const uint8 *key, size_t len)
+{
+	int			lo = 0,
+				hi = vs->nov;
+
+	storage_iter_seek(vs->it, key, len);
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (wc_compare_bytes(vs->ov[mid].key, vs->ov[mid].klen, key, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	vs->ovpos = lo;
+	mi_settle(vs);
+}
+
+static void
+mi_next(WcVersionScan *vs)
+{
+	if (vs->cur == MI_STORED)
+		storage_iter_next(vs->it);
+	else if (vs->cur == MI_OVERLAY)
+	{
+		if (vs->shadows)
+			storage_iter_next(vs->it);
+		vs->ovpos++;
+	}
+	mi_settle(vs);
+}
+
+static bool
+mi_valid(WcVersionScan *vs)
+{
+	return vs->cur != MI_NONE;
+}
+
+static const uint8 *
+mi_key(WcVersionScan *vs, size_t *n)
+{
+	if (vs->cur == MI_OVERLAY)
+	{
+		*n = vs->ov[vs->ovpos].klen;
+		return vs->ov[vs->ovpos].key;
+	}
+	return storage_iter_key(vs->it, n);
+}
+
+/* Is the entry at the position one the commit will stamp? */
+static bool
+mi_pending(WcVersionScan *vs)
+{
+	return vs->cur == MI_OVERLAY && vs->ov[vs->ovpos].pending;
+}
+
+static const uint8 *
+mi_value(WcVersionScan *vs, size_t *n)
+{
+	if (vs->cur == MI_OVERLAY)
+	{
+		*n = vs->ov[vs->ovpos].vlen;
+		return vs->ov[vs->ovpos].val;
+	}
+	return storage_iter_value(vs->it, n);
+}
+
+static int
+overlay_cmp(const void *a, const void *b)
+{
+	const WcOverlay *x = a;
+	const WcOverlay *y = b;
+	int			c = wc_compare_bytes(x->key, x->klen, y->key, y->klen);
+
+	return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/*
+ * load_overlay
+ *		The request's overlay as entries to merge: pending ones stamped
+ *		pending_ts, sorted, the last written of each key kept.
+ */
+static void
+load_overlay(WcVersionScan *vs, const WcScanRequest *req, uint64 pending_ts)
+{
+	WcReader	r;
+	int			n = 0;
+
+	if (req->noverlay == 0)
+		return;
+	vs->ov = palloc(sizeof(WcOverlay) * req->noverlay);
+	wc_reader_init(&r, req->overlay.data, req->overlay.len);
+	for (uint32 i = 0; i < req->noverlay; i++)
+	{
+		WcOverlayEntry e;
+		WcOverlay  *o = &vs->ov[i];
+
+		if (!wc_next_overlay_entry(&r, &e))
+			elog(ERROR, "overlay of a SCAN request changed after it was checked");
+		o->klen = e.key.len + WC_TS_LEN;
+		o->key = palloc(o->klen);
+		memcpy(o->key, e.key.data, e.key.len);
+		wc_encode_ts(e.pending ? pending_ts : e.ts, o->key + e.key.len);
+		o->removed = e.kind == WC_OVERLAY_REMOVE;
+		o->pending = e.pending;
+		o->vlen = e.kind == WC_OVERLAY_PUT ? e.value.len + 1 :
+			e.kind == WC_OVERLAY_CELL_TOMBSTONE ? 1 : 0;
+		o->val = palloc(o->vlen + 1);
+		if (o->vlen > 0)
+			o->val[0] = e.kind == WC_OVERLAY_PUT ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE;
+		if (e.kind == WC_OVERLAY_PUT)
+			memcpy(o->val + 1, e.value.data, e.value.len);
+		o->seq = (int) i;
+	}
+	qsort(vs->ov, req->noverlay, sizeof(WcOverlay), overlay_cmp);
+	for (uint32 i = 0; i < req->noverlay; i++)
+	{
+		if (n > 0 &&
+			wc_compare_bytes(vs->ov[n - 1].key, vs->ov[n - 1].klen,
+							 vs->ov[i].key, vs->ov[i].klen) == 0)
+			vs->ov[n - 1] = vs->ov[i];	/* a later write of the same key */
+		else
+			vs->ov[n++] = vs->ov[i];
+	}
+	vs->nov = n;
 }
 
 /* The iterator's key, if it starts with p[0, plen); else NULL. */
@@ -130,9 +337,9 @@ key_under(WcVersionScan *vs, const char *p, size_t plen, size_t *n)
 {
 	const uint8 *k;
 
-	if (!storage_iter_valid(vs->it))
+	if (!mi_valid(vs))
 		return NULL;
-	k = storage_iter_key(vs->it, n);
+	k = mi_key(vs, n);
 	if (*n < plen || memcmp(k, p, plen) != 0)
 		return NULL;
 	return k;
@@ -152,7 +359,7 @@ seek_to(WcVersionScan *vs, const char *p, size_t plen, const uint8 *tail, size_t
 	else
 		s->len = plen;
 	appendBinaryStringInfo(s, (const char *) tail, tlen);
-	storage_iter_seek(vs->it, (const uint8 *) s->data, s->len);
+	mi_seek(vs, (const uint8 *) s->data, s->len);
 }
 
 /*
@@ -172,14 +379,14 @@ skip_past(WcVersionScan *vs, const char *p, size_t plen)
 	{
 		if (key_under(vs, p, plen, &n) == NULL)
 			return;
-		storage_iter_next(vs->it);
+		mi_next(vs);
 	}
 	if (key_under(vs, p, plen, &n) == NULL)
 		return;
 	succ = palloc(plen);
 	memcpy(succ, p, plen);
 	succ[plen - 1] = 0x02;
-	storage_iter_seek(vs->it, (const uint8 *) succ, plen);
+	mi_seek(vs, (const uint8 *) succ, plen);
 	pfree(succ);
 }
 
@@ -198,10 +405,13 @@ unescape_name(WcVersionScan *vs, const uint8 *c, size_t n)
 	return consumed;
 }
 
-/* Append one version to the batch: row key, family, qualifier, value, ts. */
+/*
+ * Append one version to the batch: row key, family, qualifier, value, ts;
+ * and an empty cell 3 if the commit will stamp it (its ts is not known).
+ */
 static void
 emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
-	 const uint8 *v, size_t vlen, uint64 ts)
+	 const uint8 *v, size_t vlen, uint64 ts, bool pending)
 {
 	const uint8 *p = (const uint8 *) vs->row.data;
 	size_t		tlen,
@@ -219,6 +429,8 @@ emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
 	unescape_name(vs, fq + flen, fqlen - flen);
 	wc_write_batch_cell(w, 1, (const uint8 *) vs->name.data, vs->name.len);
 	wc_write_batch_cell(w, 2, v + 1, vlen - 1);
+	if (pending)
+		wc_write_batch_cell(w, 3, (const uint8 *) "", 0);
 	wc_write_batch_row_end(w, false, true, ts);
 	vs->emitted++;
 	if (vs->limit != 0 && vs->emitted >= vs->limit)
@@ -233,7 +445,7 @@ static void
 cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 {
 	size_t		n;
-	const uint8 *k = storage_iter_key(vs->it, &n);
+	const uint8 *k = mi_key(vs, &n);
 	size_t		rowlen = vs->row.len;
 	size_t		celllen;
 	char	   *cell;
@@ -273,14 +485,14 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 				seek_to(vs, cell, celllen, tsbuf, WC_TS_LEN);
 			}
 			else
-				storage_iter_next(vs->it);
+				mi_next(vs);
 			continue;
 		}
 		if (ts < vs->tomb_ts || ts < vs->ts_min)
 			break;
 		if (policy != NULL && wc_gc_deletes(policy, idx, vs->now > ts ? vs->now - ts : 0))
 			break;				/* and every older version too */
-		v = storage_iter_value(vs->it, &vlen);
+		v = mi_value(vs, &vlen);
 		if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
@@ -289,9 +501,10 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 		if (v[0] == WC_VALUE_TOMBSTONE)
 			break;
 		if (ts <= vs->ts_max)
-			emit(vs, w, (const uint8 *) cell + rowlen, celllen - rowlen, v, vlen, ts);
+			emit(vs, w, (const uint8 *) cell + rowlen, celllen - rowlen, v, vlen, ts,
+				 mi_pending(vs));
 		idx++;
-		storage_iter_next(vs->it);
+		mi_next(vs);
 	}
 	/* the cell's key ends with the qualifier's terminator */
 	skip_past(vs, cell, celllen);
@@ -429,16 +642,16 @@ versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
 		r = &vs->ranges[vs->range];
 		if (!vs->positioned)
 		{
-			storage_iter_seek(vs->it, r->start.data, r->start.len);
+			mi_seek(vs, r->start.data, r->start.len);
 			vs->positioned = true;
 		}
-		if (!storage_iter_valid(vs->it))
+		if (!mi_valid(vs))
 		{
 			storage_iter_check(vs->it);
 			vs->done = true;
 			break;
 		}
-		k = storage_iter_key(vs->it, &n);
+		k = mi_key(vs, &n);
 		if (r->end.len > 0 && wc_compare_bytes(k, n, r->end.data, r->end.len) >= 0)
 		{
 			vs->range++;

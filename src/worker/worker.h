@@ -143,7 +143,8 @@ extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
 typedef struct WcVersionScan WcVersionScan;
 typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *fq, size_t fqlen);
 extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
-										 WcVersionPolicyFn policy_of, void *policy_arg);
+										 uint64 pending_ts, WcVersionPolicyFn policy_of,
+										 void *policy_arg);
 extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
 							   int batch_bytes, uint64 *entries);
 

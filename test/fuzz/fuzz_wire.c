@@ -240,6 +240,22 @@ scan_request(const uint8_t *data, size_t size)
 		for (int i = 0; i < req.nquals; i++)
 			CHECK(within(req.quals[i].start, data, size) &&
 				  within(req.quals[i].end, data, size));
+		/* the overlay's entries are whole keys the worker can stamp */
+		{
+			WcReader	ov;
+			WcOverlayEntry e;
+
+			CHECK(req.noverlay == 0 || within(req.overlay, data, size));
+			wc_reader_init(&ov, req.noverlay > 0 ? req.overlay.data : data, req.overlay.len);
+			for (uint32_t i = 0; i < req.noverlay; i++)
+			{
+				CHECK(wc_next_overlay_entry(&ov, &e));
+				CHECK(n_components(e.key, 4));
+				CHECK(e.kind <= WC_OVERLAY_REMOVE);
+				CHECK(e.kind == WC_OVERLAY_PUT || e.value.len == 0);
+			}
+			CHECK(wc_reader_left(&ov) == 0);
+		}
 		initStringInfo(&buf);
 		wc_write_scan(&buf, &req);
 		check_same(&buf, data, size);
