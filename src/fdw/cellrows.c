@@ -35,6 +35,9 @@
 #include "fdw/scan.h"
 #include "fdw/txn.h"
 
+/* The most of the transaction's own writes a scan sends with it. */
+#define WC_MAX_OVERLAY_BYTES	(64 * 1024 * 1024)
+
 /* Executor state, in ForeignScanState.fdw_state. */
 typedef struct WcCellsScan
 {
@@ -174,6 +177,19 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 		}
 	}
 	wc_cells_overlay(tt, cs->nops, buf, &req->noverlay);
+
+	/*
+	 * It goes with every scan of the table until COMMIT: a bulk load is
+	 * read after it is committed.
+	 */
+	if (buf->len > WC_MAX_OVERLAY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("too many uncommitted writes to read stored table \"%s\" through cells-layout foreign table \"%s\"",
+						t->table, t->relname),
+				 errdetail("The transaction's writes to the table take %d bytes; a scan of a cells-layout table takes at most %d.",
+						   buf->len, WC_MAX_OVERLAY_BYTES),
+				 errhint("Commit the writes first.")));
 	req->overlay.data = (uint8 *) buf->data;
 	req->overlay.len = buf->len;
 }
