@@ -77,7 +77,8 @@ typedef enum WcMsgType
 							 * WC_SCAN_VERSIONS u64 version; with
 							 * WC_SCAN_CELLS a row per version: cells 0
 							 * family, 1 qualifier (both unescaped), 2 the
-							 * value, and u64 version its timestamp */
+							 * value, 3 (empty) only if the commit will
+							 * stamp it, and u64 version its timestamp */
 } WcMsgType;
 
 /* Flags of a SCAN request. */
