@@ -23,6 +23,7 @@
 
 #include "common/poll.h"
 #include "common/shmem.h"
+#include "fdw/cells.h"
 #include "fdw/fdw.h"
 #include "worker/worker.h"
 
@@ -44,6 +45,7 @@ _PG_init(void)
 	wc_poll_init();
 	wc_worker_register();
 	wc_txn_init();
+	wc_cells_init();
 	wc_client_init();
 	wc_snapshot_init();
 	/* After the settings are defined: it drops placeholders it does not know. */
@@ -63,5 +65,7 @@ widecolumn_fdw_handler(PG_FUNCTION_ARGS)
 	wc_explain_register(routine);
 	wc_analyze_register(routine);
 	wc_modify_register(routine);
+	/* last: it routes cells-layout tables away from the callbacks above */
+	wc_cells_register(routine);
 	PG_RETURN_POINTER(routine);
 }

@@ -213,6 +213,94 @@ wc_write_scan(StringInfo buf, const WcScanRequest *req)
 	for (int i = 0; i < req->ncols; i++)
 		wc_put_bytes(buf, req->cols[i].data, req->cols[i].len);
 	write_ranges(buf, req->nranges, req->ranges);
+	if (req->flags & WC_SCAN_CELLS)
+	{
+		wc_put_u64(buf, req->ts_min);
+		wc_put_u64(buf, req->ts_max);
+		wc_put_u32(buf, (uint32) req->nfams);
+		for (int i = 0; i < req->nfams; i++)
+			wc_put_bytes(buf, req->fams[i].data, req->fams[i].len);
+		write_ranges(buf, req->nquals, req->quals);
+		wc_put_u32(buf, req->noverlay);
+		if (req->overlay.len > 0)
+			appendBinaryStringInfo(buf, (const char *) req->overlay.data, req->overlay.len);
+	}
+}
+
+/*
+ * wc_write_overlay_entry
+ *		Append an entry of a cells scan's overlay to buf.
+ */
+void
+wc_write_overlay_entry(StringInfo buf, const uint8 *key, size_t key_len, uint8 kind,
+					   bool pending, uint64 ts, const uint8 *value, size_t value_len)
+{
+	wc_put_bytes(buf, key, key_len);
+	appendStringInfoChar(buf, (char) kind);
+	appendStringInfoChar(buf, pending ? 1 : 0);
+	wc_put_u64(buf, ts);
+	wc_put_bytes(buf, value ? value : (const uint8 *) "", value_len);
+}
+
+/*
+ * wc_next_overlay_entry
+ *		The next entry of an overlay that wc_read_scan has accepted.
+ */
+bool
+wc_next_overlay_entry(WcReader *r, WcOverlayEntry *e)
+{
+	e->key = wc_get_bytes(r);
+	e->kind = wc_get_u8(r);
+	e->pending = wc_get_u8(r) != 0;
+	e->ts = wc_get_u64(r);
+	e->value = wc_get_bytes(r);
+	return !r->bad;
+}
+
+/*
+ * read_overlay
+ *		The overlay of a cells scan, checked: every key is four whole
+ *		components, a row tombstone's ends with the empty family and
+ *		qualifier and a cell's does not, only a version has a value.
+ */
+static bool
+read_overlay(WcReader *r, WcScanRequest *req)
+{
+	uint32		n = wc_get_u32(r);
+	WcReader	entries;
+
+	/* each entry takes at least 18 bytes: a count beyond that is a lie */
+	if (r->bad || n > wc_reader_left(r) / 18)
+		return fail(r);
+	req->noverlay = n;
+	req->overlay.data = r->p;
+	entries = *r;
+	for (uint32 i = 0; i < n; i++)
+	{
+		WcOverlayEntry e;
+		size_t		t,
+					k;
+		bool		row_tomb;
+
+		if (!wc_next_overlay_entry(&entries, &e) || !components(e.key, 4) ||
+			e.kind > WC_OVERLAY_REMOVE)
+			return fail(r);
+		/* the family and qualifier: after the table and the row key */
+		(void) wc_component_end(e.key.data, e.key.len, &t);
+		(void) wc_component_end(e.key.data + t, e.key.len - t, &k);
+		row_tomb = e.key.len - t - k == sizeof(wc_row_tombstone_fq) &&
+			memcmp(e.key.data + t + k, wc_row_tombstone_fq, sizeof(wc_row_tombstone_fq)) == 0;
+		/* an empty family is the row tombstone's only */
+		if (!row_tomb && e.key.data[t + k] == 0x00 && e.key.data[t + k + 1] == 0x01)
+			return fail(r);
+		if (row_tomb != (e.kind == WC_OVERLAY_ROW_TOMBSTONE) ||
+			(e.kind != WC_OVERLAY_PUT && e.value.len != 0) ||
+			e.value.len > WC_MAX_VALUE)
+			return fail(r);
+	}
+	req->overlay.len = entries.p - r->p;
+	r->p = entries.p;
+	return true;
 }
 
 /*
@@ -230,6 +318,15 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 	req->cols = NULL;
 	req->nranges = 0;
 	req->ranges = NULL;
+	req->ts_min = 0;
+	req->ts_max = PG_UINT64_MAX;
+	req->nfams = 0;
+	req->fams = NULL;
+	req->nquals = 0;
+	req->quals = NULL;
+	req->noverlay = 0;
+	req->overlay.data = NULL;
+	req->overlay.len = 0;
 	if (!expect_type(r, WC_REQ_SCAN))
 		return fail(r);
 	req->db = wc_get_u32(r);
@@ -252,6 +349,31 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 	req->ncols = ncols;
 	if (!read_ranges(r, &req->nranges, &req->ranges))
 		return false;
+	if (req->flags & WC_SCAN_CELLS)
+	{
+		uint32		nfams;
+
+		/* the versions of a row come in key order only */
+		if (req->flags & WC_SCAN_REVERSE)
+			return fail(r);
+		req->ts_min = wc_get_u64(r);
+		req->ts_max = wc_get_u64(r);
+		nfams = wc_get_u32(r);
+		if (r->bad || nfams > wc_reader_left(r) / 4)
+			return fail(r);
+		req->fams = palloc(sizeof(WcBytes) * (nfams + 1));
+		for (uint32 i = 0; i < nfams; i++)
+		{
+			req->fams[i] = wc_get_bytes(r);
+			if (r->bad || !components(req->fams[i], 1))
+				return fail(r);
+		}
+		req->nfams = (int) nfams;
+		if (!read_ranges(r, &req->nquals, &req->quals))
+			return false;
+		if (!read_overlay(r, req))
+			return false;
+	}
 	return finish(r);
 }
 
@@ -313,6 +435,32 @@ wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
 		wc_put_u32(rows, 0);
 }
 
+/*
+ * wc_write_row_cell_at
+ *		A cell of a row: the version at ts, or with value NULL the removal
+ *		of exactly that version.
+ */
+void
+wc_write_row_cell_at(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+					 const uint8 *value, size_t value_len, uint64 ts)
+{
+	wc_put_bytes(rows, famqual, famqual_len);
+	appendStringInfoChar(rows, value != NULL ? WC_WRITE_PUT_AT : WC_WRITE_DELETE_AT);
+	wc_put_u32(rows, (uint32) (8 + (value != NULL ? value_len : 0)));
+	appendBinaryStringInfo(rows, (const char *) &ts, 8);
+	if (value != NULL)
+		appendBinaryStringInfo(rows, (const char *) value, value_len);
+}
+
+/* A cell of a row: the removal of the version this commit writes. */
+void
+wc_write_row_cell_remove_now(StringInfo rows, const uint8 *famqual, size_t famqual_len)
+{
+	wc_put_bytes(rows, famqual, famqual_len);
+	appendStringInfoChar(rows, WC_WRITE_DELETE_NOW);
+	wc_put_u32(rows, 0);
+}
+
 /* A WRITE request: the rows, which must hold whole rows. */
 void
 wc_write_write(StringInfo buf, uint32 db, const StringInfo rows)
@@ -342,9 +490,22 @@ wc_next_row(WcReader *rows, WcRowWrite *row)
 bool
 wc_next_row_cell(WcReader *rows, WcCellWrite *cell)
 {
+	uint8		tag;
+
 	cell->famqual = wc_get_bytes(rows);
-	cell->present = wc_get_u8(rows) == WC_VALUE_PRESENT;
+	tag = wc_get_u8(rows);
 	cell->value = wc_get_bytes(rows);
+	cell->present = tag == WC_VALUE_PRESENT || tag == WC_WRITE_PUT_AT;
+	cell->exact = tag == WC_WRITE_PUT_AT || tag == WC_WRITE_DELETE_AT ||
+		tag == WC_WRITE_DELETE_NOW;
+	cell->now = tag == WC_WRITE_DELETE_NOW;
+	cell->ts = 0;
+	if (cell->exact && !cell->now && cell->value.len >= 8)
+	{
+		memcpy(&cell->ts, cell->value.data, 8);
+		cell->value.data += 8;
+		cell->value.len -= 8;
+	}
 	return !rows->bad;
 }
 
@@ -376,6 +537,7 @@ wc_read_row_cell(WcReader *rows, WcCellWrite *cell)
 {
 	const uint8 *start = rows->p;
 	uint8		tag;
+	uint32		rawlen;
 
 	if (!wc_next_row_cell(rows, cell))
 		return false;
@@ -386,7 +548,12 @@ wc_read_row_cell(WcReader *rows, WcCellWrite *cell)
 	if (cell->famqual.len >= 2 && cell->famqual.data[0] == 0x00 &&
 		cell->famqual.data[1] == 0x01)
 		return fail(rows);
-	if (tag != WC_VALUE_PRESENT && tag != WC_VALUE_TOMBSTONE)
+	if (tag != WC_VALUE_PRESENT && tag != WC_VALUE_TOMBSTONE &&
+		tag != WC_WRITE_PUT_AT && tag != WC_WRITE_DELETE_AT && tag != WC_WRITE_DELETE_NOW)
+		return fail(rows);
+	/* an exact cell's value starts with its timestamp */
+	memcpy(&rawlen, start + 4 + cell->famqual.len + 1, 4);
+	if (cell->exact && !cell->now && rawlen < 8)
 		return fail(rows);
 	if (!cell->present && cell->value.len != 0)
 		return fail(rows);
@@ -417,6 +584,7 @@ wc_read_write(WcReader *r, WcWriteRequest *req)
 
 	req->lowest.data = req->highest.data = NULL;
 	req->lowest.len = req->highest.len = 0;
+	req->exact = false;
 	if (!expect_type(r, WC_REQ_WRITE))
 		return fail(r);
 	req->db = wc_get_u32(r);
@@ -437,6 +605,7 @@ wc_read_write(WcReader *r, WcWriteRequest *req)
 
 			if (!wc_read_row_cell(&rows, &cell))
 				break;
+			req->exact |= cell.exact;
 		}
 	}
 	if (rows.bad)

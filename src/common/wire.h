@@ -50,13 +50,18 @@ typedef enum WcMsgType
 							 * now), u16 ncols {str
 							 * family+qualifier, or a family alone: all its
 							 * cells}, u32 nranges {str start, str end
-							 * (empty: no end)}: answered BATCH */
+							 * (empty: no end)}, and with WC_SCAN_CELLS u64
+							 * ts_min, u64 ts_max, u32 nfams {str family},
+							 * u32 nquals {str start, str end}, u32 noverlay
+							 * {str key, u8 kind, u8 pending, u64 ts, str
+							 * value}: answered BATCH */
 	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH (a scan that has
 							 * ended: an empty last one) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
 	WC_REQ_WRITE = 7,		/* u32 db, then rows until the end: str
 							 * table+rowkey, u8 deleted, u32 ncells {str
-							 * family+qualifier, u8 tag (keycodec.h), str
+							 * family+qualifier, u8 tag (keycodec.h, or
+							 * WC_WRITE_PUT_AT / WC_WRITE_DELETE_AT), str
 							 * value} */
 	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync: answered OK */
 	WC_REQ_ABORT = 9,		/* u32 db */
@@ -73,7 +78,11 @@ typedef enum WcMsgType
 							 * WC_SCAN_VERSIONS u64 version.  The value of
 							 * a family alone is its live cells, in
 							 * qualifier order: {str qualifier (unescaped),
-							 * str value} (wc_read_map_entry) */
+							 * str value} (wc_read_map_entry).  With
+							 * WC_SCAN_CELLS a row per version: cells 0
+							 * family, 1 qualifier (both unescaped), 2 the
+							 * value, 3 (empty) only if the commit will
+							 * stamp it, and u64 version its timestamp */
 } WcMsgType;
 
 /* Flags of a SCAN request. */
@@ -82,6 +91,35 @@ typedef enum WcMsgType
 #define WC_SCAN_VERSIONS	0x04	/* each row ends with its version: the
 									 * newest time among its cells' newest
 									 * entries, tombstones too */
+#define WC_SCAN_CELLS		0x08	/* every version the policies keep, one
+									 * BATCH row each (a cells-layout table),
+									 * within the request's family, qualifier
+									 * and timestamp bounds; never reverse */
+
+/*
+ * The overlay of a cells scan: the transaction's own uncommitted writes to
+ * the table, which the scan reads as if they were stored.  Each entry is a
+ * key without its timestamp (table, row key, family, qualifier, escaped;
+ * the row tombstone's family and qualifier for WC_OVERLAY_ROW_TOMBSTONE),
+ * and its timestamp: ts, or with pending the time the commit will get.
+ * Entries apply in order: a later one at the same key replaces an earlier.
+ */
+#define WC_OVERLAY_PUT				0	/* a version, value the data */
+#define WC_OVERLAY_CELL_TOMBSTONE	1
+#define WC_OVERLAY_ROW_TOMBSTONE	2
+#define WC_OVERLAY_REMOVE			3	/* the stored version is removed */
+
+/*
+ * Tags of a WRITE request's cell that exist only on the wire: a version
+ * with an explicit timestamp (the value is u64 ts then the data), the
+ * removal of exactly one version (the value is u64 ts), and the removal of
+ * the version the commit itself writes.  A commit with one
+ * of them is always one LevelDB batch (docs/format.md, "Large commits").
+ */
+#define WC_WRITE_PUT_AT		0x02
+#define WC_WRITE_DELETE_AT	0x03
+#define WC_WRITE_DELETE_NOW	0x04	/* the removal of the version this same
+									 * commit writes (empty value) */
 
 /* Largest number of columns a scan may ask for. */
 #define WC_MAX_SCAN_COLUMNS	1600
@@ -92,6 +130,16 @@ typedef struct WcBytes
 	const uint8 *data;
 	size_t		len;
 } WcBytes;
+
+/* An entry of a cells scan's overlay (WC_OVERLAY_*, above). */
+typedef struct WcOverlayEntry
+{
+	WcBytes		key;
+	uint8		kind;
+	bool		pending;
+	uint64		ts;
+	WcBytes		value;
+} WcOverlayEntry;
 
 /* A key range [start, end); an empty end has no end. */
 typedef struct WcWireRange
@@ -121,6 +169,16 @@ typedef struct WcScanRequest
 	WcBytes    *cols;			/* each family+qualifier, escaped */
 	int			nranges;
 	WcWireRange *ranges;
+	/* WC_SCAN_CELLS: the versions wanted */
+	uint64		ts_min;			/* timestamps in [ts_min, ts_max] */
+	uint64		ts_max;
+	int			nfams;			/* escaped families, ascending; 0: all */
+	WcBytes    *fams;
+	int			nquals;			/* ranges of escaped qualifiers (terminator
+								 * included), ascending; 0: all */
+	WcWireRange *quals;
+	uint32		noverlay;		/* entries in overlay (WcOverlayEntry) */
+	WcBytes		overlay;		/* as wc_write_overlay_entry wrote them */
 } WcScanRequest;
 
 /*
@@ -134,6 +192,7 @@ typedef struct WcWriteRequest
 	WcBytes		rows;
 	WcBytes		lowest;
 	WcBytes		highest;
+	bool		exact;			/* a cell has WC_WRITE_PUT_AT or _DELETE_AT */
 } WcWriteRequest;
 
 /* One row of a WRITE request's rows, and one of its cells. */
@@ -149,6 +208,9 @@ typedef struct WcCellWrite
 	WcBytes		famqual;		/* escaped family and qualifier */
 	bool		present;		/* false: the cell is deleted */
 	WcBytes		value;
+	bool		exact;			/* at ts, not the commit's timestamp */
+	bool		now;			/* exact, but at the commit's timestamp */
+	uint64		ts;
 } WcCellWrite;
 
 typedef struct WcEstimateRequest
@@ -317,6 +379,14 @@ extern void wc_write_row(StringInfo rows, const uint8 *prefix, size_t prefix_len
 						 bool deleted, uint32 ncells);
 extern void wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
 							  const uint8 *value, size_t value_len);
+extern void wc_write_overlay_entry(StringInfo buf, const uint8 *key, size_t key_len,
+								   uint8 kind, bool pending, uint64 ts,
+								   const uint8 *value, size_t value_len);
+extern bool wc_next_overlay_entry(WcReader *r, WcOverlayEntry *e);
+extern void wc_write_row_cell_at(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+								 const uint8 *value, size_t value_len, uint64 ts);
+extern void wc_write_row_cell_remove_now(StringInfo rows, const uint8 *famqual,
+										 size_t famqual_len);
 extern void wc_write_commit(StringInfo buf, uint32 db, bool sync);
 extern void wc_write_abort(StringInfo buf, uint32 db);
 extern void wc_write_estimate(StringInfo buf, const WcEstimateRequest *req);

@@ -17,6 +17,7 @@
 #include "miscadmin.h"
 #include "storage/predicate.h"
 
+#include "fdw/cells.h"
 #include "fdw/fdw.h"
 #include "fdw/txn.h"
 
@@ -103,6 +104,7 @@ flush_db(const char *path, uint32 horizon)
 				resetStringInfo(&payload);
 			}
 		}
+		wc_cells_flush(tt, db, &payload);
 	}
 	if (payload.len > 0)
 		wc_client_write(db, &payload);
@@ -118,6 +120,26 @@ flush_db(const char *path, uint32 horizon)
  *		change to the log, and wait for a lock.
  */
 static void
+add_family(const char **families, int *n, const uint8 *famqual, size_t len)
+{
+	size_t		flen,
+				consumed,
+				unescaped;
+	char	   *family;
+
+	if (wc_component_end(famqual, len, &flen) != 0)
+		return;
+	family = palloc(flen + 1);
+	if (wc_unescape(famqual, flen, (uint8 *) family, &consumed, &unescaped) != 0)
+		return;
+	family[unescaped] = '\0';
+	for (int j = 0; j < *n; j++)
+		if (strcmp(families[j], family) == 0)
+			return;
+	families[(*n)++] = family;
+}
+
+static void
 families_written(void)
 {
 	List	   *tables = list_copy(wc_txn_tables);
@@ -126,30 +148,20 @@ families_written(void)
 	foreach(lc, tables)
 	{
 		WcTxnTable *tt = lfirst(lc);
-		const char **families = palloc(sizeof(char *) * (tt->ncols + 1));
+		const uint8 **famquals;
+		size_t	   *lens;
+		int			ncells;
+		const char **families;
 		int			n = 0;
 
 		if (tt->table[0] == '\0')
 			continue;			/* the family lists themselves */
+		wc_cells_famquals(tt, &famquals, &lens, &ncells);
+		families = palloc(sizeof(char *) * (tt->ncols + ncells + 1));
 		for (int i = 0; i < tt->ncols; i++)
-		{
-			size_t		flen,
-						consumed,
-						len;
-			char	   *family;
-
-			if (wc_component_end(tt->cols[i], tt->col_lens[i], &flen) != 0)
-				continue;
-			family = palloc(flen + 1);
-			if (wc_unescape(tt->cols[i], flen, (uint8 *) family, &consumed, &len) != 0)
-				continue;
-			family[len] = '\0';
-			for (int j = 0; j < n && family != NULL; j++)
-				if (strcmp(families[j], family) == 0)
-					family = NULL;
-			if (family != NULL)
-				families[n++] = family;
-		}
+			add_family(families, &n, tt->cols[i], tt->col_lens[i]);
+		for (int i = 0; i < ncells; i++)
+			add_family(families, &n, famquals[i], lens[i]);
 		if (n > 0)
 			wc_families_written(tt->desc->serverid, tt->table, families, n);
 	}
@@ -234,7 +246,7 @@ wc_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
-			if (wc_txn_horizon() == 0)
+			if (wc_txn_horizon() == 0 && !wc_cells_pending())
 				break;
 
 			/*
@@ -280,7 +292,7 @@ wc_xact_callback(XactEvent event, void *arg)
 			}
 			break;
 		case XACT_EVENT_PRE_PREPARE:
-			if (wc_txn_horizon() > 0)
+			if (wc_txn_horizon() > 0 || wc_cells_pending())
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot PREPARE a transaction that has written to widecolumn_fdw tables")));

@@ -45,6 +45,7 @@ static const WcOption valid_options[] = {
 	{"compression", ForeignServerRelationId},
 	{"table", ForeignTableRelationId},
 	{"family", ForeignTableRelationId},
+	{"layout", ForeignTableRelationId},
 	{"rowkey_delimiter", ForeignTableRelationId},
 	{"rowkey", AttributeRelationId},
 	{"rowkey_part", AttributeRelationId},
@@ -424,6 +425,16 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 			check_column_spec(defGetString(def));
 		else if (strcmp(def->defname, "map_values") == 0)
 			(void) wc_parse_map_values(def);
+		else if (strcmp(def->defname, "layout") == 0)
+		{
+			char	   *l = defGetString(def);
+
+			if (strcmp(l, "cells") != 0 && strcmp(l, "columns") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+						 errmsg("invalid value for option \"layout\": \"%s\"", l),
+						 errhint("Valid values are \"columns\" (a row per row key, the default) and \"cells\" (a row per cell version).")));
+		}
 	}
 	if (catalog == AttributeRelationId)
 		check_map_column(seen);

@@ -77,8 +77,36 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List 
 					 uint8 **cols, size_t *col_lens, int ncols,
 					 SubTransactionId subid)
 {
-	StringInfoData msg;
 	WcScanRequest req;
+	uint32		id;
+
+	memset(&req, 0, sizeof(req));
+	req.snapshot = snapshot;
+	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
+		(versions ? WC_SCAN_VERSIONS : 0);
+	req.limit = limit;
+	req.as_of = as_of;
+	req.ncols = ncols;
+	req.cols = palloc(sizeof(WcBytes) * (ncols + 1));
+	for (int i = 0; i < ncols; i++)
+	{
+		req.cols[i].data = cols[i];
+		req.cols[i].len = col_lens[i];
+	}
+	id = wc_client_scan_request(db, &req, ranges, subid);
+	pfree(req.cols);
+	return id;
+}
+
+/*
+ * wc_client_scan_request
+ *		Start the scan req asks for, of ranges; req's db, scan and ranges
+ *		are filled in here.
+ */
+uint32
+wc_client_scan_request(uint32 db, WcScanRequest *req, List *ranges, SubTransactionId subid)
+{
+	StringInfoData msg;
 	WcRemoteScan *s;
 	MemoryContext old;
 	uint32		wid;
@@ -97,26 +125,13 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List 
 	scans = lappend(scans, s);
 	MemoryContextSwitchTo(old);
 
-	req.db = wid;
-	req.snapshot = snapshot;
-	req.scan = s->id;
-	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
-		(versions ? WC_SCAN_VERSIONS : 0);
-	req.limit = limit;
-	req.as_of = as_of;
-	req.ncols = ncols;
-	req.cols = palloc(sizeof(WcBytes) * (ncols + 1));
-	for (int i = 0; i < ncols; i++)
-	{
-		req.cols[i].data = cols[i];
-		req.cols[i].len = col_lens[i];
-	}
-	req.nranges = list_length(ranges);
-	req.ranges = wc_client_wire_ranges(ranges);
+	req->db = wid;
+	req->scan = s->id;
+	req->nranges = list_length(ranges);
+	req->ranges = wc_client_wire_ranges(ranges);
 	initStringInfo(&msg);
-	wc_write_scan(&msg, &req);
-	pfree(req.cols);
-	pfree(req.ranges);
+	wc_write_scan(&msg, req);
+	pfree(req->ranges);
 	s->asked = 1;
 	wc_client_send_for_scan(&msg, s->id);
 	return s->id;

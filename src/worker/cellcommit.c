@@ -243,6 +243,32 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val, size_t plen,
 }
 
 /*
+ * A version at a timestamp the backend chose (a cells-layout table's
+ * INSERT or UPDATE), or the removal of exactly that version (its DELETE),
+ * or of the version this commit writes in that cell (a DELETE of a version
+ * the transaction wrote at commit time: the batch puts it, then deletes it).
+ */
+static void
+commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
+			 StringInfo val)
+{
+	uint8		tsbuf[WC_TS_LEN];
+
+	/* the removal of a version this commit writes: at its own time */
+	wc_encode_ts(cell->now ? cm->ts : cell->ts, tsbuf);
+	if (cell->present)
+	{
+		commit_put(cm, key, val, plen, cell->famqual.data, cell->famqual.len, tsbuf,
+				   WC_VALUE_PRESENT, cell->value.data, cell->value.len);
+		return;
+	}
+	key->len = plen;
+	appendBinaryStringInfo(key, (const char *) cell->famqual.data, cell->famqual.len);
+	appendBinaryStringInfo(key, (const char *) tsbuf, WC_TS_LEN);
+	storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
+}
+
+/*
  * Is this commit written in chunks by cells_commit?  The caller must then
  * wait for the commit writer first (storage_writer_drain), so that the
  * chunks go after every commit before it.
@@ -253,6 +279,14 @@ cells_commit_is_large(WcClientWrites *w)
 	ListCell   *lc;
 	size_t		total = 0;
 
+	/*
+	 * An interrupted large commit is undone by removing the entries stamped
+	 * with its timestamp: that cannot undo a version written at another
+	 * time, nor bring back a removed one.  So such a commit is one batch,
+	 * whatever its size (docs/format.md, "Large commits").
+	 */
+	if (w->exact)
+		return false;
 	foreach(lc, w->msgs)
 		total += ((StringInfo) lfirst(lc))->len;
 	return total > WC_COMMIT_CHUNK_BYTES;
@@ -332,10 +366,13 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 
 					if (!wc_next_row_cell(&rows, &cell))
 						break;
-					commit_put(&cm, &key, &val, row.prefix.len,
-							   cell.famqual.data, cell.famqual.len, tsbuf,
-							   cell.present ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE,
-							   cell.value.data, cell.value.len);
+					if (cell.exact)
+						commit_exact(&cm, &key, row.prefix.len, &cell, &val);
+					else
+						commit_put(&cm, &key, &val, row.prefix.len,
+								   cell.famqual.data, cell.famqual.len, tsbuf,
+								   cell.present ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE,
+								   cell.value.data, cell.value.len);
 				}
 			}
 			if (rows.bad)

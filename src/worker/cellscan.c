@@ -109,7 +109,10 @@ struct WcCellScan
 	WcEntry    *entries_buf;
 	int			entries_cap;
 	WcRowState	row;
+	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
 };
+
+static const WcGcPolicy *version_policy(void *arg, const uint8 *fq, size_t fqlen);
 
 static pg_attribute_noreturn() void
 corrupt_key(const uint8 *k, size_t n)
@@ -339,6 +342,10 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	s->now = cells_unix_micros();
 	initStringInfo(&s->last_family);
 	load_policies(s);
+	if (req->flags & WC_SCAN_CELLS)
+		s->vs = versions_scan_open(req, s->it, s->now,
+								   Max(s->now, odb->last_commit_ts + 1),
+								   version_policy, s);
 	initStringInfo(&s->rowkey);
 	initStringInfo(&s->seek);
 	initStringInfo(&s->arena);
@@ -440,6 +447,13 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 			memcmp(s->policies[i].family.p, fq, flen) == 0)
 			s->last_policy = &s->policies[i].policy;
 	return s->last_policy;
+}
+
+/* policy_of for cellversions.c */
+static const WcGcPolicy *
+version_policy(void *arg, const uint8 *fq, size_t fqlen)
+{
+	return policy_of((WcCellScan *) arg, fq, fqlen);
 }
 
 /*
@@ -813,7 +827,9 @@ cells_scan_fill(WcCellScan *s, StringInfo out)
 	uint64		before = s->entries;
 
 	wc_write_batch_begin(&s->batch, out);
-	if (s->reverse)
+	if (s->vs)
+		s->done = versions_scan_fill(s->vs, &s->batch, out, s->batch_bytes, &s->entries);
+	else if (s->reverse)
 		scan_reverse(s, out);
 	else
 		scan_forward(s, out);

@@ -282,6 +282,7 @@ serve_write(WcClient *c, WcReader *r)
 	rows = makeStringInfo();
 	appendBinaryStringInfo(rows, (const char *) req.rows.data, req.rows.len);
 	w->msgs = lappend(w->msgs, rows);
+	w->exact |= req.exact;
 	MemoryContextSwitchTo(wc_request_cxt);
 }
 

@@ -60,6 +60,8 @@ typedef struct WcClientWrites
 	List	   *msgs;			/* the rows of WRITE requests (StringInfo) */
 	StringInfoData lowest;		/* the lowest and highest row prefix in them */
 	StringInfoData highest;
+	bool		exact;			/* a cell with an explicit timestamp, or the
+								 * removal of a version: one batch */
 } WcClientWrites;
 
 /* A snapshot a backend holds, by the id the backend chose. */
@@ -136,6 +138,15 @@ extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
+
+/* in cellversions.c: every version, for a cells-layout table */
+typedef struct WcVersionScan WcVersionScan;
+typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *fq, size_t fqlen);
+extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
+										 uint64 pending_ts, WcVersionPolicyFn policy_of,
+										 void *policy_arg);
+extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
+							   int batch_bytes, uint64 *entries);
 
 /* in cellcommit.c: writing rows, the clock, recovery */
 extern int	wc_debug_crash_after_commit_batches;

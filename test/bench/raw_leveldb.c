@@ -46,6 +46,11 @@
  *	          workload reads them as a map column): 1,000 such rows, compacted,
  *	          then a new iterator, Seek to a random row and read its cells,
  *	          rows/s
+ *	raw_leveldb versions DIR N K R
+ *	                           the cells-layout workload: N versions of one
+ *	                           cell (one a minute), then R reads of its newest
+ *	                           K versions (Seek to the cell, iterate K
+ *	                           entries, read each value), reads/s
  *
  * rows must be a multiple of 1000 (10 locations x 100 balloons x rows/1000
  * timestamps, one a minute from 2021-03-05 00:00), as in run.sh.
@@ -197,6 +202,88 @@ compact(const char *dir)
 
 	check(err, "open");
 	leveldb_compact_range(db, NULL, 0, NULL, 0);
+	leveldb_close(db);
+	return 0;
+}
+
+/*
+ * versions
+ *		One cell of n versions (table cells_bench, row
+ *		us-west2#3698#week1, measurements:pressure, one a minute from
+ *		2021-03-05 00:00), then reads of its newest k versions: what a
+ *		cells-layout range read of k versions costs LevelDB itself.
+ */
+static int
+versions(const char *dir, long n, long k, long reads)
+{
+	leveldb_options_t *o = db_options();
+	leveldb_readoptions_t *ro = leveldb_readoptions_create();
+	leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
+	leveldb_writebatch_t *b = leveldb_writebatch_create();
+	char	   *err = NULL;
+	leveldb_t  *db;
+	uint8_t		cell[256];
+	size_t		clen;
+	uint64_t	sum = 0;
+	double		t0,
+				t1;
+	static const char row[] = "us-west2#3698#week1";
+	static const char cq[] = "pressure";
+
+	leveldb_options_set_create_if_missing(o, 1);
+	db = leveldb_open(o, dir, &err);
+	check(err, "open");
+	clen = wc_escape((const uint8_t *) "cells_bench", 11, cell);
+	clen += wc_escape((const uint8_t *) row, strlen(row), cell + clen);
+	clen += wc_escape((const uint8_t *) family, strlen(family), cell + clen);
+	clen += wc_escape((const uint8_t *) cq, strlen(cq), cell + clen);
+	for (long m = 0; m < n; m++)
+	{
+		uint8_t		key[256];
+		uint8_t		val[9];
+
+		memcpy(key, cell, clen);
+		/* µs since the Unix epoch of 2021-03-05 00:00 UTC, plus m minutes */
+		wc_encode_ts(1614902400000000ULL + (uint64_t) m * 60000000ULL, key + clen);
+		val[0] = WC_VALUE_PRESENT;
+		put_be64(val + 1, (uint64_t) (94000 + m));
+		leveldb_writebatch_put(b, (const char *) key, clen + WC_TS_LEN, (const char *) val, 9);
+	}
+	leveldb_writeoptions_set_sync(wo, 1);
+	leveldb_write(db, wo, b, &err);
+	check(err, "write");
+
+	t0 = now();
+	for (long r = 0; r < reads; r++)
+	{
+		leveldb_iterator_t *it = leveldb_create_iterator(db, ro);
+		long		got = 0;
+
+		for (leveldb_iter_seek(it, (const char *) cell, clen);
+			 leveldb_iter_valid(it) && got < k; leveldb_iter_next(it))
+		{
+			size_t		klen,
+						vlen;
+			const char *key = leveldb_iter_key(it, &klen);
+			const uint8_t *v;
+
+			if (klen != clen + WC_TS_LEN || memcmp(key, cell, clen) != 0)
+				break;
+			v = (const uint8_t *) leveldb_iter_value(it, &vlen);
+			sum += v[vlen - 1];
+			got++;
+		}
+		leveldb_iter_destroy(it);
+		if (got != k)
+		{
+			fprintf(stderr, "raw_leveldb: read %ld of %ld versions\n", got, k);
+			exit(1);
+		}
+	}
+	t1 = now();
+	printf("raw_cells_range_versions %ld\n", k);
+	printf("raw_cells_range_reads_per_s %.1f\n", reads / (t1 - t0));
+	fprintf(stderr, "checksum %llu\n", (unsigned long long) sum);
 	leveldb_close(db);
 	return 0;
 }
@@ -569,6 +656,8 @@ main(int argc, char **argv)
 		return compact(argv[2]);
 	if (argc >= 2 && strcmp(argv[1], "map") == 0)
 		return map_reads(argc == 4 && strcmp(argv[2], "-p") == 0 ? atol(argv[3]) : 200000);
+	if (argc == 6 && strcmp(argv[1], "versions") == 0)
+		return versions(argv[2], atol(argv[3]), atol(argv[4]), atol(argv[5]));
 
 	nrows = 1000000;
 	while ((opt = getopt(argc, argv, "r:b:B:RCd:p:s:i:")) != -1)

@@ -380,6 +380,34 @@ inside() {
 	sql -c "DROP SERVER wc_versions CASCADE" >/dev/null
 
 	map_workload
+	# A cells-layout table's range read of 1,000 versions: the newest 1,000
+	# of a cell of 2,000 (a timestamp range), beside raw LevelDB reading the
+	# same 1,000 entries (raw_leveldb versions, before the cluster starts).
+	say "workload cells: a cells-layout range read of 1,000 versions"
+	sql <<-SQL
+	CREATE SERVER wc_cells FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
+	SELECT widecolumn.create_family('wc_cells', 'cells_bench', 'measurements', 'never');
+	CREATE FOREIGN TABLE cells_bench (
+	    rowkey text COLLATE "C", family text COLLATE "C", qualifier text COLLATE "C",
+	    ts timestamptz, value bigint
+	) SERVER wc_cells OPTIONS (layout 'cells');
+	INSERT INTO cells_bench
+	    SELECT 'us-west2#3698#week1', 'measurements', 'pressure',
+	           timestamptz '2021-03-05 00:00+00' + m * interval '1 minute', 94000 + m
+	    FROM generate_series(0, 1999) m;
+	SQL
+	cat >"$WORK/cells_range.sql" <<-SQL
+	SELECT sum(value) FROM cells_bench WHERE rowkey = 'us-west2#3698#week1'
+	    AND family = 'measurements' AND qualifier = 'pressure'
+	    AND ts >= timestamptz '2021-03-05 00:00+00' + interval '1000 minutes';
+	SQL
+	put cells_range_versions "$(sql -c "SELECT count(*) FROM cells_bench WHERE ts >= timestamptz '2021-03-05 00:00+00' + interval '1000 minutes'")"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		wake_run cells range "$WORK/cells_range.sql" $r
+		r=$((r + 1))
+	done
+	sql -c "DROP SERVER wc_cells CASCADE" >/dev/null
 
 	# Every committed INSERT must have left its row.
 	for t in balloon_native balloon; do
@@ -516,6 +544,8 @@ say "raw LevelDB: load and measure (no PostgreSQL)"
 echo "raw_compacted_bytes $(du -sb "$WORK/rawdb" | cut -f1)" >>"$OUT/raw.txt"
 rm -rf "$WORK/rawdb"
 "$WORK/raw_leveldb" map >>"$OUT/raw.txt"
+"$WORK/raw_leveldb" versions "$WORK/rawcells" 2000 1000 20000 >>"$OUT/raw.txt" 2>/dev/null
+rm -rf "$WORK/rawcells"
 cat "$OUT/raw.txt" >"$res"
 
 say "starting a throwaway cluster"

@@ -145,6 +145,10 @@ walk_rows(const WcWriteRequest *req)
 			CHECK(!(cell.famqual.len >= 2 && cell.famqual.data[0] == 0x00 &&
 					cell.famqual.data[1] == 0x01));
 			CHECK(cell.present || cell.value.len == 0);
+			/* a version at a timestamp, or the removal of one, carries it */
+			CHECK(!cell.exact || (cell.present ? cell.value.data - 8 >= req->rows.data :
+								  cell.value.len == 0));
+			CHECK(!cell.exact || req->exact);
 			CHECK(cell.value.len <= WC_MAX_VALUE);
 			CHECK(within(cell.value, req->rows.data, req->rows.len));
 			check_stored_key(row.prefix, cell.famqual.data, cell.famqual.len);
@@ -227,6 +231,33 @@ scan_request(const uint8_t *data, size_t size)
 		for (int i = 0; i < req.nranges; i++)
 			CHECK(within(req.ranges[i].start, data, size) &&
 				  within(req.ranges[i].end, data, size));
+		/* a cells scan's families are whole components, its filters inside */
+		CHECK((req.flags & WC_SCAN_CELLS) || (req.nfams == 0 && req.nquals == 0));
+		CHECK(!((req.flags & WC_SCAN_CELLS) && (req.flags & WC_SCAN_REVERSE)));
+		for (int i = 0; i < req.nfams; i++)
+		{
+			CHECK(within(req.fams[i], data, size));
+			CHECK(n_components(req.fams[i], 1));
+		}
+		for (int i = 0; i < req.nquals; i++)
+			CHECK(within(req.quals[i].start, data, size) &&
+				  within(req.quals[i].end, data, size));
+		/* the overlay's entries are whole keys the worker can stamp */
+		{
+			WcReader	ov;
+			WcOverlayEntry e;
+
+			CHECK(req.noverlay == 0 || within(req.overlay, data, size));
+			wc_reader_init(&ov, req.noverlay > 0 ? req.overlay.data : data, req.overlay.len);
+			for (uint32_t i = 0; i < req.noverlay; i++)
+			{
+				CHECK(wc_next_overlay_entry(&ov, &e));
+				CHECK(n_components(e.key, 4));
+				CHECK(e.kind <= WC_OVERLAY_REMOVE);
+				CHECK(e.kind == WC_OVERLAY_PUT || e.value.len == 0);
+			}
+			CHECK(wc_reader_left(&ov) == 0);
+		}
 		initStringInfo(&buf);
 		wc_write_scan(&buf, &req);
 		check_same(&buf, data, size);
@@ -236,6 +267,10 @@ scan_request(const uint8_t *data, size_t size)
 		pfree(req.cols);
 	if (req.ranges)
 		pfree(req.ranges);
+	if (req.fams)
+		pfree(req.fams);
+	if (req.quals)
+		pfree(req.quals);
 }
 
 static void
@@ -430,6 +465,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(!wc_read_scan(&r, &s));
 				if (s.cols)
 					pfree(s.cols);
+				if (s.fams)
+					pfree(s.fams);
 			}
 			break;
 	}
