@@ -1,6 +1,9 @@
 -- The schemas of Bigtable's schema-design pages (../shared/seeds/, seed
 -- 001: time series), built from SQL and queried, each beside a native
 -- table holding the same data: the oracle for what the queries return.
+-- Three of the page's four patterns are here; the fourth, time buckets
+-- with new cells (a week of versions, maxage=7d), is in cells.sql, and
+-- the friends of the schema guide (qualifiers as data) in maps.sql.
 -- The weather balloons report pressure, temperature, humidity and
 -- altitude once a minute; location ids are Google Cloud regions.
 SET client_min_messages = warning;
@@ -102,6 +105,48 @@ SELECT count(*) AS disagreeing
  WHERE (b.data->>'altitude')::bigint <> e.altitude
     OR ((b.data->>'pressure')::bigint <> e.pressure AND e.rowkey <> 'us-east1#4711#2021-03-05-1200');
 
-DROP FOREIGN TABLE balloon_events, balloon_blobs;
-DROP TABLE balloon_events_native, balloon_blobs_native, readings;
+-- Time buckets, new columns for new events: a row per balloon, metric and
+-- week; each minute's reading is a new column whose qualifier is the data
+-- (the pressure in Pa) and whose timestamp is the minute; the value is
+-- empty.  Written and read through a cells table (which has the
+-- timestamps) and read through a map column, over the same stored table.
+SELECT widecolumn.create_family('seeds_srv', 'balloon_weeks', 'data', 'never');
+CREATE FOREIGN TABLE balloon_week_cells (
+    rowkey text COLLATE "C", family text COLLATE "C", qualifier text COLLATE "C",
+    ts timestamptz, value text
+) SERVER seeds_srv OPTIONS (table 'balloon_weeks', layout 'cells');
+CREATE FOREIGN TABLE balloon_weeks (
+    rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+    data jsonb OPTIONS (family 'data')
+) SERVER seeds_srv OPTIONS (table 'balloon_weeks');
+CREATE TABLE balloon_weeks_native (rowkey text COLLATE "C", pressure text, at timestamptz,
+    PRIMARY KEY (rowkey, pressure));
+INSERT INTO balloon_week_cells
+SELECT loc || '#' || balloon || '#pressure#week9', 'data', pressure::text, at, ''
+  FROM readings;
+INSERT INTO balloon_weeks_native
+SELECT loc || '#' || balloon || '#pressure#week9', pressure::text, at FROM readings;
+-- the week's readings of one balloon, with their minutes
+SELECT count(*) AS differences FROM (
+  (SELECT rowkey, qualifier, ts FROM balloon_week_cells
+   EXCEPT SELECT * FROM balloon_weeks_native)
+  UNION ALL
+  (SELECT * FROM balloon_weeks_native
+   EXCEPT SELECT rowkey, qualifier, ts FROM balloon_week_cells)) d;
+SELECT qualifier AS pressure, ts AT TIME ZONE 'UTC' AS minute FROM balloon_week_cells
+ WHERE rowkey = 'us-west2#3698#pressure#week9' AND ts >= '2021-03-05 12:07:00+00'
+ ORDER BY rowkey, family, qualifier, ts DESC;
+-- the same row as a map: the readings are its keys
+SELECT rowkey, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(data) k) AS pressures
+  FROM balloon_weeks WHERE rowkey = 'us-east1#4711#pressure#week9';
+SELECT rowkey, array_agg(pressure ORDER BY pressure) AS pressures
+  FROM balloon_weeks_native WHERE rowkey = 'us-east1#4711#pressure#week9' GROUP BY rowkey;
+-- a reading added through the map is a new column of the row, at the
+-- commit's time
+UPDATE balloon_weeks SET data = data || '{"94999": ""}' WHERE rowkey = 'us-east1#4711#pressure#week9';
+SELECT qualifier, ts > '2021-03-06' AS now FROM balloon_week_cells
+ WHERE rowkey = 'us-east1#4711#pressure#week9' AND qualifier >= '9458';
+
+DROP FOREIGN TABLE balloon_events, balloon_blobs, balloon_week_cells, balloon_weeks;
+DROP TABLE balloon_events_native, balloon_blobs_native, balloon_weeks_native, readings;
 DROP SERVER seeds_srv;
