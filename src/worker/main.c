@@ -17,7 +17,8 @@
  * cannot stall a point read in another.  Nor does a commit's fsync: a
  * commit's batch goes to the commit writer, a thread of storage.c, and the
  * commit is answered when it comes back (serve.c, wc_collect_commits).
- * When there is nothing to do the loop polls a little before it sleeps
+ * When there is nothing to do the loop gives the background sweep a slice
+ * of a few milliseconds (sweep.c), and polls a little before it sleeps
  * (common/poll.c).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
@@ -81,6 +82,24 @@ wc_worker_register(void)
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("widecolumn_fdw.sweep_naptime",
+							"Sets the time between two passes of the storage worker's background sweep over a database.",
+							"The sweep deletes what no read can return any more, when the worker has nothing else to do; 0 turns it off.",
+							&wc_sweep_naptime,
+							10, 0, 86400,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_sweep_batches",
+							"Kills the storage worker after this many batches of deletes of a sweep or compaction (for tests).",
+							NULL,
+							&wc_debug_crash_after_sweep_batches,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	memset(&worker, 0, sizeof(worker));
@@ -304,6 +323,7 @@ wc_worker_main(Datum arg)
 	while (!got_sigterm)
 	{
 		uint32		busy = 0;
+		long		timeout;
 
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
@@ -327,6 +347,9 @@ wc_worker_main(Datum arg)
 			continue;
 		}
 
+		/* Nobody is waiting: a slice of the background sweep (sweep.c). */
+		timeout = Min(1000L, wc_sweep_background());
+
 		/*
 		 * Poll a little before sleeping: the next request of a session that
 		 * is scanning or running queries back to back is often that close,
@@ -343,7 +366,7 @@ wc_worker_main(Datum arg)
 		{
 			WaitEvent	ev;
 
-			(void) WaitEventSetWait(wait_set, 1000L, &ev, 1, PG_WAIT_EXTENSION);
+			(void) WaitEventSetWait(wait_set, Max(timeout, 1L), &ev, 1, PG_WAIT_EXTENSION);
 		}
 	}
 

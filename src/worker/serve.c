@@ -364,6 +364,54 @@ serve_estimate(WcClient *c, WcReader *r)
 	wc_write_estimate_answer(&c->answer, cells_estimate(wc_db_lookup(req.db), &req));
 }
 
+/* The versions of a table (or of one of its families) a read could return. */
+static void
+serve_count(WcClient *c, WcReader *r)
+{
+	WcReclaimRequest req;
+	WcSweep    *sw;
+
+	if (!wc_read_count(r, &req))
+		malformed("COUNT");
+	sw = wc_sweep_begin(wc_db_lookup(req.db), req.table.data, req.table.len, true,
+						req.family.len > 0 ? req.family.data : NULL, req.family.len);
+	(void) wc_sweep_slice(sw, 0);
+	wc_write_count_answer(&c->answer, wc_sweep_result(sw));
+	wc_sweep_end(sw);
+}
+
+/* widecolumn.compact(): a whole walk at once, then LevelDB's compaction. */
+static void
+serve_compact(WcClient *c, WcReader *r)
+{
+	WcReclaimRequest req;
+	WcOpenDb   *odb;
+	WcSweep    *sw;
+	uint64		removed;
+	uint8	   *end;
+	size_t		elen;
+
+	if (!wc_read_compact(r, &req))
+		malformed("COMPACT");
+	odb = wc_db_lookup(req.db);
+	sw = wc_sweep_begin(odb, req.table.len > 0 ? req.table.data : NULL, req.table.len,
+						false, NULL, 0);
+	(void) wc_sweep_slice(sw, 0);
+	removed = wc_sweep_result(sw);
+	wc_sweep_end(sw);
+
+	elen = req.table.len;
+	end = palloc(elen + 1);
+	memcpy(end, req.table.data, elen);
+	storage_compact_wait();
+	if (elen == 0 || wc_successor(end, &elen) != 0)
+		(void) storage_compact_start(odb->db, req.table.data, req.table.len, NULL, 0);
+	else
+		(void) storage_compact_start(odb->db, req.table.data, req.table.len, end, elen);
+	storage_compact_wait();
+	wc_write_count_answer(&c->answer, removed);
+}
+
 /*
  * serve_request
  *		Carry out one request; its answer, if it has one, goes to c->answer.
@@ -405,6 +453,12 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 			break;
 		case WC_REQ_ESTIMATE:
 			serve_estimate(c, &r);
+			break;
+		case WC_REQ_COUNT:
+			serve_count(c, &r);
+			break;
+		case WC_REQ_COMPACT:
+			serve_compact(c, &r);
 			break;
 		default:
 			ereport(ERROR,

@@ -22,6 +22,7 @@
 #include "utils/elog.h"
 #include "utils/palloc.h"
 
+#include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "common/wire.h"
 #include "worker/storage.h"
@@ -124,6 +125,7 @@ extern void wc_client_release_all(WcClient *c);
 /* in databases.c: the databases, their registry, reopening after failure */
 extern uint32 wc_db_open(const WcOpenRequest *req);
 extern WcOpenDb *wc_db_lookup(uint32 id);
+extern WcOpenDb *wc_db_nth(uint32 id);
 extern void wc_db_reopen(WcOpenDb *odb);
 extern void wc_db_close_after_failure(WcOpenDb *odb);
 extern void wc_db_close_all(void);
@@ -136,6 +138,40 @@ extern void cells_scan_empty_batch(StringInfo out);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
+
+/* in tablemeta.c: a table's policies and drop times (the table of families) */
+typedef struct WcFamilyMeta
+{
+	WcBytes		family;			/* escaped, as in a key */
+	bool		has_policy;		/* false: every version is kept */
+	WcGcPolicy	policy;
+	uint64		dropped;		/* drop_family's time: older versions are
+								 * gone (0: none) */
+} WcFamilyMeta;
+
+typedef struct WcTableMeta
+{
+	uint64		dropped;		/* drop_table's time: older entries are gone */
+	int			nfamilies;
+	WcFamilyMeta *families;
+} WcTableMeta;
+
+extern const uint8 wc_meta_table[2];	/* the table of families, escaped */
+extern void wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen,
+							   WcTableMeta *m);
+extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
+												const uint8 *fq, size_t fqlen);
+
+/* in sweep.c: deleting what no read can return any more */
+typedef struct WcSweep WcSweep;
+extern int	wc_sweep_naptime;
+extern int	wc_debug_crash_after_sweep_batches;
+extern WcSweep *wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
+							   bool count_only, const uint8 *family, size_t flen);
+extern bool wc_sweep_slice(WcSweep *sw, int max_us);
+extern uint64 wc_sweep_result(WcSweep *sw);
+extern void wc_sweep_end(WcSweep *sw);
+extern long wc_sweep_background(void);
 
 /* in cellcommit.c: writing rows, the clock, recovery */
 extern int	wc_debug_crash_after_commit_batches;
