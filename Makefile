@@ -26,7 +26,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
 REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof gc upgrade differential
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
