@@ -126,7 +126,7 @@ static struct
 	bool		running;
 	pthread_t	thread;
 	WcDb	   *db;
-	char	   *start;			/* malloc'd: the thread reads them */
+	char	   *start;
 	size_t		slen;
 	char	   *end;			/* NULL: to the end */
 	size_t		elen;
@@ -808,20 +808,6 @@ compactor_main(void *arg)
 	return NULL;
 }
 
-/* A malloc'd copy, for the compactor. */
-static char *
-compactor_copy(const uint8_t *key, size_t len)
-{
-	char	   *c = malloc(len + 1);
-
-	if (c == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory")));
-	memcpy(c, key, len);
-	return c;
-}
-
 /*
  * storage_compact_start
  *		Start compacting [start, end) (end NULL: to the end) in the
@@ -839,11 +825,19 @@ storage_compact_start(WcDb *d, const uint8_t *start, size_t slen,
 		storage_compact_wait();
 	if (compactor.running)
 		return false;
+	/* malloc'd: the thread reads them */
 	compactor.db = d;
-	compactor.start = compactor_copy(start, slen);
+	compactor.start = malloc(slen + 1);
 	compactor.slen = slen;
-	compactor.end = end ? compactor_copy(end, elen) : NULL;
+	compactor.end = end ? malloc(elen + 1) : NULL;
 	compactor.elen = end ? elen : 0;
+	if (compactor.start == NULL || (end && compactor.end == NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	memcpy(compactor.start, start, slen);
+	if (end)
+		memcpy(compactor.end, end, elen);
 	compactor.done = false;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

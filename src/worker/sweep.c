@@ -150,7 +150,8 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	bool		counting = false;
 	uint64		oldest_kept = PG_UINT64_MAX;	/* of the row's cell entries */
 
-	if (wc_component_end(k + tlen, n - tlen, &rowlen) != 0)
+	if (wc_component_end(k + tlen, n - tlen, &rowlen) != 0 ||
+		n < tlen + rowlen + WC_TS_LEN)
 	{
 		storage_iter_next(sw->it);	/* not ours: the reader reports it */
 		return;
