@@ -162,10 +162,16 @@ wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen, WcTableMeta *m)
 			memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
 			m->dropped = ts;
 		else if (ts < m->dropped || vlen == 0 || v[0] != WC_VALUE_PRESENT)
-			;					/* hidden by drop_table, or deleted */
+		{
+			/* hidden by drop_table, or deleted */
+		}
 		else if (fqlen == sizeof(families_cell) &&
 				 memcmp(fq, families_cell, fqlen) == 0)
+		{
+			/* the last cell of the row: its older versions need no seek */
 			parse_families(m, (const char *) v + 1, (const char *) v + vlen, &cap);
+			break;
+		}
 		else if (fqlen > sizeof(dropped_cell) + 2 &&
 				 memcmp(fq, dropped_cell, sizeof(dropped_cell)) == 0)
 		{
