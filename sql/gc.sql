@@ -49,6 +49,9 @@ UPDATE items SET y = NULL WHERE rowkey IN ('r01', 'r02');
 UPDATE items_oracle SET y = NULL WHERE rowkey IN ('r01', 'r02');
 DELETE FROM items WHERE rowkey = 'r03';
 DELETE FROM items_oracle WHERE rowkey = 'r03';
+-- a cell tombstone over z (never: it hides versions that are kept)
+UPDATE items SET z = NULL WHERE rowkey = 'r04';
+UPDATE items_oracle SET z = NULL WHERE rowkey = 'r04';
 SELECT items_differ();
 SELECT as_of('loaded') IS NOT NULL AS set;
 CREATE TEMP TABLE items_then AS SELECT * FROM items;
@@ -56,7 +59,7 @@ RESET widecolumn.as_of;
 TABLE items_then ORDER BY rowkey;
 
 -- compact: 10 old versions of x, 2 of y and their 2 tombstones; the row
--- tombstone stays (it hides kept versions).  Nothing anyone reads changes,
+-- tombstone and z's cell tombstone stay (they hide kept versions).  Nothing anyone reads changes,
 -- now or as of 'loaded'.
 SELECT widecolumn.compact('gc_srv', 'items') AS removed;
 SELECT widecolumn.compact('gc_srv', 'items') AS removed_again;
@@ -82,7 +85,8 @@ SELECT items_differ();
 SELECT as_of('loaded') IS NOT NULL AS set;
 SELECT count(*) FILTER (WHERE z IS NOT NULL) AS z_as_of_loaded FROM items;
 RESET widecolumn.as_of;
--- compact deletes them: 20, and then r03's row tombstone still hides x and y
+-- compact deletes them and r04's tombstone over z: 21; r03's row tombstone
+-- still hides x and y
 SELECT widecolumn.compact('gc_srv') AS removed;
 SELECT items_differ();
 -- created again, the family starts empty
@@ -179,6 +183,8 @@ RESET ROLE;
 SELECT * FROM items;
 ALTER SERVER gc_srv OWNER TO CURRENT_USER;
 
+DROP FUNCTION items_differ(), mark(text), as_of(text);
+DROP TABLE items_oracle;
 DROP FOREIGN TABLE items, plain;
 DROP SERVER gc_srv;
 REVOKE ALL ON FUNCTION widecolumn.compact(name, text),

@@ -59,6 +59,7 @@ $node->safe_psql('postgres',
 both('UPDATE t SET x = x + 1') for 1 .. 3;
 both('UPDATE t SET z = -z');
 both("UPDATE t SET x = NULL WHERE k < 'k00100'");
+both("UPDATE t SET z = NULL WHERE k > 'k00100' AND k < 'k00200'");
 both("DELETE FROM t WHERE k > 'k02900'");
 
 my $content = q{
