@@ -1,5 +1,5 @@
--- A cell keeps every version written to it (until garbage collection, not
--- built yet), and a read returns the newest.  A scan passes over a few
+-- A cell keeps every version written to it (its table has no families,
+-- so no policy deletes any), and a read returns the newest.  A scan passes over a few
 -- older versions one by one and skips the rest of a cell's versions with a
 -- seek: reads of many-version cells must still give what a native table
 -- holds, and read no more entries than the first few versions.
