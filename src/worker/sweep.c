@@ -243,6 +243,16 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	pfree(cell.data);
 }
 
+/* Does m hold a drop? */
+static bool
+has_markers(const WcTableMeta *m)
+{
+	for (int i = 0; i < m->nfamilies; i++)
+		if (m->families[i].dropped != 0)
+			return true;
+	return m->dropped != 0;
+}
+
 /*
  * remove_markers
  *		After a walk over all of table (escaped), which began when its meta
@@ -253,11 +263,8 @@ static void
 remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *m)
 {
 	StringInfoData row;
-	bool		any = m->dropped != 0;
 
-	for (int i = 0; i < m->nfamilies && !any; i++)
-		any = m->families[i].dropped != 0;
-	if (!any || sw->count_only)
+	if (!has_markers(m) || sw->count_only)
 		return;
 	initStringInfo(&row);
 	appendBinaryStringInfo(&row, (const char *) wc_meta_table, sizeof(wc_meta_table));
@@ -371,17 +378,20 @@ sweep_meta_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	(void) successor(&next);
 
 	wc_table_meta_load(sw->it, (const uint8 *) x.data, x.len, &m);
-	storage_iter_seek(sw->it, (const uint8 *) x.data, x.len);
-	empty = !storage_iter_valid(sw->it);
-	if (!empty)
+	if (has_markers(&m))
 	{
-		const uint8 *dk = storage_iter_key(sw->it, &n);
+		storage_iter_seek(sw->it, (const uint8 *) x.data, x.len);
+		empty = !storage_iter_valid(sw->it);
+		if (!empty)
+		{
+			const uint8 *dk = storage_iter_key(sw->it, &n);
 
-		empty = n < (size_t) x.len || memcmp(dk, x.data, x.len) != 0;
+			empty = n < (size_t) x.len || memcmp(dk, x.data, x.len) != 0;
+		}
+		storage_iter_check(sw->it);
+		if (empty)
+			remove_markers(sw, (const uint8 *) x.data, x.len, &m);
 	}
-	storage_iter_check(sw->it);
-	if (empty)
-		remove_markers(sw, (const uint8 *) x.data, x.len, &m);
 	storage_iter_seek(sw->it, (const uint8 *) next.data, next.len);
 	pfree(x.data);
 	pfree(next.data);
