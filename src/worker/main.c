@@ -250,8 +250,11 @@ serve_client(WcClient *c)
 {
 	bool		worked = false;
 
-	/* Nothing more until its commit is written, in the order it sent. */
-	for (int n = 0; n < 16 && !c->commit_waiting; n++)
+	/*
+	 * Nothing more until its commit is written, or its COUNT or COMPACT is
+	 * over, in the order it sent.
+	 */
+	for (int n = 0; n < 16 && !c->commit_waiting && c->reclaim == NULL; n++)
 	{
 		shm_mq_result res;
 		Size		len;
@@ -324,6 +327,7 @@ wc_worker_main(Datum arg)
 	{
 		uint32		busy = 0;
 		long		timeout;
+		int			reclaiming;
 
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
@@ -334,6 +338,9 @@ wc_worker_main(Datum arg)
 
 		attach_clients(generation);
 		if (wc_collect_commits())
+			busy++;
+		reclaiming = wc_reclaim_step();
+		if (reclaiming == 1)
 			busy++;
 		for (int i = 0; i < wc_shared->nslots; i++)
 			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
@@ -349,6 +356,9 @@ wc_worker_main(Datum arg)
 
 		/* Nobody is waiting: a slice of the background sweep (sweep.c). */
 		timeout = Min(1000L, wc_sweep_background());
+		/* a COMPACT waiting for LevelDB's compaction: look again soon */
+		if (reclaiming == 2)
+			timeout = Min(timeout, 10L);
 
 		/*
 		 * Poll a little before sleeping: the next request of a session that

@@ -364,52 +364,35 @@ serve_estimate(WcClient *c, WcReader *r)
 	wc_write_estimate_answer(&c->answer, cells_estimate(wc_db_lookup(req.db), &req));
 }
 
-/* The versions of a table (or of one of its families) a read could return. */
+/*
+ * The versions of a table (or of one of its families) a read could return:
+ * counted in slices between other requests (sweep.c, wc_reclaim_step).
+ */
 static void
 serve_count(WcClient *c, WcReader *r)
 {
 	WcReclaimRequest req;
-	WcSweep    *sw;
 
 	if (!wc_read_count(r, &req))
 		malformed("COUNT");
-	sw = wc_sweep_begin(wc_db_lookup(req.db), req.table.data, req.table.len, true,
-						req.family.len > 0 ? req.family.data : NULL, req.family.len);
-	(void) wc_sweep_slice(sw, 0);
-	wc_write_count_answer(&c->answer, wc_sweep_result(sw));
-	wc_sweep_end(sw);
+	wc_reclaim_start(c, wc_sweep_begin(wc_db_lookup(req.db), req.table.data, req.table.len,
+									   true, req.family.len > 0 ? req.family.data : NULL,
+									   req.family.len),
+					 NULL, 0, false);
 }
 
-/* widecolumn.compact(): a whole walk at once, then LevelDB's compaction. */
+/* widecolumn.compact(): a walk in slices, then LevelDB's compaction. */
 static void
 serve_compact(WcClient *c, WcReader *r)
 {
 	WcReclaimRequest req;
-	WcOpenDb   *odb;
-	WcSweep    *sw;
-	uint64		removed;
-	uint8	   *end;
-	size_t		elen;
 
 	if (!wc_read_compact(r, &req))
 		malformed("COMPACT");
-	odb = wc_db_lookup(req.db);
-	sw = wc_sweep_begin(odb, req.table.len > 0 ? req.table.data : NULL, req.table.len,
-						false, NULL, 0);
-	(void) wc_sweep_slice(sw, 0);
-	removed = wc_sweep_result(sw);
-	wc_sweep_end(sw);
-
-	elen = req.table.len;
-	end = palloc(elen + 1);
-	memcpy(end, req.table.data, elen);
-	storage_compact_wait();
-	if (elen == 0 || wc_successor(end, &elen) != 0)
-		(void) storage_compact_start(odb->db, req.table.data, req.table.len, NULL, 0);
-	else
-		(void) storage_compact_start(odb->db, req.table.data, req.table.len, end, elen);
-	storage_compact_wait();
-	wc_write_count_answer(&c->answer, removed);
+	wc_reclaim_start(c, wc_sweep_begin(wc_db_lookup(req.db),
+									   req.table.len > 0 ? req.table.data : NULL,
+									   req.table.len, false, NULL, 0),
+					 req.table.data, req.table.len, true);
 }
 
 /*
@@ -559,9 +542,26 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 	MemoryContextSwitchTo(wc_worker_cxt);
 	MemoryContextReset(wc_request_cxt);
 
-	/* A commit with the commit writer is answered when it is written. */
-	if (wc_msg_answered(type) && !c->commit_waiting)
+	/*
+	 * A commit with the commit writer is answered when it is written, a
+	 * COUNT or COMPACT when its walk is over (wc_reclaim_step).
+	 */
+	if (wc_msg_answered(type) && !c->commit_waiting && c->reclaim == NULL)
 		c->answer_pending = true;
+}
+
+/*
+ * wc_serve_error
+ *		In a PG_CATCH while working for c outside a request: the error is
+ *		its answer.
+ */
+void
+wc_serve_error(WcClient *c)
+{
+	ErrorData  *edata = take_error(c);
+
+	answer_error(c, edata);
+	FreeErrorData(edata);
 }
 
 /*
@@ -623,6 +623,7 @@ wc_client_release_all(WcClient *c)
 {
 	ListCell   *lc;
 
+	wc_reclaim_forget(c);
 	foreach(lc, c->scans)
 		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
 	foreach(lc, c->snaps)

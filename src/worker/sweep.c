@@ -31,7 +31,9 @@
  * The background sweep walks every open database in turn, a slice of a few
  * milliseconds at a time, only when the worker has no request to serve
  * (main.c), then gives LevelDB the range to compact in a thread of its own
- * (storage.c), so that the files shrink without holding anyone up.
+ * (storage.c), so that the files shrink without holding anyone up.  A
+ * COMPACT or COUNT request walks in slices too, between the other
+ * backends' requests, and is answered at the end (wc_reclaim_step).
  *
  *-------------------------------------------------------------------------
  */
@@ -47,6 +49,7 @@
 
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
+#include "common/shmem.h"
 #include "worker/worker.h"
 
 /* widecolumn_fdw.sweep_naptime: seconds between passes; 0: no sweep */
@@ -718,4 +721,163 @@ wc_sweep_background(void)
 	}
 	bg.next_slice = end + (end - now);
 	return (long) ((end - now + 999) / 1000);
+}
+
+/*
+ * A COUNT or COMPACT request under way: its walk goes in slices between
+ * the other backends' requests, then (COMPACT) LevelDB compacts the range
+ * in the compactor's thread; the backend is answered at the end.
+ */
+typedef struct WcReclaim
+{
+	WcSweep    *sw;				/* the walk; NULL once it is over */
+	WcOpenDb   *odb;
+	bool		compact;		/* then compact [start, end) */
+	bool		compacting;		/* the compactor has the range */
+	StringInfoData start;		/* the table (escaped); empty: every table */
+	StringInfoData end;			/* empty: to the end */
+	uint64		result;
+} WcReclaim;
+
+/* A request's slice: as the background sweep's. */
+#define WC_RECLAIM_SLICE_US	WC_SWEEP_SLICE_US
+
+/*
+ * wc_reclaim_start
+ *		Take on the walk sw for c's request: answered by wc_reclaim_step
+ *		when it is over, and with compact once LevelDB has compacted table
+ *		(escaped; empty: everything).
+ */
+void
+wc_reclaim_start(WcClient *c, WcSweep *sw, const uint8 *table, size_t tlen, bool compact)
+{
+	MemoryContext old = MemoryContextSwitchTo(c->cxt);
+	WcReclaim  *r = palloc0(sizeof(WcReclaim));
+
+	r->sw = sw;
+	r->odb = sw->odb;
+	r->compact = compact;
+	initStringInfo(&r->start);
+	initStringInfo(&r->end);
+	if (tlen > 0)
+	{
+		appendBinaryStringInfo(&r->start, (const char *) table, tlen);
+		appendBinaryStringInfo(&r->end, (const char *) table, tlen);
+		if (!successor(&r->end))
+			resetStringInfo(&r->end);
+	}
+	c->reclaim = r;
+	MemoryContextSwitchTo(old);
+}
+
+/* The request is over: its answer is in c->answer. */
+static void
+reclaim_done(WcClient *c)
+{
+	WcReclaim  *r = c->reclaim;
+
+	if (r->sw != NULL)
+		wc_sweep_end(r->sw);
+	pfree(r->start.data);
+	pfree(r->end.data);
+	pfree(r);
+	c->reclaim = NULL;
+	c->answer_pending = true;
+}
+
+/* One step of c's request. */
+static int
+reclaim_one(WcClient *c)
+{
+	WcReclaim  *r = c->reclaim;
+	volatile bool done = false;
+	volatile int state = 1;
+
+	MemoryContextSwitchTo(wc_request_cxt);
+	PG_TRY();
+	{
+		if (r->odb->db == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("could not go on reading LevelDB database \"%s\"", r->odb->path),
+					 errdetail("The storage worker reopened the database after a write to it failed."),
+					 errhint("Run the function again.")));
+		if (r->sw != NULL)
+		{
+			if (wc_sweep_slice(r->sw, WC_RECLAIM_SLICE_US))
+			{
+				r->result = wc_sweep_result(r->sw);
+				wc_sweep_end(r->sw);
+				r->sw = NULL;
+				done = !r->compact;
+			}
+		}
+		else if (!r->compacting)
+		{
+			r->compacting = storage_compact_start(r->odb->db,
+												  (const uint8 *) r->start.data, r->start.len,
+												  r->end.len > 0 ? (const uint8 *) r->end.data : NULL,
+												  r->end.len);
+			state = 2;
+		}
+		else if (storage_compact_busy())
+			state = 2;
+		else
+		{
+			storage_compact_wait();
+			done = true;
+		}
+		if (done)
+		{
+			resetStringInfo(&c->answer);
+			wc_write_count_answer(&c->answer, r->result);
+		}
+	}
+	PG_CATCH();
+	{
+		wc_serve_error(c);
+		done = true;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(wc_worker_cxt);
+	MemoryContextReset(wc_request_cxt);
+	if (done)
+		reclaim_done(c);
+	return state;
+}
+
+/*
+ * wc_reclaim_step
+ *		A step of every COUNT and COMPACT under way (main.c, each turn).
+ *		Returns 0 if there are none, 1 if it worked, 2 if they only wait
+ *		for LevelDB's compaction.
+ */
+int
+wc_reclaim_step(void)
+{
+	int			state = 0;
+
+	for (int i = 0; i < wc_shared->nslots; i++)
+	{
+		WcClient   *c = wc_clients[i];
+
+		if (c != NULL && c->reclaim != NULL)
+		{
+			int			s = reclaim_one(c);
+
+			state = state == 1 || s == 1 ? 1 : s;
+		}
+	}
+	return state;
+}
+
+/* c has gone: its request goes with it. */
+void
+wc_reclaim_forget(WcClient *c)
+{
+	if (c->reclaim == NULL)
+		return;
+	if (c->reclaim->sw != NULL)
+		wc_sweep_end(c->reclaim->sw);
+	c->reclaim = NULL;			/* the rest is in c's memory */
 }

@@ -108,6 +108,7 @@ typedef struct WcClient
 	ErrorData  *deferred;		/* error of an unanswered request */
 	bool		commit_waiting; /* its commit is with the commit writer */
 	bool		gone;			/* freed while it was: wc_collect_commits frees */
+	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (sweep.c) */
 } WcClient;
 
 /* in main.c: the main loop and the attached backends */
@@ -121,6 +122,7 @@ extern void wc_serve_init(void);
 extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_collect_commits(void);
 extern void wc_client_release_all(WcClient *c);
+extern void wc_serve_error(WcClient *c);
 
 /* in databases.c: the databases, their registry, reopening after failure */
 extern uint32 wc_db_open(const WcOpenRequest *req);
@@ -172,6 +174,10 @@ extern bool wc_sweep_slice(WcSweep *sw, int max_us);
 extern uint64 wc_sweep_result(WcSweep *sw);
 extern void wc_sweep_end(WcSweep *sw);
 extern long wc_sweep_background(void);
+extern void wc_reclaim_start(WcClient *c, WcSweep *sw, const uint8 *table, size_t tlen,
+							 bool compact);
+extern int	wc_reclaim_step(void);
+extern void wc_reclaim_forget(WcClient *c);
 
 /* in cellcommit.c: writing rows, the clock, recovery */
 extern int	wc_debug_crash_after_commit_batches;
