@@ -18,7 +18,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
-       src/worker/cellscan.o src/worker/tablemeta.o src/worker/sweep.o src/worker/cellcommit.o src/worker/storage.o
+       src/worker/cellscan.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/cellcommit.o src/worker/storage.o
 # The install script of this version, the full scripts of older versions
 # (to install one and test the upgrade from it) and the upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)

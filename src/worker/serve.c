@@ -373,11 +373,15 @@ serve_count(WcClient *c, WcReader *r)
 {
 	WcReclaimRequest req;
 
+	WcOpenDb   *odb;
+
 	if (!wc_read_count(r, &req))
 		malformed("COUNT");
-	wc_reclaim_start(c, wc_sweep_begin(wc_db_lookup(req.db), req.table.data, req.table.len,
-									   true, req.family.len > 0 ? req.family.data : NULL,
-									   req.family.len),
+	odb = wc_db_lookup(req.db);
+	wc_reclaim_start(c, odb,
+					 wc_sweep_begin(odb, req.table.data, req.table.len, true,
+									req.family.len > 0 ? req.family.data : NULL,
+									req.family.len, false),
 					 NULL, 0, false);
 }
 
@@ -387,11 +391,14 @@ serve_compact(WcClient *c, WcReader *r)
 {
 	WcReclaimRequest req;
 
+	WcOpenDb   *odb;
+
 	if (!wc_read_compact(r, &req))
 		malformed("COMPACT");
-	wc_reclaim_start(c, wc_sweep_begin(wc_db_lookup(req.db),
-									   req.table.len > 0 ? req.table.data : NULL,
-									   req.table.len, false, NULL, 0),
+	odb = wc_db_lookup(req.db);
+	wc_reclaim_start(c, odb,
+					 wc_sweep_begin(odb, req.table.len > 0 ? req.table.data : NULL,
+									req.table.len, false, NULL, 0, false),
 					 req.table.data, req.table.len, true);
 }
 

@@ -28,12 +28,10 @@
  * one, which can only make more of the old ones deletable; the walk reads
  * the latest state with a new iterator each slice.
  *
- * The background sweep walks every open database in turn, a slice of a few
- * milliseconds at a time, only when the worker has no request to serve
- * (main.c), then gives LevelDB the range to compact in a thread of its own
- * (storage.c), so that the files shrink without holding anyone up.  A
- * COMPACT or COUNT request walks in slices too, between the other
- * backends' requests, and is answered at the end (wc_reclaim_step).
+ * A walk goes in slices of a given length (wc_sweep_slice), ending at a
+ * row's end and starting again where it stopped: reclaim.c decides when.
+ * A background walk has LevelDB compact each table it deleted much of, in
+ * a thread of its own (storage.c), so that the files shrink.
  *
  *-------------------------------------------------------------------------
  */
@@ -45,19 +43,14 @@
 
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
-#include "utils/timestamp.h"
 
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
-#include "common/shmem.h"
 #include "worker/worker.h"
 
-/* widecolumn_fdw.sweep_naptime: seconds between passes; 0: no sweep */
-int			wc_sweep_naptime = 10;
 int			wc_debug_crash_after_sweep_batches = 0;
 
-/* A background slice's length, and the batch size a walk writes at. */
-#define WC_SWEEP_SLICE_US		2000
+/* The batch size a walk writes at. */
 #define WC_SWEEP_BATCH_BYTES	(1024 * 1024)
 
 /* The qualifier prefix of a drop_family marker (tablemeta.c), escaped family "wc". */
@@ -404,11 +397,12 @@ sweep_meta_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
  * wc_sweep_begin
  *		A walk over odb: over table (escaped; NULL: every table), counting
  *		the versions it keeps of family (escaped; NULL: every family) or
- *		deleting what is gone.
+ *		deleting what is gone.  A background walk also has LevelDB compact
+ *		each table it deleted much of.
  */
 WcSweep *
 wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
-			   const uint8 *family, size_t flen)
+			   const uint8 *family, size_t flen, bool background)
 {
 	MemoryContext cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw sweep",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -420,6 +414,7 @@ wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
 	sw->slice_cxt = AllocSetContextCreate(cxt, "widecolumn_fdw sweep slice",
 										  ALLOCSET_DEFAULT_SIZES);
 	sw->count_only = count_only;
+	sw->background = background;
 	initStringInfo(&sw->family);
 	if (family != NULL)
 		appendBinaryStringInfo(&sw->family, (const char *) family, flen);
@@ -593,291 +588,4 @@ void
 wc_sweep_end(WcSweep *sw)
 {
 	MemoryContextDelete(sw->cxt);
-}
-
-/* The background sweep's state: one walk at a time. */
-static struct
-{
-	WcSweep    *sw;
-	uint32		db;
-	TimestampTz next_slice;
-	int			ndbs;
-	uint64	   *commit_ts;		/* a database's last commit when its pass began */
-	TimestampTz *pass_end;		/* and when its last pass ended */
-} bg;
-
-/* Is database id due for a pass (and is it open)? */
-static bool
-pass_due(uint32 id, TimestampTz now)
-{
-	WcOpenDb   *odb = wc_db_nth(id);
-	int64		since;
-
-	if (odb == NULL || odb->db == NULL)
-		return false;
-	if (id >= (uint32) bg.ndbs)
-	{
-		int			n = Max(id + 1, bg.ndbs * 2);
-
-		uint64	   *commit_ts = MemoryContextAllocZero(wc_worker_cxt, sizeof(uint64) * n);
-		TimestampTz *pass_end = MemoryContextAllocZero(wc_worker_cxt, sizeof(TimestampTz) * n);
-
-		if (bg.ndbs > 0)
-		{
-			memcpy(commit_ts, bg.commit_ts, sizeof(uint64) * bg.ndbs);
-			memcpy(pass_end, bg.pass_end, sizeof(TimestampTz) * bg.ndbs);
-			pfree(bg.commit_ts);
-			pfree(bg.pass_end);
-		}
-		/* a database seen first is swept a naptime later */
-		for (int i = bg.ndbs; i < n; i++)
-			pass_end[i] = now;
-		bg.commit_ts = commit_ts;
-		bg.pass_end = pass_end;
-		bg.ndbs = n;
-	}
-	since = now - bg.pass_end[id];
-
-	/*
-	 * After writes, a pass a naptime after the last; without, now and then,
-	 * for the policies with a maximum age.
-	 */
-	return since >= (int64) wc_sweep_naptime * USECS_PER_SEC &&
-		(odb->last_commit_ts != bg.commit_ts[id] ||
-		 since >= (int64) wc_sweep_naptime * 60 * USECS_PER_SEC);
-}
-
-/*
- * wc_sweep_background
- *		With no request waiting (main.c): a slice of the background sweep,
- *		if one is due.  Returns how many milliseconds until the next is.
- *
- * A slice takes WC_SWEEP_SLICE_US at most, then the sweep rests as long,
- * so that it takes at most half of the worker's time.
- */
-long
-wc_sweep_background(void)
-{
-	TimestampTz now;
-	TimestampTz end;
-	bool		done = false;
-
-	if (wc_sweep_naptime <= 0)
-		return 1000;
-	now = GetCurrentTimestamp();
-	if (now < bg.next_slice)
-		return (long) ((bg.next_slice - now + 999) / 1000);
-
-	if (bg.sw == NULL)
-	{
-		for (uint32 id = 0; wc_db_nth(id) != NULL; id++)
-		{
-			if (!pass_due(id, now))
-				continue;
-			bg.db = id;
-			bg.commit_ts[id] = wc_db_nth(id)->last_commit_ts;
-			bg.sw = wc_sweep_begin(wc_db_nth(id), NULL, 0, false, NULL, 0);
-			bg.sw->background = true;
-			break;
-		}
-		if (bg.sw == NULL)
-			return 1000;
-	}
-
-	/* closed after a failed write: the pass is over */
-	if (wc_db_nth(bg.db)->db == NULL)
-		done = true;
-	else
-	{
-		PG_TRY();
-		{
-			done = wc_sweep_slice(bg.sw, WC_SWEEP_SLICE_US);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata;
-
-			MemoryContextSwitchTo(wc_worker_cxt);
-			edata = CopyErrorData();
-			FlushErrorState();
-			ereport(LOG,
-					(errmsg("widecolumn_fdw could not sweep LevelDB database \"%s\": %s",
-							wc_db_nth(bg.db)->path, edata->message)));
-			FreeErrorData(edata);
-			done = true;
-		}
-		PG_END_TRY();
-	}
-	end = GetCurrentTimestamp();
-	if (done)
-	{
-		ereport(DEBUG1,
-					(errmsg("widecolumn_fdw swept LevelDB database \"%s\": %llu entries removed",
-							wc_db_nth(bg.db)->path,
-							(unsigned long long) wc_sweep_result(bg.sw))));
-		wc_sweep_end(bg.sw);
-		bg.sw = NULL;
-		bg.pass_end[bg.db] = end;
-	}
-	bg.next_slice = end + (end - now);
-	return (long) ((end - now + 999) / 1000);
-}
-
-/*
- * A COUNT or COMPACT request under way: its walk goes in slices between
- * the other backends' requests, then (COMPACT) LevelDB compacts the range
- * in the compactor's thread; the backend is answered at the end.
- */
-typedef struct WcReclaim
-{
-	WcSweep    *sw;				/* the walk; NULL once it is over */
-	WcOpenDb   *odb;
-	bool		compact;		/* then compact [start, end) */
-	bool		compacting;		/* the compactor has the range */
-	StringInfoData start;		/* the table (escaped); empty: every table */
-	StringInfoData end;			/* empty: to the end */
-	uint64		result;
-} WcReclaim;
-
-/* A request's slice: as the background sweep's. */
-#define WC_RECLAIM_SLICE_US	WC_SWEEP_SLICE_US
-
-/*
- * wc_reclaim_start
- *		Take on the walk sw for c's request: answered by wc_reclaim_step
- *		when it is over, and with compact once LevelDB has compacted table
- *		(escaped; empty: everything).
- */
-void
-wc_reclaim_start(WcClient *c, WcSweep *sw, const uint8 *table, size_t tlen, bool compact)
-{
-	MemoryContext old = MemoryContextSwitchTo(c->cxt);
-	WcReclaim  *r = palloc0(sizeof(WcReclaim));
-
-	r->sw = sw;
-	r->odb = sw->odb;
-	r->compact = compact;
-	initStringInfo(&r->start);
-	initStringInfo(&r->end);
-	if (tlen > 0)
-	{
-		appendBinaryStringInfo(&r->start, (const char *) table, tlen);
-		appendBinaryStringInfo(&r->end, (const char *) table, tlen);
-		if (!successor(&r->end))
-			resetStringInfo(&r->end);
-	}
-	c->reclaim = r;
-	MemoryContextSwitchTo(old);
-}
-
-/* The request is over: its answer is in c->answer. */
-static void
-reclaim_done(WcClient *c)
-{
-	WcReclaim  *r = c->reclaim;
-
-	if (r->sw != NULL)
-		wc_sweep_end(r->sw);
-	pfree(r->start.data);
-	pfree(r->end.data);
-	pfree(r);
-	c->reclaim = NULL;
-	c->answer_pending = true;
-}
-
-/* One step of c's request. */
-static int
-reclaim_one(WcClient *c)
-{
-	WcReclaim  *r = c->reclaim;
-	volatile bool done = false;
-	volatile int state = 1;
-
-	MemoryContextSwitchTo(wc_request_cxt);
-	PG_TRY();
-	{
-		if (r->odb->db == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("could not go on reading LevelDB database \"%s\"", r->odb->path),
-					 errdetail("The storage worker reopened the database after a write to it failed."),
-					 errhint("Run the function again.")));
-		if (r->sw != NULL)
-		{
-			if (wc_sweep_slice(r->sw, WC_RECLAIM_SLICE_US))
-			{
-				r->result = wc_sweep_result(r->sw);
-				wc_sweep_end(r->sw);
-				r->sw = NULL;
-				done = !r->compact;
-			}
-		}
-		else if (!r->compacting)
-		{
-			r->compacting = storage_compact_start(r->odb->db,
-												  (const uint8 *) r->start.data, r->start.len,
-												  r->end.len > 0 ? (const uint8 *) r->end.data : NULL,
-												  r->end.len);
-			state = 2;
-		}
-		else if (storage_compact_busy())
-			state = 2;
-		else
-		{
-			storage_compact_wait();
-			done = true;
-		}
-		if (done)
-		{
-			resetStringInfo(&c->answer);
-			wc_write_count_answer(&c->answer, r->result);
-		}
-	}
-	PG_CATCH();
-	{
-		wc_serve_error(c);
-		done = true;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(wc_worker_cxt);
-	MemoryContextReset(wc_request_cxt);
-	if (done)
-		reclaim_done(c);
-	return state;
-}
-
-/*
- * wc_reclaim_step
- *		A step of every COUNT and COMPACT under way (main.c, each turn).
- *		Returns 0 if there are none, 1 if it worked, 2 if they only wait
- *		for LevelDB's compaction.
- */
-int
-wc_reclaim_step(void)
-{
-	int			state = 0;
-
-	for (int i = 0; i < wc_shared->nslots; i++)
-	{
-		WcClient   *c = wc_clients[i];
-
-		if (c != NULL && c->reclaim != NULL)
-		{
-			int			s = reclaim_one(c);
-
-			state = state == 1 || s == 1 ? 1 : s;
-		}
-	}
-	return state;
-}
-
-/* c has gone: its request goes with it. */
-void
-wc_reclaim_forget(WcClient *c)
-{
-	if (c->reclaim == NULL)
-		return;
-	if (c->reclaim->sw != NULL)
-		wc_sweep_end(c->reclaim->sw);
-	c->reclaim = NULL;			/* the rest is in c's memory */
 }

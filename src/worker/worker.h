@@ -164,18 +164,21 @@ extern void wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen,
 extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
 												const uint8 *fq, size_t fqlen);
 
-/* in sweep.c: deleting what no read can return any more */
+/* in sweep.c: walks that delete what no read can return any more */
 typedef struct WcSweep WcSweep;
-extern int	wc_sweep_naptime;
 extern int	wc_debug_crash_after_sweep_batches;
 extern WcSweep *wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
-							   bool count_only, const uint8 *family, size_t flen);
+							   bool count_only, const uint8 *family, size_t flen,
+							   bool background);
 extern bool wc_sweep_slice(WcSweep *sw, int max_us);
 extern uint64 wc_sweep_result(WcSweep *sw);
 extern void wc_sweep_end(WcSweep *sw);
+
+/* in reclaim.c: when they walk (the background sweep, COUNT and COMPACT) */
+extern int	wc_sweep_naptime;
 extern long wc_sweep_background(void);
-extern void wc_reclaim_start(WcClient *c, WcSweep *sw, const uint8 *table, size_t tlen,
-							 bool compact);
+extern void wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
+							 const uint8 *table, size_t tlen, bool compact);
 extern int	wc_reclaim_step(void);
 extern void wc_reclaim_forget(WcClient *c);
 
