@@ -20,8 +20,10 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
 
+# The sweep is off until the first crash is set up, so that the garbage made
+# below is still there when it starts.
 my $node = wc_node('wc_sweep_crash',
-	"restart_after_crash = on\nwidecolumn_fdw.sweep_naptime = 1\n");
+	"restart_after_crash = on\nwidecolumn_fdw.sweep_naptime = 0\n");
 
 $node->safe_psql(
 	'postgres', q{
@@ -81,11 +83,13 @@ is($node->safe_psql('postgres', $d_rows), '2000', 'd holds its rows');
 # Crash after a given number of sweep batches, and wait for the restart.
 sub crash_after
 {
-	my ($batches, $label, $sql) = @_;
+	my ($batches, $label, $sql, $naptime, $then) = @_;
 	my $old = worker_pid($node);
 	$node->safe_psql('postgres',
-		"ALTER SYSTEM SET widecolumn_fdw.debug_crash_after_sweep_batches = $batches; SELECT pg_reload_conf();"
-	);
+		"ALTER SYSTEM SET widecolumn_fdw.debug_crash_after_sweep_batches = $batches;"
+		  . (defined $naptime ? "ALTER SYSTEM SET widecolumn_fdw.sweep_naptime = $naptime;" : '')
+		  . 'SELECT pg_reload_conf();');
+	$then->() if defined $then;
 	if (defined $sql)
 	{
 		my ($ret, $out, $err) = $node->psql('postgres', $sql);
@@ -109,9 +113,9 @@ sub check_t
 	return;
 }
 
-# 1. In the middle of the background sweep (a naptime after the database
-# was opened).
-crash_after(50, 'background sweep');
+# 1. In the middle of the background sweep, turned on now: its first pass
+# over the database comes a naptime (1 s) after the worker first sees it.
+crash_after(50, 'background sweep', undef, 1);
 check_t('background sweep');
 is($node->safe_psql('postgres', $d_rows), '2000', 'background sweep: d is whole');
 
@@ -131,10 +135,17 @@ is($node->safe_psql('postgres',
 	"SELECT family FROM widecolumn.families('wc') WHERE table_name = 'd'"), 'a',
 	'drop_table killed before COMMIT: its families are there');
 
-# 3. Committed, then killed in the middle of the sweep that deletes its data.
-is($node->safe_psql('postgres', "SELECT widecolumn.drop_table('wc', 'd')"), '2000',
-	'drop_table deletes 2000 versions');
-crash_after(100, 'sweep of a dropped table');
+# 3. Committed, then killed in the middle of the sweep that deletes its
+# data.  (compact first removes what the first crash left, so that the next
+# pass has only the dropped table to delete.)
+$node->safe_psql('postgres', "SELECT widecolumn.compact('wc')");
+crash_after(
+	100, 'sweep of a dropped table',
+	undef, undef,
+	sub {
+		is($node->safe_psql('postgres', "SELECT widecolumn.drop_table('wc', 'd')"),
+			'2000', 'drop_table deletes 2000 versions');
+	});
 is($node->safe_psql('postgres', $d_rows), '0', 'sweep of a dropped table: nothing comes back');
 is($node->safe_psql('postgres',
 	"SELECT count(*) FROM widecolumn.families('wc') WHERE table_name = 'd'"), '0',
