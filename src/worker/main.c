@@ -17,8 +17,9 @@
  * cannot stall a point read in another.  Nor does a commit's fsync: a
  * commit's batch goes to the commit writer, a thread of storage.c, and the
  * commit is answered when it comes back (serve.c, wc_collect_commits).
- * When there is nothing to do the loop gives the background sweep a slice
- * of a few milliseconds (sweep.c), and polls a little before it sleeps
+ * A COUNT or COMPACT goes on in slices between the requests, and when there
+ * is nothing to do the loop gives the background sweep a slice of a few
+ * milliseconds (reclaim.c), then polls a little before it sleeps
  * (common/poll.c).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
@@ -354,7 +355,7 @@ wc_worker_main(Datum arg)
 			continue;
 		}
 
-		/* Nobody is waiting: a slice of the background sweep (sweep.c). */
+		/* Nobody is waiting: a slice of the background sweep (reclaim.c). */
 		timeout = Min(1000L, wc_sweep_background());
 		/* a COMPACT waiting for LevelDB's compaction: look again soon */
 		if (reclaiming == 2)

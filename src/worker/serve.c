@@ -366,13 +366,12 @@ serve_estimate(WcClient *c, WcReader *r)
 
 /*
  * The versions of a table (or of one of its families) a read could return:
- * counted in slices between other requests (sweep.c, wc_reclaim_step).
+ * counted in slices between other requests (reclaim.c).
  */
 static void
 serve_count(WcClient *c, WcReader *r)
 {
 	WcReclaimRequest req;
-
 	WcOpenDb   *odb;
 
 	if (!wc_read_count(r, &req))
@@ -390,7 +389,6 @@ static void
 serve_compact(WcClient *c, WcReader *r)
 {
 	WcReclaimRequest req;
-
 	WcOpenDb   *odb;
 
 	if (!wc_read_compact(r, &req))

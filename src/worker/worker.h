@@ -108,7 +108,7 @@ typedef struct WcClient
 	ErrorData  *deferred;		/* error of an unanswered request */
 	bool		commit_waiting; /* its commit is with the commit writer */
 	bool		gone;			/* freed while it was: wc_collect_commits frees */
-	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (sweep.c) */
+	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (reclaim.c) */
 } WcClient;
 
 /* in main.c: the main loop and the attached backends */
