@@ -55,7 +55,6 @@ pass_due(uint32 id, TimestampTz now)
 	if (id >= (uint32) bg.ndbs)
 	{
 		int			n = Max(id + 1, bg.ndbs * 2);
-
 		uint64	   *commit_ts = MemoryContextAllocZero(wc_worker_cxt, sizeof(uint64) * n);
 		TimestampTz *pass_end = MemoryContextAllocZero(wc_worker_cxt, sizeof(TimestampTz) * n);
 
@@ -97,7 +96,7 @@ wc_sweep_background(void)
 {
 	TimestampTz now;
 	TimestampTz end;
-	bool		done = false;
+	volatile bool done = false;
 
 	if (wc_sweep_naptime <= 0)
 		return 1000;
