@@ -19,15 +19,15 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
-       src/worker/cellscan.o src/worker/cellversions.o src/worker/cellcommit.o src/worker/storage.o
+       src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/cellcommit.o src/worker/storage.o
 # The install script of this version, the full scripts of older versions
 # (to install one and test the upgrade from it) and the upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof maps cells upgrade seeds differential
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families maps
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof maps cells gc upgrade seeds differential
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -45,3 +45,27 @@ GRANT USAGE ON SCHEMA widecolumn TO PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.set_gc_policy(name, text, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.families(name) FROM PUBLIC;
+
+-- Removing data.  drop_family and drop_table delete a family's or a
+-- table's data at COMMIT and return the versions deleted; they need
+-- ownership of the server (or superuser).  compact deletes at once what
+-- the storage worker's background sweep would, and returns the entries
+-- it deleted; it needs USAGE on the server.
+CREATE FUNCTION widecolumn.drop_family(server name, table_name text, family text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_drop_family'
+LANGUAGE C VOLATILE;
+
+CREATE FUNCTION widecolumn.drop_table(server name, table_name text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_drop_table'
+LANGUAGE C VOLATILE;
+
+CREATE FUNCTION widecolumn.compact(server name, table_name text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_compact'
+LANGUAGE C VOLATILE;
+
+REVOKE ALL ON FUNCTION widecolumn.drop_family(name, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.drop_table(name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.compact(name, text) FROM PUBLIC;

@@ -38,6 +38,8 @@ wc_msg_answered(uint8 type)
 		case WC_REQ_NEXT:
 		case WC_REQ_COMMIT:
 		case WC_REQ_ESTIMATE:
+		case WC_REQ_COUNT:
+		case WC_REQ_COMPACT:
 			return true;
 		default:
 			return false;
@@ -668,6 +670,53 @@ wc_read_estimate(WcReader *r, WcEstimateRequest *req)
 	return finish(r);
 }
 
+void
+wc_write_count(StringInfo buf, const WcReclaimRequest *req)
+{
+	begin(buf, WC_REQ_COUNT);
+	wc_put_u32(buf, req->db);
+	wc_put_bytes(buf, req->table.data, req->table.len);
+	wc_put_bytes(buf, req->family.data, req->family.len);
+}
+
+/* COUNT: one table, and one family or none. */
+bool
+wc_read_count(WcReader *r, WcReclaimRequest *req)
+{
+	if (!expect_type(r, WC_REQ_COUNT))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	req->table = wc_get_bytes(r);
+	req->family = wc_get_bytes(r);
+	if (r->bad || !components(req->table, 1) ||
+		(req->family.len > 0 && !components(req->family, 1)))
+		return fail(r);
+	return finish(r);
+}
+
+void
+wc_write_compact(StringInfo buf, const WcReclaimRequest *req)
+{
+	begin(buf, WC_REQ_COMPACT);
+	wc_put_u32(buf, req->db);
+	wc_put_bytes(buf, req->table.data, req->table.len);
+}
+
+/* COMPACT: one table, or none (every table). */
+bool
+wc_read_compact(WcReader *r, WcReclaimRequest *req)
+{
+	if (!expect_type(r, WC_REQ_COMPACT))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	req->table = wc_get_bytes(r);
+	req->family.data = NULL;
+	req->family.len = 0;
+	if (r->bad || (req->table.len > 0 && !components(req->table, 1)))
+		return fail(r);
+	return finish(r);
+}
+
 /* ---- answers ---- */
 
 void
@@ -688,6 +737,13 @@ wc_write_estimate_answer(StringInfo buf, uint64 bytes)
 {
 	begin(buf, WC_RESP_OK);
 	wc_put_u64(buf, bytes);
+}
+
+void
+wc_write_count_answer(StringInfo buf, uint64 n)
+{
+	begin(buf, WC_RESP_OK);
+	wc_put_u64(buf, n);
 }
 
 static void
@@ -748,5 +804,14 @@ wc_read_estimate_answer(WcReader *r, uint64 *bytes)
 	if (!expect_type(r, WC_RESP_OK))
 		return fail(r);
 	*bytes = wc_get_u64(r);
+	return finish(r);
+}
+
+bool
+wc_read_count_answer(WcReader *r, uint64 *n)
+{
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	*n = wc_get_u64(r);
 	return finish(r);
 }

@@ -67,6 +67,11 @@ typedef enum WcMsgType
 	WC_REQ_ABORT = 9,		/* u32 db */
 	WC_REQ_ESTIMATE = 10,	/* u32 db, u32 nranges {str start, str end}:
 							 * answered OK u64 bytes */
+	WC_REQ_COUNT = 11,		/* u32 db, str table, str family (both escaped;
+							 * an empty family: all): answered OK u64 (the
+							 * versions a read could return) */
+	WC_REQ_COMPACT = 12,	/* u32 db, str table (escaped; empty: every
+							 * table): answered OK u64 (entries deleted) */
 
 	/* answers; any answered request may be answered ERROR instead */
 	WC_RESP_OK = 64,		/* then the request's payload, if it has one */
@@ -219,6 +224,14 @@ typedef struct WcEstimateRequest
 	int			nranges;
 	WcWireRange *ranges;
 } WcEstimateRequest;
+
+/* A COUNT or COMPACT request: COMPACT has no family. */
+typedef struct WcReclaimRequest
+{
+	uint32		db;
+	WcBytes		table;			/* one escaped component, or empty */
+	WcBytes		family;			/* one escaped component, or empty */
+} WcReclaimRequest;
 
 typedef struct WcErrorAnswer
 {
@@ -390,6 +403,8 @@ extern void wc_write_row_cell_remove_now(StringInfo rows, const uint8 *famqual,
 extern void wc_write_commit(StringInfo buf, uint32 db, bool sync);
 extern void wc_write_abort(StringInfo buf, uint32 db);
 extern void wc_write_estimate(StringInfo buf, const WcEstimateRequest *req);
+extern void wc_write_count(StringInfo buf, const WcReclaimRequest *req);
+extern void wc_write_compact(StringInfo buf, const WcReclaimRequest *req);
 
 /* in wire.c: requests, as the worker reads them (r at the type byte) */
 extern uint8 wc_read_type(WcReader *r);
@@ -407,11 +422,14 @@ extern bool wc_next_row_cell(WcReader *rows, WcCellWrite *cell);
 extern bool wc_read_commit(WcReader *r, uint32 *db, bool *sync);
 extern bool wc_read_abort(WcReader *r, uint32 *db);
 extern bool wc_read_estimate(WcReader *r, WcEstimateRequest *req);
+extern bool wc_read_count(WcReader *r, WcReclaimRequest *req);
+extern bool wc_read_compact(WcReader *r, WcReclaimRequest *req);
 
 /* in wire.c: answers, as the worker writes them */
 extern void wc_write_ok(StringInfo buf);
 extern void wc_write_open_answer(StringInfo buf, uint32 db);
 extern void wc_write_estimate_answer(StringInfo buf, uint64 bytes);
+extern void wc_write_count_answer(StringInfo buf, uint64 n);
 extern void wc_write_error(StringInfo buf, int sqlstate, const char *message,
 						   const char *detail, const char *hint);
 
@@ -421,6 +439,7 @@ extern bool wc_read_error(WcReader *r, WcErrorAnswer *err);
 extern bool wc_read_ok(WcReader *r);
 extern bool wc_read_open_answer(WcReader *r, uint32 *db);
 extern bool wc_read_estimate_answer(WcReader *r, uint64 *bytes);
+extern bool wc_read_count_answer(WcReader *r, uint64 *n);
 
 /*
  * The BATCH answer, written by the worker and read by the backend for every

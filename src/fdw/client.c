@@ -728,6 +728,58 @@ wc_client_estimate(uint32 db, List *ranges)
 	return bytes;
 }
 
+/* A COUNT or COMPACT request's answer. */
+static uint64
+reclaim_call(StringInfo msg)
+{
+	WcReader	r;
+	uint64		n;
+
+	call(msg, &r);
+	pfree(msg->data);
+	if (!wc_read_count_answer(&r, &n))
+		wc_client_unexpected_answer();
+	return n;
+}
+
+/*
+ * The versions of a stored table (escaped), or of one of its families
+ * (escaped; NULL: all), that a read could return now.
+ */
+uint64
+wc_client_count(uint32 db, const uint8 *table, size_t tlen,
+				const uint8 *family, size_t flen)
+{
+	StringInfoData msg;
+	WcReclaimRequest req;
+
+	req.db = wc_client_db_id(db);
+	req.table.data = table;
+	req.table.len = tlen;
+	req.family.data = family;
+	req.family.len = family ? flen : 0;
+	initStringInfo(&msg);
+	wc_write_count(&msg, &req);
+	return reclaim_call(&msg);
+}
+
+/* Delete what no read can return of a table (escaped; NULL: all); how many. */
+uint64
+wc_client_compact(uint32 db, const uint8 *table, size_t tlen)
+{
+	StringInfoData msg;
+	WcReclaimRequest req;
+
+	req.db = wc_client_db_id(db);
+	req.table.data = table;
+	req.table.len = table ? tlen : 0;
+	req.family.data = NULL;
+	req.family.len = 0;
+	initStringInfo(&msg);
+	wc_write_compact(&msg, &req);
+	return reclaim_call(&msg);
+}
+
 static void
 xact_end_cb(void *arg)
 {

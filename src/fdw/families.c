@@ -2,8 +2,9 @@
  *
  * families.c
  *	  Column families and their garbage-collection policies: the SQL
- *	  functions widecolumn.create_family, set_gc_policy and families, as
- *	  Bigtable's admin API and cbt have them.
+ *	  functions widecolumn.create_family, set_gc_policy, drop_family,
+ *	  drop_table, families and compact, as Bigtable's admin API and cbt
+ *	  have them.
  *
  * A server's families are kept in its own LevelDB database, in the stored
  * table with the empty name (mapping.c, wc_get_meta_table): a row per
@@ -13,6 +14,17 @@
  * and they change as rows do: in the transaction, at its COMMIT, rolled
  * back with it.  A change locks the table's row, as an UPDATE would, so two
  * sessions changing one table's families take turns.
+ *
+ * Dropping changes the same row: drop_family takes the family off the
+ * list and writes a cell WC_META_DROPPED_FAMILY<family>, drop_table a row
+ * tombstone.  Their versions are the COMMIT's time, and every version of
+ * the family or table older than that is gone at once: the worker's reads
+ * hide it (worker/tablemeta.c), and its sweep deletes it later
+ * (worker/sweep.c).  So a drop is undone by a ROLLBACK like any write,
+ * and a family created again starts empty.
+ *
+ * A COMMIT that wrote through foreign tables adds the families it wrote
+ * to and nobody created, with maxversions=1 (wc_families_written).
  *
  *-------------------------------------------------------------------------
  */
@@ -39,6 +51,17 @@
 PG_FUNCTION_INFO_V1(wc_create_family);
 PG_FUNCTION_INFO_V1(wc_set_gc_policy);
 PG_FUNCTION_INFO_V1(wc_families);
+PG_FUNCTION_INFO_V1(wc_drop_family);
+PG_FUNCTION_INFO_V1(wc_drop_table);
+PG_FUNCTION_INFO_V1(wc_compact);
+
+/* What change_family does to a family. */
+typedef enum WcFamilyChange
+{
+	WC_FAMILY_CREATE,
+	WC_FAMILY_SET,
+	WC_FAMILY_DROP
+} WcFamilyChange;
 
 /* An argument that must not be NULL. */
 static void
@@ -74,6 +97,30 @@ server_arg(FunctionCallInfo fcinfo, int n)
 	if (acl != ACLCHECK_OK)
 		aclcheck_error(acl, OBJECT_FOREIGN_SERVER, server->servername);
 	return server;
+}
+
+/*
+ * The server, if the user owns it (or is a superuser): dropping data needs
+ * more than USAGE.
+ */
+static ForeignServer *
+owned_server_arg(FunctionCallInfo fcinfo, int n)
+{
+	ForeignServer *server = server_arg(fcinfo, n);
+
+	if (!pg_foreign_server_ownercheck(server->serverid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_FOREIGN_SERVER, server->servername);
+	return server;
+}
+
+/* A name escaped as a key component. */
+static uint8 *
+escaped(const char *name, size_t *len)
+{
+	uint8	   *e = palloc(WC_ESCAPED_MAX(strlen(name)));
+
+	*len = wc_escape((const uint8 *) name, strlen(name), e);
+	return e;
 }
 
 /* A stored table's name, checked as the option "table" is. */
@@ -217,8 +264,8 @@ next_line(const char **p, const char *end, const char *table, WcFamilyLine *line
 /*
  * list_with
  *		The family list p..end of table with family's line set to policy,
- *		in its place in byte order.  Says whether the family was there, and
- *		how many families the list had.
+ *		in its place in byte order, or taken out (policy NULL).  Says
+ *		whether the family was there, and how many families the list had.
  */
 static char *
 list_with(const char *table, const char *p, const char *end,
@@ -226,7 +273,7 @@ list_with(const char *table, const char *p, const char *end,
 {
 	WcFamilyLine line;
 	StringInfoData out;
-	bool		placed = false;
+	bool		placed = policy == NULL;	/* a drop places no line */
 
 	*found = false;
 	*count = 0;
@@ -275,18 +322,35 @@ lock_list(Oid serverid, const char *table, LOCKMODE mode,
 	return meta;
 }
 
-/* Write table's family list in this transaction. */
+/*
+ * put_list
+ *		Write table's family list in this transaction, and with a drop of
+ *		family its marker (a cell whose version is the drop's time).
+ */
 static void
-put_list(WcTable *meta, const char *table, const char *list)
+put_list(WcTable *meta, const char *table, const char *list, const char *dropped)
 {
-	WcTxnCell	cell;
+	WcTxnCell	cells[2];
 
-	cell.famqual = meta->cols[1].famqual;
-	cell.famqual_len = meta->cols[1].famqual_len;
-	cell.value = (const uint8 *) list;
-	cell.value_len = strlen(list);
+	cells[0].famqual = meta->cols[1].famqual;
+	cells[0].famqual_len = meta->cols[1].famqual_len;
+	cells[0].value = (const uint8 *) list;
+	cells[0].value_len = strlen(list);
+	if (dropped)
+	{
+		char	   *marker = psprintf("%s%s", WC_META_DROPPED_FAMILY, dropped);
+		uint8	   *fq = palloc(WC_ESCAPED_MAX(2) + WC_ESCAPED_MAX(strlen(marker)));
+		size_t		mlen;
+
+		mlen = wc_escape((const uint8 *) "wc", 2, fq);
+		mlen += wc_escape((const uint8 *) marker, strlen(marker), fq + mlen);
+		cells[1].famqual = fq;
+		cells[1].famqual_len = mlen;
+		cells[1].value = (const uint8 *) "";
+		cells[1].value_len = 0;
+	}
 	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) table, strlen(table),
-				   false, 1, &cell);
+				   false, dropped ? 2 : 1, cells);
 }
 
 static pg_attribute_noreturn() void
@@ -300,13 +364,16 @@ too_many_families(const char *table)
 
 /*
  * change_family
- *		Set family's policy in table's family list: create says whether the
- *		family must be new (else it must exist).
+ *		Set family's policy in table's family list, or take it off the list
+ *		(WC_FAMILY_DROP: policy is NULL); the family must be new only for
+ *		WC_FAMILY_CREATE.  A drop returns the versions it deletes.
  */
-static void
+static uint64
 change_family(ForeignServer *server, const char *table, const char *family,
-			  const char *policy, bool create)
+			  const char *policy, WcFamilyChange change)
 {
+	bool		create = change == WC_FAMILY_CREATE;
+	uint64		deleted = 0;
 	const char *p;
 	const char *end;
 	WcTable    *meta;
@@ -314,7 +381,9 @@ change_family(ForeignServer *server, const char *table, const char *family,
 	bool		found;
 	int			count;
 
-	PreventCommandIfReadOnly(create ? "widecolumn.create_family()" : "widecolumn.set_gc_policy()");
+	PreventCommandIfReadOnly(change == WC_FAMILY_CREATE ? "widecolumn.create_family()" :
+							 change == WC_FAMILY_SET ? "widecolumn.set_gc_policy()" :
+							 "widecolumn.drop_family()");
 	wc_as_of_forbid(false);
 	meta = lock_list(server->serverid, table, ExclusiveLock, &p, &end);
 	list = list_with(table, p, end, family, policy, &found, &count);
@@ -330,10 +399,22 @@ change_family(ForeignServer *server, const char *table, const char *family,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("column family \"%s\" of stored table \"%s\" does not exist",
 						family, table),
-				 errhint("Create it with widecolumn.create_family().")));
+				 change == WC_FAMILY_SET ?
+				 errhint("Create it with widecolumn.create_family().") : 0));
 	if (create && count >= WC_MAX_FAMILIES)
 		too_many_families(table);
-	put_list(meta, table, list);
+
+	if (change == WC_FAMILY_DROP)
+	{
+		size_t		tlen,
+					flen;
+		uint8	   *etable = escaped(table, &tlen);
+		uint8	   *efamily = escaped(family, &flen);
+
+		deleted = wc_client_count(wc_client_open_db(meta), etable, tlen, efamily, flen);
+	}
+	put_list(meta, table, list, change == WC_FAMILY_DROP ? family : NULL);
+	return deleted;
 }
 
 /*
@@ -453,7 +534,7 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 		changed = true;
 	}
 	if (changed)
-		put_list(meta, table, list);
+		put_list(meta, table, list, NULL);
 }
 
 /* A commit that changed a family list has been applied. */
@@ -475,7 +556,7 @@ wc_create_family(PG_FUNCTION_ARGS)
 	char	   *family = family_arg(fcinfo, 2);
 	char	   *policy = policy_arg(fcinfo, 3);
 
-	change_family(server, table, family, policy, true);
+	(void) change_family(server, table, family, policy, WC_FAMILY_CREATE);
 	PG_RETURN_VOID();
 }
 
@@ -488,7 +569,7 @@ wc_set_gc_policy(PG_FUNCTION_ARGS)
 	char	   *family = family_arg(fcinfo, 2);
 	char	   *policy = policy_arg(fcinfo, 3);
 
-	change_family(server, table, family, policy, false);
+	(void) change_family(server, table, family, policy, WC_FAMILY_SET);
 	PG_RETURN_VOID();
 }
 
@@ -540,4 +621,81 @@ wc_families(PG_FUNCTION_ARGS)
 	wc_read_rows_end(scan);
 	wc_client_snapshot_release(snapshot);
 	return (Datum) 0;
+}
+
+/*
+ * widecolumn.drop_family(server name, table_name text, family text)
+ *		RETURNS bigint
+ *
+ * The family's versions that a read could return (now, or as of an older
+ * time) are gone when the transaction commits; returns how many.
+ */
+Datum
+wc_drop_family(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server = owned_server_arg(fcinfo, 0);
+	char	   *table = table_arg(fcinfo, 1);
+	char	   *family = family_arg(fcinfo, 2);
+
+	PG_RETURN_INT64((int64) change_family(server, table, family, NULL, WC_FAMILY_DROP));
+}
+
+/*
+ * widecolumn.drop_table(server name, table_name text) RETURNS bigint
+ *
+ * The table's families and data are gone when the transaction commits; a
+ * row tombstone on its row of the family list says since when.  Returns
+ * the versions deleted, as drop_family does.
+ */
+Datum
+wc_drop_table(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server = owned_server_arg(fcinfo, 0);
+	char	   *table = table_arg(fcinfo, 1);
+	WcTable    *meta = wc_get_meta_table(server->serverid);
+	const uint8 *key = (const uint8 *) table;
+	size_t		keylen = strlen(table);
+	const uint8 **vals;
+	size_t	   *lens;
+	bool		listed;
+	size_t		tlen;
+	uint8	   *etable = escaped(table, &tlen);
+	uint64		deleted;
+
+	PreventCommandIfReadOnly("widecolumn.drop_table()");
+	wc_as_of_forbid(false);
+	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
+	listed = wc_read_row_now(meta, key, keylen, &vals, &lens);
+	deleted = wc_client_count(wc_client_open_db(meta), etable, tlen, NULL, 0);
+	if (!listed && deleted == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("stored table \"%s\" does not exist", table),
+				 errdetail("It has no column families and no data.")));
+	wc_txn_put_row(meta, GetCurrentCommandId(true), key, keylen, true, 0, NULL);
+	PG_RETURN_INT64((int64) deleted);
+}
+
+/*
+ * widecolumn.compact(server name, table_name text DEFAULT NULL)
+ *		RETURNS bigint
+ *
+ * Deletes at once what the background sweep would (the versions the
+ * policies delete, dropped tables and families, tombstones that hide
+ * nothing any more) in the table, or in every table of the server, then
+ * has LevelDB compact it so that its files shrink.  Returns the entries
+ * deleted.  It changes no data a read can see, so it is not part of the
+ * transaction.
+ */
+Datum
+wc_compact(PG_FUNCTION_ARGS)
+{
+	ForeignServer *server = server_arg(fcinfo, 0);
+	WcTable    *meta = wc_get_meta_table(server->serverid);
+	uint8	   *etable = NULL;
+	size_t		tlen = 0;
+
+	if (!PG_ARGISNULL(1))
+		etable = escaped(table_arg(fcinfo, 1), &tlen);
+	PG_RETURN_INT64((int64) wc_client_compact(wc_client_open_db(meta), etable, tlen));
 }

@@ -28,6 +28,13 @@
  */
 #define WC_META_FAMILIES_CELL	"wc:families"
 
+/*
+ * The cell of a table's row there that drop_family leaves: its version is
+ * the drop's time, before which the family's versions are gone
+ * (worker/tablemeta.c).  The family follows the prefix.
+ */
+#define WC_META_DROPPED_FAMILY	"dropped:"
+
 /* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
@@ -159,6 +166,9 @@ extern void wc_client_write(uint32 db, StringInfo rows);
 extern void wc_client_commit(uint32 db, bool sync);
 extern void wc_client_abort(uint32 db);
 extern uint64 wc_client_estimate(uint32 db, List *ranges);
+extern uint64 wc_client_count(uint32 db, const uint8 *table, size_t tlen,
+							  const uint8 *family, size_t flen);
+extern uint64 wc_client_compact(uint32 db, const uint8 *table, size_t tlen);
 extern void wc_client_xact_end(bool abort);
 extern void wc_client_subxact_abort(SubTransactionId subid);
 

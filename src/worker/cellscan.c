@@ -55,14 +55,8 @@ typedef struct WcRowState
 	bool		decided;		/* its version was chosen, or it is absent */
 	uint64		cell_versions;	/* its versions seen so far */
 	const WcGcPolicy *policy;	/* its family's, or NULL */
+	uint64		dropped;		/* its versions older than this are gone */
 } WcRowState;
-
-/* A family's garbage-collection policy, the family escaped as in a key. */
-typedef struct WcFamilyPolicy
-{
-	WcSlice		family;
-	WcGcPolicy	policy;
-} WcFamilyPolicy;
 
 /* What row_entry made of an entry. */
 typedef enum WcEntryKind
@@ -80,12 +74,10 @@ struct WcCellScan
 	bool		versions;		/* end each row with its version */
 	uint64		as_of;			/* read as of this time; 0: now */
 	uint64		now;			/* when the scan began, for maxage */
-	int			npolicies;		/* the table's families with a policy */
-	WcFamilyPolicy *policies;
-	const WcGcPolicy *unlisted; /* the policy of a family not listed */
+	WcTableMeta meta;			/* its policies and drop times */
 	StringInfoData last_family; /* the family policy_of looked up last */
 	bool		have_last_family;
-	const WcGcPolicy *last_policy;
+	const WcFamilyMeta *last_policy;
 	uint64		limit;
 	uint64		emitted;
 	uint64		entries;
@@ -112,7 +104,8 @@ struct WcCellScan
 	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
 };
 
-static const WcGcPolicy *version_policy(void *arg, const uint8 *fq, size_t fqlen);
+static const WcGcPolicy *version_policy(void *arg, const uint8 *fq, size_t fqlen,
+										uint64 *dropped);
 
 static pg_attribute_noreturn() void
 corrupt_key(const uint8 *k, size_t n)
@@ -186,98 +179,20 @@ before_end(WcCellScan *s, const uint8 *k, size_t n)
 }
 
 /*
- * The families' policies are rows of the stored table with the empty name
- * (fdw/families.c): row key the table's name, one cell wc:families listing
- * "family<TAB>policy" lines.
- */
-static const uint8 meta_table[] = {0x00, 0x01};
-static const uint8 meta_cell[] = {'w', 'c', 0x00, 0x01, 'f', 'a', 'm', 'i', 'l', 'i', 'e', 's', 0x00, 0x01};
-
-/*
- * A family that no one created keeps one version, the policy that writing
- * through a foreign table creates it with (families.c): so a table written
- * by 0.1.0, or a write whose family another session dropped meanwhile,
- * reads as the simple case should.  The families' own table keeps every
- * version.
- */
-static const WcGcPolicy unlisted_policy = {1, 0, WC_GC_SINGLE};
-
-/*
  * load_policies
- *		Read the policies of the scan's table at its snapshot (with its own
- *		iterator, before it is positioned).  All the ranges of a scan are in
- *		one table, named by the first component of their keys.
+ *		Read the policies and drop times of the scan's table at its snapshot
+ *		(with its own iterator, before it is positioned).  All the ranges of
+ *		a scan are in one table, named by the first component of their keys.
  */
 static void
 load_policies(WcCellScan *s)
 {
 	size_t		tlen;
-	StringInfoData key;
-	const uint8 *k;
-	const uint8 *v;
-	size_t		n,
-				vlen;
-	const char *p;
-	const char *end;
-	int			cap = 0;
 
 	if (s->nranges == 0 ||
-		wc_component_end(s->starts[0].p, s->starts[0].len, &tlen) != 0 ||
-		(tlen == sizeof(meta_table) && memcmp(s->starts[0].p, meta_table, tlen) == 0))
+		wc_component_end(s->starts[0].p, s->starts[0].len, &tlen) != 0)
 		return;
-	s->unlisted = &unlisted_policy;
-	initStringInfo(&key);
-	appendBinaryStringInfo(&key, (const char *) meta_table, sizeof(meta_table));
-	appendBinaryStringInfo(&key, (const char *) s->starts[0].p, tlen);
-	appendBinaryStringInfo(&key, (const char *) meta_cell, sizeof(meta_cell));
-	storage_iter_seek(s->it, (const uint8 *) key.data, key.len);
-	if (!storage_iter_valid(s->it))
-	{
-		storage_iter_check(s->it);
-		return;
-	}
-	k = storage_iter_key(s->it, &n);
-	if (n != (size_t) key.len + WC_TS_LEN || memcmp(k, key.data, key.len) != 0)
-		return;
-	v = storage_iter_value(s->it, &vlen);
-	if (vlen == 0 || v[0] != WC_VALUE_PRESENT)
-		return;
-
-	p = (const char *) v + 1;
-	end = (const char *) v + vlen;
-	while (p < end)
-	{
-		const char *line = p;
-		const char *nl = memchr(p, '\n', end - p);
-		const char *lineend = nl ? nl : end;
-		const char *tab = memchr(p, '\t', lineend - p);
-		char		text[WC_GC_MAX_TEXT + 1];
-		size_t		where;
-		size_t		plen;
-		WcFamilyPolicy *fp;
-		uint8	   *fam;
-
-		p = nl ? nl + 1 : end;
-		plen = tab ? (size_t) (lineend - tab - 1) : 0;
-		if (tab == NULL || plen > WC_GC_MAX_TEXT)
-			continue;			/* not what families.c writes: no policy */
-		memcpy(text, tab + 1, plen);
-		text[plen] = '\0';
-		if (s->npolicies == cap)
-		{
-			cap = Max(8, cap * 2);
-			s->policies = s->policies ? repalloc(s->policies, sizeof(WcFamilyPolicy) * cap) :
-				palloc(sizeof(WcFamilyPolicy) * cap);
-		}
-		fp = &s->policies[s->npolicies];
-		if (wc_gc_parse(text, &fp->policy, &where) != WC_GC_OK)
-			continue;
-		fam = palloc(WC_ESCAPED_MAX(tab - line));
-		fp->family.p = fam;
-		fp->family.len = wc_escape((const uint8 *) line, tab - line, fam);
-		s->npolicies++;
-	}
-	pfree(key.data);
+	wc_table_meta_load(s->it, s->starts[0].p, tlen, &s->meta);
 }
 
 /*
@@ -425,15 +340,16 @@ family_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t
 
 /*
  * policy_of
- *		The policy of the family of a cell (escaped family and qualifier),
- *		or NULL.  Cells come a family at a time: the last answer is kept.
+ *		What the table's meta row says of the family of a cell (escaped
+ *		family and qualifier), or NULL.  Cells come a family at a time: the
+ *		last answer is kept.
  */
-static const WcGcPolicy *
+static const WcFamilyMeta *
 policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 {
 	size_t		flen;
 
-	if (s->unlisted == NULL || wc_component_end(fq, fqlen, &flen) != 0)
+	if (s->meta.unlisted == NULL || wc_component_end(fq, fqlen, &flen) != 0)
 		return NULL;
 	if (s->have_last_family && flen == (size_t) s->last_family.len &&
 		memcmp(fq, s->last_family.data, flen) == 0)
@@ -441,19 +357,19 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 	resetStringInfo(&s->last_family);
 	appendBinaryStringInfo(&s->last_family, (const char *) fq, flen);
 	s->have_last_family = true;
-	s->last_policy = s->unlisted;
-	for (int i = 0; i < s->npolicies; i++)
-		if (s->policies[i].family.len == flen &&
-			memcmp(s->policies[i].family.p, fq, flen) == 0)
-			s->last_policy = &s->policies[i].policy;
+	s->last_policy = wc_table_meta_family(&s->meta, fq, fqlen);
 	return s->last_policy;
 }
 
 /* policy_of for cellversions.c */
 static const WcGcPolicy *
-version_policy(void *arg, const uint8 *fq, size_t fqlen)
+version_policy(void *arg, const uint8 *fq, size_t fqlen, uint64 *dropped)
 {
-	return policy_of((WcCellScan *) arg, fq, fqlen);
+	WcCellScan *s = arg;
+	const WcFamilyMeta *fm = policy_of(s, fq, fqlen);
+
+	*dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
+	return fm && fm->has_policy ? &fm->policy : NULL;
 }
 
 /*
@@ -463,8 +379,8 @@ version_policy(void *arg, const uint8 *fq, size_t fqlen)
  *
  * One version of a cell counts: the newest, or with as_of the newest at or
  * before it; the cell is absent if that one is a tombstone, older than the
- * row's tombstone, or one its family's policy deletes (it is then gone or
- * going, and is never returned).
+ * row's tombstone or its table's or family's drop, or one its family's
+ * policy deletes (it is then gone or going, and is never returned).
  */
 static WcEntryKind
 row_entry(WcCellScan *s, const uint8 *k, size_t n,
@@ -497,7 +413,12 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		row->have_last = true;
 		row->decided = false;
 		row->cell_versions = 0;
-		row->policy = tombstone ? NULL : policy_of(s, fq, fqlen);
+		{
+			const WcFamilyMeta *fm = tombstone ? NULL : policy_of(s, fq, fqlen);
+
+			row->policy = fm && fm->has_policy ? &fm->policy : NULL;
+			row->dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
+		}
 
 		/* any commit that wrote the row wrote the newest entry of some cell */
 		if (s->versions)
@@ -518,6 +439,9 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	}
 	row->decided = true;
 
+	/* dropped (drop_table, drop_family): gone even as of an older time */
+	if (ts < row->dropped)
+		return WC_ENTRY_USED;
 	if (tombstone)
 	{
 		row->tomb_ts = ts;

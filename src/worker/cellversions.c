@@ -450,6 +450,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 	size_t		celllen;
 	char	   *cell;
 	const WcGcPolicy *policy;
+	uint64		dropped;		/* drop_table's or drop_family's time */
 	uint64		idx = 0;
 	int			newer = 0;
 
@@ -460,7 +461,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 	celllen = n - WC_TS_LEN;
 	cell = palloc(celllen);
 	memcpy(cell, k, celllen);
-	policy = vs->policy_of(vs->policy_arg, k + rowlen, celllen - rowlen);
+	policy = vs->policy_of(vs->policy_arg, k + rowlen, celllen - rowlen, &dropped);
 
 	while (!vs->done && (k = key_under(vs, cell, celllen, &n)) != NULL &&
 		   n == celllen + WC_TS_LEN)
@@ -488,7 +489,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 				mi_next(vs);
 			continue;
 		}
-		if (ts < vs->tomb_ts || ts < vs->ts_min)
+		if (ts < vs->tomb_ts || ts < vs->ts_min || ts < dropped)
 			break;
 		if (policy != NULL && wc_gc_deletes(policy, idx, vs->now > ts ? vs->now - ts : 0))
 			break;				/* and every older version too */

@@ -124,6 +124,13 @@ wc_db_lookup(uint32 id)
 	return odb;
 }
 
+/* The database of id, open or not, or NULL past the last (the sweep's walk). */
+WcOpenDb *
+wc_db_nth(uint32 id)
+{
+	return id < (uint32) list_length(open_dbs) ? list_nth(open_dbs, id) : NULL;
+}
+
 /*
  * wc_db_open
  *		The id of the database at a path, opened if it is not open yet.

@@ -17,7 +17,9 @@
  * cannot stall a point read in another.  Nor does a commit's fsync: a
  * commit's batch goes to the commit writer, a thread of storage.c, and the
  * commit is answered when it comes back (serve.c, wc_collect_commits).
- * When there is nothing to do the loop polls a little before it sleeps
+ * A COUNT or COMPACT goes on in slices between the requests, and when there
+ * is nothing to do the loop gives the background sweep a slice of a few
+ * milliseconds (reclaim.c), then polls a little before it sleeps
  * (common/poll.c).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
@@ -81,6 +83,24 @@ wc_worker_register(void)
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("widecolumn_fdw.sweep_naptime",
+							"Sets the time between two passes of the storage worker's background sweep over a database.",
+							"The sweep deletes what no read can return any more, when the worker has nothing else to do; 0 turns it off.",
+							&wc_sweep_naptime,
+							10, 0, 86400,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_sweep_batches",
+							"Kills the storage worker after this many batches of deletes of a sweep or compaction (for tests).",
+							NULL,
+							&wc_debug_crash_after_sweep_batches,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
 	memset(&worker, 0, sizeof(worker));
@@ -231,8 +251,11 @@ serve_client(WcClient *c)
 {
 	bool		worked = false;
 
-	/* Nothing more until its commit is written, in the order it sent. */
-	for (int n = 0; n < 16 && !c->commit_waiting; n++)
+	/*
+	 * Nothing more until its commit is written, or its COUNT or COMPACT is
+	 * over, in the order it sent.
+	 */
+	for (int n = 0; n < 16 && !c->commit_waiting && c->reclaim == NULL; n++)
 	{
 		shm_mq_result res;
 		Size		len;
@@ -304,6 +327,8 @@ wc_worker_main(Datum arg)
 	while (!got_sigterm)
 	{
 		uint32		busy = 0;
+		long		timeout;
+		int			reclaiming;
 
 		ResetLatch(MyLatch);
 		if (ConfigReloadPending)
@@ -314,6 +339,9 @@ wc_worker_main(Datum arg)
 
 		attach_clients(generation);
 		if (wc_collect_commits())
+			busy++;
+		reclaiming = wc_reclaim_step();
+		if (reclaiming == 1)
 			busy++;
 		for (int i = 0; i < wc_shared->nslots; i++)
 			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
@@ -326,6 +354,12 @@ wc_worker_main(Datum arg)
 			idle = false;
 			continue;
 		}
+
+		/* Nobody is waiting: a slice of the background sweep (reclaim.c). */
+		timeout = Min(1000L, wc_sweep_background());
+		/* a COMPACT waiting for LevelDB's compaction: look again soon */
+		if (reclaiming == 2)
+			timeout = Min(timeout, 10L);
 
 		/*
 		 * Poll a little before sleeping: the next request of a session that
@@ -343,7 +377,7 @@ wc_worker_main(Datum arg)
 		{
 			WaitEvent	ev;
 
-			(void) WaitEventSetWait(wait_set, 1000L, &ev, 1, PG_WAIT_EXTENSION);
+			(void) WaitEventSetWait(wait_set, Max(timeout, 1L), &ev, 1, PG_WAIT_EXTENSION);
 		}
 	}
 

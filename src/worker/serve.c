@@ -366,6 +366,42 @@ serve_estimate(WcClient *c, WcReader *r)
 }
 
 /*
+ * The versions of a table (or of one of its families) a read could return:
+ * counted in slices between other requests (reclaim.c).
+ */
+static void
+serve_count(WcClient *c, WcReader *r)
+{
+	WcReclaimRequest req;
+	WcOpenDb   *odb;
+
+	if (!wc_read_count(r, &req))
+		malformed("COUNT");
+	odb = wc_db_lookup(req.db);
+	wc_reclaim_start(c, odb,
+					 wc_sweep_begin(odb, req.table.data, req.table.len, true,
+									req.family.len > 0 ? req.family.data : NULL,
+									req.family.len, false),
+					 NULL, 0, false);
+}
+
+/* widecolumn.compact(): a walk in slices, then LevelDB's compaction. */
+static void
+serve_compact(WcClient *c, WcReader *r)
+{
+	WcReclaimRequest req;
+	WcOpenDb   *odb;
+
+	if (!wc_read_compact(r, &req))
+		malformed("COMPACT");
+	odb = wc_db_lookup(req.db);
+	wc_reclaim_start(c, odb,
+					 wc_sweep_begin(odb, req.table.len > 0 ? req.table.data : NULL,
+									req.table.len, false, NULL, 0, false),
+					 req.table.data, req.table.len, true);
+}
+
+/*
  * serve_request
  *		Carry out one request; its answer, if it has one, goes to c->answer.
  */
@@ -406,6 +442,12 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 			break;
 		case WC_REQ_ESTIMATE:
 			serve_estimate(c, &r);
+			break;
+		case WC_REQ_COUNT:
+			serve_count(c, &r);
+			break;
+		case WC_REQ_COMPACT:
+			serve_compact(c, &r);
 			break;
 		default:
 			ereport(ERROR,
@@ -506,9 +548,26 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 	MemoryContextSwitchTo(wc_worker_cxt);
 	MemoryContextReset(wc_request_cxt);
 
-	/* A commit with the commit writer is answered when it is written. */
-	if (wc_msg_answered(type) && !c->commit_waiting)
+	/*
+	 * A commit with the commit writer is answered when it is written, a
+	 * COUNT or COMPACT when its walk is over (wc_reclaim_step).
+	 */
+	if (wc_msg_answered(type) && !c->commit_waiting && c->reclaim == NULL)
 		c->answer_pending = true;
+}
+
+/*
+ * wc_serve_error
+ *		In a PG_CATCH while working for c outside a request: the error is
+ *		its answer.
+ */
+void
+wc_serve_error(WcClient *c)
+{
+	ErrorData  *edata = take_error(c);
+
+	answer_error(c, edata);
+	FreeErrorData(edata);
 }
 
 /*
@@ -570,6 +629,7 @@ wc_client_release_all(WcClient *c)
 {
 	ListCell   *lc;
 
+	wc_reclaim_forget(c);
 	foreach(lc, c->scans)
 		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
 	foreach(lc, c->snaps)

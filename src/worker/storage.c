@@ -120,6 +120,19 @@ static struct
 	bool		stop;
 } writer;
 
+/* The compactor's thread (storage_compact_start). */
+static struct
+{
+	bool		running;
+	pthread_t	thread;
+	WcDb	   *db;
+	char	   *start;
+	size_t		slen;
+	char	   *end;			/* NULL: to the end */
+	size_t		elen;
+	volatile bool done;
+} compactor;
+
 /* The slot of counter n. */
 #define WRITER_SLOT(n) (&writer.slots[(n) % writer.size])
 
@@ -496,8 +509,10 @@ storage_open(const char *path, const WcDbOptions *o)
 void
 storage_close(WcDb *d)
 {
-	/* The commit writer may be writing to it. */
+	/* The commit writer may be writing to it, the compactor compacting it. */
 	storage_writer_drain();
+	if (compactor.running && compactor.db == d)
+		storage_compact_wait();
 	if (d->db)
 		leveldb_close(d->db);
 	if (d->options)
@@ -775,6 +790,87 @@ storage_approximate_size(WcDb *d, const uint8_t *start, size_t slen,
 
 	leveldb_approximate_sizes(d->db, 1, starts, slens, ends, elens, &size);
 	return size;
+}
+
+/*
+ * The compactor: a thread that runs LevelDB's compaction of a key range,
+ * which can take seconds, while the worker goes on serving (the sweep's
+ * way to give back the space of what it deleted: worker/sweep.c).  One at
+ * a time; like the commit writer it calls nothing but LevelDB.
+ */
+
+static void *
+compactor_main(void *arg)
+{
+	leveldb_compact_range(compactor.db->db, compactor.start, compactor.slen,
+						  compactor.end, compactor.elen);
+	__atomic_store_n(&compactor.done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * storage_compact_start
+ *		Start compacting [start, end) (end NULL: to the end) in the
+ *		compactor's thread; false if it is still busy with another range.
+ */
+bool
+storage_compact_start(WcDb *d, const uint8_t *start, size_t slen,
+					  const uint8_t *end, size_t elen)
+{
+	sigset_t	all,
+				old;
+	int			rc;
+
+	if (compactor.running && !storage_compact_busy())
+		storage_compact_wait();
+	if (compactor.running)
+		return false;
+	/* malloc'd: the thread reads them */
+	compactor.db = d;
+	compactor.start = malloc(slen + 1);
+	compactor.slen = slen;
+	compactor.end = end ? malloc(elen + 1) : NULL;
+	compactor.elen = end ? elen : 0;
+	if (compactor.start == NULL || (end && compactor.end == NULL))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	memcpy(compactor.start, start, slen);
+	if (end)
+		memcpy(compactor.end, end, elen);
+	compactor.done = false;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&compactor.thread, NULL, compactor_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+	{
+		free(compactor.start);
+		free(compactor.end);
+		ereport(ERROR,
+				(errmsg("could not start the compactor thread: %s", strerror(rc))));
+	}
+	compactor.running = true;
+	return true;
+}
+
+/* Is the compactor still compacting? */
+bool
+storage_compact_busy(void)
+{
+	return compactor.running && !__atomic_load_n(&compactor.done, __ATOMIC_ACQUIRE);
+}
+
+/* Wait for the compactor to finish its range. */
+void
+storage_compact_wait(void)
+{
+	if (!compactor.running)
+		return;
+	pthread_join(compactor.thread, NULL);
+	free(compactor.start);
+	free(compactor.end);
+	compactor.running = false;
 }
 
 /*

@@ -56,6 +56,10 @@ extern void storage_writer_drain(void);
 extern void storage_sync_logs(WcDb *db);
 extern bool storage_write_failed(WcDb *db);
 extern bool storage_exists(const char *path);
+extern bool storage_compact_start(WcDb *db, const uint8_t *start, size_t slen,
+								  const uint8_t *end, size_t elen);
+extern bool storage_compact_busy(void);
+extern void storage_compact_wait(void);
 extern uint8_t *storage_get(WcDb *db, const uint8_t *key, size_t klen, size_t *vlen);
 extern uint64_t storage_approximate_size(WcDb *db, const uint8_t *start, size_t slen,
 										 const uint8_t *end, size_t elen);

@@ -22,6 +22,7 @@
 #include "utils/elog.h"
 #include "utils/palloc.h"
 
+#include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "common/wire.h"
 #include "worker/storage.h"
@@ -109,6 +110,7 @@ typedef struct WcClient
 	ErrorData  *deferred;		/* error of an unanswered request */
 	bool		commit_waiting; /* its commit is with the commit writer */
 	bool		gone;			/* freed while it was: wc_collect_commits frees */
+	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (reclaim.c) */
 } WcClient;
 
 /* in main.c: the main loop and the attached backends */
@@ -122,10 +124,12 @@ extern void wc_serve_init(void);
 extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_collect_commits(void);
 extern void wc_client_release_all(WcClient *c);
+extern void wc_serve_error(WcClient *c);
 
 /* in databases.c: the databases, their registry, reopening after failure */
 extern uint32 wc_db_open(const WcOpenRequest *req);
 extern WcOpenDb *wc_db_lookup(uint32 id);
+extern WcOpenDb *wc_db_nth(uint32 id);
 extern void wc_db_reopen(WcOpenDb *odb);
 extern void wc_db_close_after_failure(WcOpenDb *odb);
 extern void wc_db_close_all(void);
@@ -141,12 +145,58 @@ extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
 
 /* in cellversions.c: every version, for a cells-layout table */
 typedef struct WcVersionScan WcVersionScan;
-typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *fq, size_t fqlen);
+/* a cell's family's policy (NULL: none), and the time of its drop, if any */
+typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *fq, size_t fqlen,
+													   uint64 *dropped);
 extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
 										 uint64 pending_ts, WcVersionPolicyFn policy_of,
 										 void *policy_arg);
 extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
 							   int batch_bytes, uint64 *entries);
+
+/* in tablemeta.c: a table's policies and drop times (the table of families) */
+typedef struct WcFamilyMeta
+{
+	WcBytes		family;			/* escaped, as in a key */
+	bool		listed;			/* in wc:families, not only dropped */
+	bool		has_policy;		/* false: every version is kept */
+	WcGcPolicy	policy;
+	uint64		dropped;		/* drop_family's time: older versions are
+								 * gone (0: none) */
+} WcFamilyMeta;
+
+typedef struct WcTableMeta
+{
+	uint64		dropped;		/* drop_table's time: older entries are gone */
+	int			nfamilies;
+	WcFamilyMeta *families;
+	const WcFamilyMeta *unlisted;	/* what a family in no list has; NULL:
+									 * the table of families */
+} WcTableMeta;
+
+extern const uint8 wc_meta_table[2];	/* the table of families, escaped */
+extern void wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen,
+							   WcTableMeta *m);
+extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
+												const uint8 *fq, size_t fqlen);
+
+/* in sweep.c: walks that delete what no read can return any more */
+typedef struct WcSweep WcSweep;
+extern int	wc_debug_crash_after_sweep_batches;
+extern WcSweep *wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
+							   bool count_only, const uint8 *family, size_t flen,
+							   bool background);
+extern bool wc_sweep_slice(WcSweep *sw, int max_us);
+extern uint64 wc_sweep_result(WcSweep *sw);
+extern void wc_sweep_end(WcSweep *sw);
+
+/* in reclaim.c: when they walk (the background sweep, COUNT and COMPACT) */
+extern int	wc_sweep_naptime;
+extern long wc_sweep_background(void);
+extern void wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
+							 const uint8 *table, size_t tlen, bool compact);
+extern int	wc_reclaim_step(void);
+extern void wc_reclaim_forget(WcClient *c);
 
 /* in cellcommit.c: writing rows, the clock, recovery */
 extern int	wc_debug_crash_after_commit_batches;

@@ -244,6 +244,10 @@ END {
 		   v["cells_range_versions"], fmt(med("cells", "range")), fmt(v["raw_cells_range_reads_per_s"]), x == "" ? "—" : rfmt(x))
 	x = ratio(med("versions", "one"), med("versions", "many"))
 	target(sprintf("Point read of a cell of %s versions ÷ of a cell of one: time (issue 16; %s entries read)", v["versions_written"] + 1, v["versions_entries"]), "≤ 2", tfmt(x), x != "" && x <= 2)
+	x = ratio(v["gc_size_end.compact"], v["gc_size_loaded.compact"])
+	target(sprintf("Directory after 10 UPDATE passes over 100,000 rows (maxversions=1) and `compact`, the sweep off, ÷ after the load (issue 16; %s before compact, %s entries removed)", rfmt(ratio(v["gc_size_updated.compact"], v["gc_size_loaded.compact"])), v["gc_removed"]), "≤ 1.2", tfmt(x), x != "" && x <= 1.2)
+	x = ratio(v["gc_size_end.sweep"], v["gc_size_loaded.sweep"])
+	target(sprintf("The same without `compact`, after a minute of the background sweep (%s before; rows read back right: %s and %s of 100,000)", rfmt(ratio(v["gc_size_updated.sweep"], v["gc_size_loaded.sweep"])), v["gc_rows.compact"], v["gc_rows.sweep"]), "≤ 2", tfmt(x), x != "" && x <= 2)
 	print ""
 	printf("%d met, %d missed.", met, missed)
 	if (med("map100", "foreign") != "")

@@ -408,6 +408,45 @@ inside() {
 		r=$((r + 1))
 	done
 	sql -c "DROP SERVER wc_cells CASCADE" >/dev/null
+	# Space given back (issue 16): 10 UPDATE passes over 100,000 rows of a
+	# family that keeps one version, then widecolumn.compact() with the
+	# background sweep off; and the same left to the background sweep for a
+	# minute.  Each on a server of its own, so the directory holds only this
+	# table; sizes against the size after the first load.
+	for how in compact sweep; do
+		say "workload gc: 10 UPDATE passes over 100,000 rows (maxversions=1), then $how"
+		if [ $how = compact ]; then naptime=0; else naptime=10; fi
+		sql -c "ALTER SYSTEM SET widecolumn_fdw.sweep_naptime = $naptime" >/dev/null
+		sql -c "SELECT pg_reload_conf()" >/dev/null
+		sql <<-SQL
+		CREATE SERVER wc_gc_$how FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
+		SELECT widecolumn.create_family('wc_gc_$how', 'gc', 'measurements', 'maxversions=1');
+		CREATE FOREIGN TABLE gc_$how (
+		    rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+		    pressure bigint OPTIONS (column 'measurements:pressure'),
+		    temp float8 OPTIONS (column 'measurements:temperature')
+		) SERVER wc_gc_$how OPTIONS (table 'gc');
+		INSERT INTO gc_$how SELECT 'k' || lpad(i::text, 7, '0'), 94000 + i % 900, i % 700 FROM generate_series(1, 100000) i;
+		SQL
+		gcdir=$datadir/widecolumn_fdw/$(sql -c "SELECT d.oid || '-' || s.oid FROM pg_database d, pg_foreign_server s WHERE d.datname = current_database() AND s.srvname = 'wc_gc_$how'")
+		put "gc_size_loaded.$how" "$(du -sb "$gcdir" | cut -f1)"
+		i=1
+		while [ $i -le 10 ]; do
+			sql -c "UPDATE gc_$how SET pressure = pressure + 1, temp = temp + 1" >/dev/null
+			i=$((i + 1))
+		done
+		put "gc_size_updated.$how" "$(du -sb "$gcdir" | cut -f1)"
+		if [ $how = compact ]; then
+			put gc_removed "$(sql -c "SELECT widecolumn.compact('wc_gc_compact')")"
+		else
+			sleep 60
+		fi
+		put "gc_size_end.$how" "$(du -sb "$gcdir" | cut -f1)"
+		put "gc_rows.$how" "$(sql -c "SELECT count(*) FILTER (WHERE pressure = 94010 + (right(rowkey, 7)::int % 900)) FROM gc_$how")"
+		sql -c "DROP SERVER wc_gc_$how CASCADE" >/dev/null
+	done
+	sql -c "ALTER SYSTEM RESET widecolumn_fdw.sweep_naptime" >/dev/null
+	sql -c "SELECT pg_reload_conf()" >/dev/null
 
 	# Every committed INSERT must have left its row.
 	for t in balloon_native balloon; do

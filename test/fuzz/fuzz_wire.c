@@ -292,6 +292,33 @@ estimate_request(const uint8_t *data, size_t size)
 		pfree(req.ranges);
 }
 
+/* COUNT and COMPACT: each key part one well-formed component. */
+static void
+reclaim_request(uint8_t type, const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	WcReclaimRequest req;
+	StringInfoData buf;
+	size_t		c;
+	bool		ok;
+
+	wc_reader_init(&r, data, size);
+	ok = type == WC_REQ_COUNT ? wc_read_count(&r, &req) : wc_read_compact(&r, &req);
+	if (!ok)
+		return;
+	CHECK(req.table.len == 0 ||
+		  (wc_component_end(req.table.data, req.table.len, &c) == 0 && c == req.table.len));
+	CHECK(req.family.len == 0 ||
+		  (wc_component_end(req.family.data, req.family.len, &c) == 0 && c == req.family.len));
+	initStringInfo(&buf);
+	if (type == WC_REQ_COUNT)
+		wc_write_count(&buf, &req);
+	else
+		wc_write_compact(&buf, &req);
+	check_same(&buf, data, size);
+	pfree(buf.data);
+}
+
 static void
 open_request(const uint8_t *data, size_t size)
 {
@@ -392,6 +419,8 @@ answers(const uint8_t *data, size_t size)
 	wc_reader_init(&r, data, size);
 	(void) wc_read_estimate_answer(&r, &bytes);
 	wc_reader_init(&r, data, size);
+	(void) wc_read_count_answer(&r, &bytes);
+	wc_reader_init(&r, data, size);
 	if (wc_read_batch(&r, &h))
 	{
 		for (uint32 i = 0; i < h.nrows; i++)
@@ -445,6 +474,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case WC_REQ_OPEN:
 			open_request(data, size);
+			break;
+		case WC_REQ_COUNT:
+		case WC_REQ_COMPACT:
+			reclaim_request(type, data, size);
 			break;
 		case WC_RESP_OK:
 		case WC_RESP_ERROR:

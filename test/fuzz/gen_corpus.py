@@ -41,6 +41,7 @@ def successor(k):
 # ---- src/common/wire.h ----
 REQ_OPEN, REQ_SNAPSHOT, REQ_RELEASE, REQ_SCAN, REQ_NEXT, REQ_CLOSE = 1, 2, 3, 4, 5, 6
 REQ_WRITE, REQ_COMMIT, REQ_ABORT, REQ_ESTIMATE = 7, 8, 9, 10
+REQ_COUNT, REQ_COMPACT = 11, 12
 PRESENT, TOMBSTONE = 1, 0
 
 
@@ -184,6 +185,12 @@ def wire_seeds():
         "abort": u8(REQ_ABORT) + u32(0),
         "estimate": u8(REQ_ESTIMATE) + u32(0) + u32(2) + s(esc(b"t")) + s(successor(esc(b"t")))
         + s(esc(b"u") + esc(b"a")) + s(b""),
+        "count": u8(REQ_COUNT) + u32(0) + s(esc(b"t")) + s(esc(b"cf")),
+        "count-table": u8(REQ_COUNT) + u32(0) + s(esc(b"t")) + s(b""),
+        "count-no-table": u8(REQ_COUNT) + u32(0) + s(b"") + s(b""),
+        "compact": u8(REQ_COMPACT) + u32(0) + s(esc(b"t")),
+        "compact-all": u8(REQ_COMPACT) + u32(0) + s(b""),
+        "compact-two-parts": u8(REQ_COMPACT) + u32(0) + s(esc(b"t") + esc(b"k")),
         "unknown-type-write-payload": u8(0) + row(b"t", b"k", [(b"cf", b"c", b"v")]),
     }
     return seeds

@@ -1,0 +1,591 @@
+/*-------------------------------------------------------------------------
+ *
+ * sweep.c
+ *	  Reclaiming space: deleting the entries that no read can return any
+ *	  more, for widecolumn.compact() and for the background sweep, and
+ *	  counting the versions drop_family and drop_table delete.
+ *
+ * Reads are exact without this (cellscan.c hides what is gone); the sweep
+ * only deletes, and deletes nothing a read could still return, by the
+ * reader's own rules (the same wc_gc_deletes, the same version index:
+ * every entry of a cell counts, tombstones too):
+ *
+ * - a version its family's policy deletes, and every version older than
+ *   its family's drop (drop_family) or its table's (drop_table).  What a
+ *   policy deletes is always a cell's oldest versions, so the index of a
+ *   version it keeps never changes, and a read as of any time finds what it
+ *   found before;
+ * - a cell tombstone older than every version of its cell that is kept: it
+ *   hides nothing;
+ * - a row tombstone when no kept entry of the row is older than it;
+ * - the drop markers in the table of families (tablemeta.c), once a walk
+ *   over the whole table that began after they were written is over.
+ *
+ * A row's deletes go into one LevelDB batch, so a crash leaves a row as it
+ * was or swept, and a tombstone never outlives what it hid by less than a
+ * batch.  Snapshots taken before a batch still see what it deletes (LevelDB
+ * keeps it for them).  Commits only add versions newer than every existing
+ * one, which can only make more of the old ones deletable; the walk reads
+ * the latest state with a new iterator each slice.
+ *
+ * A walk goes in slices of a given length (wc_sweep_slice), ending at a
+ * row's end and starting again where it stopped: reclaim.c decides when.
+ * A background walk has LevelDB compact each table it deleted much of, in
+ * a thread of its own (storage.c), so that the files shrink.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <signal.h>
+
+#include "miscadmin.h"
+
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+
+#include "common/gcpolicy.h"
+#include "common/keycodec.h"
+#include "worker/worker.h"
+
+int			wc_debug_crash_after_sweep_batches = 0;
+
+/* The batch size a walk writes at. */
+#define WC_SWEEP_BATCH_BYTES	(1024 * 1024)
+
+/* The qualifier prefix of a drop_family marker (tablemeta.c), escaped family "wc". */
+static const uint8 dropped_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', ':'};
+
+struct WcSweep
+{
+	WcOpenDb   *odb;
+	MemoryContext cxt;			/* the walk's; slice_cxt is reset each slice */
+	MemoryContext slice_cxt;
+	bool		count_only;		/* count kept versions, delete nothing */
+	bool		background;		/* compact each table it deleted much of */
+	StringInfoData family;		/* count_only: this family (escaped), or all */
+	StringInfoData end;			/* end of the walk's range; empty: none */
+	StringInfoData cursor;		/* where the next slice starts */
+	StringInfoData table;		/* the table being walked (escaped); empty: none */
+	WcTableMeta start_meta;		/* its meta when its walk began */
+	uint64		table_removed;
+	uint64		table_seen;
+	uint64		removed;		/* entries deleted */
+	uint64		counted;		/* count_only: versions kept */
+	bool		done;
+	/* for the slice */
+	WcIter	   *it;
+	WcBatch    *batch;
+	WcTableMeta meta;			/* the table's meta at the slice's start */
+	uint64		now;
+	uint64		seen;			/* entries looked at in the slice */
+	StringInfoData row;			/* the row's prefix */
+	StringInfoData pending;		/* keys of tombstones that may go (str each) */
+	StringInfoData rowtombs;	/* the row's row tombstones: u64 ts, str key */
+};
+
+static void
+pending_add(StringInfo buf, const uint8 *k, size_t n, uint64 ts)
+{
+	appendBinaryStringInfo(buf, (const char *) &ts, sizeof(ts));
+	appendBinaryStringInfo(buf, (const char *) &n, sizeof(n));
+	appendBinaryStringInfo(buf, (const char *) k, n);
+}
+
+/* Delete the keys in buf whose ts is at most below (all: UINT64_MAX). */
+static void
+pending_delete(WcSweep *sw, StringInfo buf, uint64 below)
+{
+	const char *p = buf->data;
+	const char *end = buf->data + buf->len;
+
+	while (p < end)
+	{
+		uint64		ts;
+		size_t		n;
+
+		memcpy(&ts, p, sizeof(ts));
+		memcpy(&n, p + sizeof(ts), sizeof(n));
+		p += sizeof(ts) + sizeof(n);
+		if (ts <= below)
+		{
+			storage_batch_delete(sw->batch, (const uint8 *) p, n);
+			sw->removed++;
+			sw->table_removed++;
+		}
+		p += n;
+	}
+	resetStringInfo(buf);
+}
+
+/* Make buf the smallest key above every key it prefixes; false if none. */
+static bool
+successor(StringInfo buf)
+{
+	size_t		len = buf->len;
+
+	if (wc_successor((uint8 *) buf->data, &len) != 0)
+		return false;
+	buf->len = (int) len;
+	return true;
+}
+
+/*
+ * sweep_row
+ *		Decide every entry of the row the iterator is at (its first entry,
+ *		whose table component ends at tlen), and leave the iterator after it.
+ */
+static void
+sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
+{
+	size_t		rowlen;
+	StringInfoData cell;
+	uint64		idx = 0;
+	const WcGcPolicy *policy = NULL;
+	uint64		dropped = 0;
+	bool		counting = false;
+	uint64		oldest_kept = PG_UINT64_MAX;	/* of the row's cell entries */
+
+	if (wc_component_end(k + tlen, n - tlen, &rowlen) != 0 ||
+		n < tlen + rowlen + WC_TS_LEN)
+	{
+		storage_iter_next(sw->it);	/* not ours: the reader reports it */
+		return;
+	}
+	rowlen += tlen;
+	resetStringInfo(&sw->row);
+	appendBinaryStringInfo(&sw->row, (const char *) k, rowlen);
+	resetStringInfo(&sw->pending);
+	resetStringInfo(&sw->rowtombs);
+	initStringInfo(&cell);
+
+	for (;;)
+	{
+		const uint8 *fq = k + rowlen;
+		size_t		fqlen = n - rowlen - WC_TS_LEN;
+		uint64		ts = wc_decode_ts(k + n - WC_TS_LEN);
+		size_t		vlen;
+		const uint8 *v = storage_iter_value(sw->it, &vlen);
+		bool		gone;
+
+		sw->seen++;
+		sw->table_seen++;
+		if (fqlen == sizeof(wc_row_tombstone_fq) &&
+			memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
+		{
+			/* decided at the row's end, when its oldest kept entry is known */
+			if (ts < sw->meta.dropped)
+				pending_add(&sw->rowtombs, k, n, 0);
+			else
+				pending_add(&sw->rowtombs, k, n, ts);
+		}
+		else
+		{
+			if (fqlen != (size_t) cell.len || memcmp(fq, cell.data, fqlen) != 0)
+			{
+				const WcFamilyMeta *fm = wc_table_meta_family(&sw->meta, fq, fqlen);
+				size_t		flen;
+
+				/* the cell before: tombstones older than all it keeps go */
+				if (!sw->count_only)
+					pending_delete(sw, &sw->pending, PG_UINT64_MAX);
+				resetStringInfo(&sw->pending);
+				resetStringInfo(&cell);
+				appendBinaryStringInfo(&cell, (const char *) fq, fqlen);
+				idx = 0;
+				policy = fm && fm->has_policy ? &fm->policy : NULL;
+				dropped = Max(sw->meta.dropped, fm ? fm->dropped : 0);
+				counting = sw->family.len == 0 ||
+					(wc_component_end(fq, fqlen, &flen) == 0 && flen == (size_t) sw->family.len &&
+					 memcmp(fq, sw->family.data, flen) == 0);
+			}
+			/* as cellscan.c's row_entry decides */
+			gone = ts < dropped ||
+				(policy != NULL &&
+				 wc_gc_deletes(policy, idx, sw->now > ts ? sw->now - ts : 0));
+			idx++;
+			if (gone)
+			{
+				if (!sw->count_only)
+				{
+					storage_batch_delete(sw->batch, k, n);
+					sw->removed++;
+					sw->table_removed++;
+				}
+			}
+			else if (vlen > 0 && v[0] == WC_VALUE_PRESENT)
+			{
+				/* the tombstones newer than a kept version hide it: they stay */
+				resetStringInfo(&sw->pending);
+				oldest_kept = Min(oldest_kept, ts);
+				if (counting)
+					sw->counted++;
+			}
+			else
+				pending_add(&sw->pending, k, n, ts);
+		}
+
+		if (!storage_iter_next_key(sw->it, &k, &n) ||
+			n < (size_t) sw->row.len + WC_TS_LEN ||
+			memcmp(k, sw->row.data, sw->row.len) != 0)
+			break;
+	}
+	if (!sw->count_only)
+	{
+		pending_delete(sw, &sw->pending, PG_UINT64_MAX);
+		/* a row tombstone no kept entry is older than hides nothing */
+		pending_delete(sw, &sw->rowtombs, oldest_kept);
+	}
+	pfree(cell.data);
+}
+
+/* Does m hold a drop? */
+static bool
+has_markers(const WcTableMeta *m)
+{
+	for (int i = 0; i < m->nfamilies; i++)
+		if (m->families[i].dropped != 0)
+			return true;
+	return m->dropped != 0;
+}
+
+/*
+ * remove_markers
+ *		After a walk over all of table (escaped), which began when its meta
+ *		was m: delete drop_table's row tombstone and what it hid of the
+ *		table's row of families, and drop_family's markers.
+ */
+static void
+remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *m)
+{
+	StringInfoData row;
+
+	if (!has_markers(m) || sw->count_only)
+		return;
+	initStringInfo(&row);
+	appendBinaryStringInfo(&row, (const char *) wc_meta_table, sizeof(wc_meta_table));
+	appendBinaryStringInfo(&row, (const char *) table, tlen);
+	storage_iter_seek(sw->it, (const uint8 *) row.data, row.len);
+	while (storage_iter_valid(sw->it))
+	{
+		size_t		n;
+		const uint8 *k = storage_iter_key(sw->it, &n);
+		const uint8 *fq = k + row.len;
+		size_t		fqlen;
+		uint64		ts;
+		bool		del;
+
+		if (n < (size_t) row.len + WC_TS_LEN || memcmp(k, row.data, row.len) != 0)
+			break;
+		fqlen = n - row.len - WC_TS_LEN;
+		ts = wc_decode_ts(k + n - WC_TS_LEN);
+		if (fqlen == sizeof(wc_row_tombstone_fq) &&
+			memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
+			del = ts <= m->dropped;
+		else
+			del = ts < m->dropped;
+		if (!del && fqlen > sizeof(dropped_cell) &&
+			memcmp(fq, dropped_cell, sizeof(dropped_cell)) == 0)
+		{
+			/* wc:dropped:<family>: its family, escaped as in a data key */
+			uint8	   *fam = palloc(fqlen);
+			uint8	   *esc = palloc(WC_ESCAPED_MAX(fqlen));
+			size_t		consumed,
+						famlen;
+
+			if (wc_unescape(fq + 4, fqlen - 4, fam, &consumed, &famlen) == 0 && famlen > 8)
+			{
+				const WcFamilyMeta *fm;
+
+				famlen = wc_escape(fam + 8, famlen - 8, esc);
+				fm = wc_table_meta_family(m, esc, famlen);
+				del = fm != NULL && ts <= fm->dropped;
+			}
+		}
+		if (del)
+			storage_batch_delete(sw->batch, k, n);
+		storage_iter_next(sw->it);
+	}
+	storage_iter_check(sw->it);
+	pfree(row.data);
+}
+
+/* The walk over the table it was walking is over. */
+static void
+end_table(WcSweep *sw)
+{
+	StringInfoData end;
+
+	if (sw->table.len == 0)
+		return;
+	remove_markers(sw, (const uint8 *) sw->table.data, sw->table.len, &sw->start_meta);
+
+	/* Give LevelDB the space back, unless the table lost little. */
+	if (sw->background && sw->table_removed >= 1000 &&
+		sw->table_removed * 4 >= sw->table_seen)
+	{
+		initStringInfo(&end);
+		appendBinaryStringInfo(&end, sw->table.data, sw->table.len);
+		if (successor(&end))
+			(void) storage_compact_start(sw->odb->db, (const uint8 *) sw->table.data,
+										 sw->table.len, (const uint8 *) end.data, end.len);
+	}
+	resetStringInfo(&sw->table);
+}
+
+/* Begin the walk over a table (escaped); the iterator moves. */
+static void
+begin_table(WcSweep *sw, const uint8 *table, size_t tlen)
+{
+	MemoryContext old = MemoryContextSwitchTo(sw->cxt);
+
+	appendBinaryStringInfo(&sw->table, (const char *) table, tlen);
+	wc_table_meta_load(sw->it, table, tlen, &sw->start_meta);
+	MemoryContextSwitchTo(old);
+	sw->meta = sw->start_meta;
+	sw->table_removed = sw->table_seen = 0;
+}
+
+/*
+ * sweep_meta_row
+ *		A row of the table of families, for table X: its markers go now if
+ *		X has no data at all (else the walk over X's data removes them).
+ *		Leaves the iterator after the row.
+ */
+static void
+sweep_meta_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
+{
+	size_t		rowlen;
+	StringInfoData x;
+	StringInfoData next;
+	WcTableMeta m;
+	bool		empty;
+
+	if (wc_component_end(k + tlen, n - tlen, &rowlen) != 0)
+	{
+		storage_iter_next(sw->it);
+		return;
+	}
+	/* X's name as its keys begin, and the key after this row */
+	initStringInfo(&x);
+	appendBinaryStringInfo(&x, (const char *) k + tlen, rowlen);
+	initStringInfo(&next);
+	appendBinaryStringInfo(&next, (const char *) k, tlen + rowlen);
+	(void) successor(&next);
+
+	wc_table_meta_load(sw->it, (const uint8 *) x.data, x.len, &m);
+	if (has_markers(&m))
+	{
+		storage_iter_seek(sw->it, (const uint8 *) x.data, x.len);
+		empty = !storage_iter_valid(sw->it);
+		if (!empty)
+		{
+			const uint8 *dk = storage_iter_key(sw->it, &n);
+
+			empty = n < (size_t) x.len || memcmp(dk, x.data, x.len) != 0;
+		}
+		storage_iter_check(sw->it);
+		if (empty)
+			remove_markers(sw, (const uint8 *) x.data, x.len, &m);
+	}
+	storage_iter_seek(sw->it, (const uint8 *) next.data, next.len);
+	pfree(x.data);
+	pfree(next.data);
+}
+
+/*
+ * wc_sweep_begin
+ *		A walk over odb: over table (escaped; NULL: every table), counting
+ *		the versions it keeps of family (escaped; NULL: every family) or
+ *		deleting what is gone.  A background walk also has LevelDB compact
+ *		each table it deleted much of.
+ */
+WcSweep *
+wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
+			   const uint8 *family, size_t flen, bool background)
+{
+	MemoryContext cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw sweep",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WcSweep    *sw = palloc0(sizeof(WcSweep));
+
+	sw->odb = odb;
+	sw->cxt = cxt;
+	sw->slice_cxt = AllocSetContextCreate(cxt, "widecolumn_fdw sweep slice",
+										  ALLOCSET_DEFAULT_SIZES);
+	sw->count_only = count_only;
+	sw->background = background;
+	initStringInfo(&sw->family);
+	if (family != NULL)
+		appendBinaryStringInfo(&sw->family, (const char *) family, flen);
+	initStringInfo(&sw->end);
+	initStringInfo(&sw->cursor);
+	initStringInfo(&sw->table);
+	initStringInfo(&sw->row);
+	initStringInfo(&sw->pending);
+	initStringInfo(&sw->rowtombs);
+	if (table != NULL)
+	{
+		appendBinaryStringInfo(&sw->cursor, (const char *) table, tlen);
+		appendBinaryStringInfo(&sw->end, (const char *) table, tlen);
+		if (!successor(&sw->end))
+			resetStringInfo(&sw->end);
+		/* its markers go even if it has no data left */
+		sw->it = storage_iter(odb->db, NULL, false);
+		PG_TRY();
+		{
+			begin_table(sw, table, tlen);
+		}
+		PG_FINALLY();
+		{
+			storage_iter_free(sw->it);
+			sw->it = NULL;
+		}
+		PG_END_TRY();
+	}
+	MemoryContextSwitchTo(old);
+	return sw;
+}
+
+/* Write what the slice deleted so far. */
+static void
+flush_batch(WcSweep *sw)
+{
+	static int	written = 0;
+
+	if (sw->batch != NULL && storage_batch_bytes(sw->batch) > 0)
+	{
+		storage_write(sw->odb->db, sw->batch, false);
+		/* the tests' crash in the middle of a walk (test/t/014_sweep_crash.pl) */
+		if (wc_debug_crash_after_sweep_batches > 0 &&
+			++written >= wc_debug_crash_after_sweep_batches)
+		{
+			storage_sync_logs(sw->odb->db);
+			kill(MyProcPid, SIGKILL);
+		}
+	}
+	if (sw->batch != NULL)
+		storage_batch_clear(sw->batch);
+}
+
+/* The slice's loop: true when the walk is over. */
+static bool
+slice_loop(WcSweep *sw, int max_us, instr_time start)
+{
+	for (uint32 rows = 0;; rows++)
+	{
+		const uint8 *k;
+		size_t		n,
+					tlen;
+
+		if (!storage_iter_valid(sw->it))
+		{
+			storage_iter_check(sw->it);
+			end_table(sw);
+			return true;
+		}
+		k = storage_iter_key(sw->it, &n);
+		if (sw->end.len > 0 &&
+			wc_compare_bytes(k, n, (const uint8 *) sw->end.data, sw->end.len) >= 0)
+		{
+			end_table(sw);
+			return true;
+		}
+		if (max_us > 0 && (rows & 15) == 0)
+		{
+			instr_time	now;
+
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			if (INSTR_TIME_GET_MICROSEC(now) >= max_us)
+			{
+				resetStringInfo(&sw->cursor);
+				appendBinaryStringInfo(&sw->cursor, (const char *) k, n);
+				return false;
+			}
+		}
+		/* (a batch a row, for the tests' crash in the middle of a walk) */
+		if (sw->batch != NULL &&
+			(storage_batch_bytes(sw->batch) >= WC_SWEEP_BATCH_BYTES ||
+			 wc_debug_crash_after_sweep_batches > 0))
+			flush_batch(sw);
+
+		if (wc_component_end(k, n, &tlen) != 0)
+		{
+			storage_iter_next(sw->it);	/* the clock */
+			sw->seen++;
+		}
+		else if (tlen == sizeof(wc_meta_table) && memcmp(k, wc_meta_table, tlen) == 0)
+			sweep_meta_row(sw, k, n, tlen);
+		else if (sw->table.len != (int) tlen || memcmp(k, sw->table.data, tlen) != 0)
+		{
+			StringInfoData here;
+
+			initStringInfo(&here);
+			appendBinaryStringInfo(&here, (const char *) k, n);
+			end_table(sw);
+			begin_table(sw, (const uint8 *) here.data, tlen);
+			storage_iter_seek(sw->it, (const uint8 *) here.data, here.len);
+			pfree(here.data);
+		}
+		else
+			sweep_row(sw, k, n, tlen);
+	}
+}
+
+/*
+ * wc_sweep_slice
+ *		Walk on for about max_us microseconds (0: to the end), ending at a
+ *		row's end; true when the walk is over.
+ */
+bool
+wc_sweep_slice(WcSweep *sw, int max_us)
+{
+	MemoryContext old = MemoryContextSwitchTo(sw->slice_cxt);
+	instr_time	start;
+
+	if (sw->done)
+		return true;
+	INSTR_TIME_SET_CURRENT(start);
+	sw->seen = 0;
+	sw->now = cells_unix_micros();
+	PG_TRY();
+	{
+		sw->it = storage_iter(sw->odb->db, NULL, false);
+		if (!sw->count_only)
+			sw->batch = storage_batch_new();
+		/* the policies and drops as they are now */
+		if (sw->table.len > 0)
+			wc_table_meta_load(sw->it, (const uint8 *) sw->table.data, sw->table.len,
+							   &sw->meta);
+		storage_iter_seek(sw->it, (const uint8 *) sw->cursor.data, sw->cursor.len);
+		sw->done = slice_loop(sw, max_us, start);
+		flush_batch(sw);
+	}
+	PG_FINALLY();
+	{
+		if (sw->batch != NULL)
+			storage_batch_free(sw->batch);
+		sw->batch = NULL;
+		if (sw->it != NULL)
+			storage_iter_free(sw->it);
+		sw->it = NULL;
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(sw->slice_cxt);
+	}
+	PG_END_TRY();
+	return sw->done;
+}
+
+/* What the walk did: versions kept (count_only), or entries deleted. */
+uint64
+wc_sweep_result(WcSweep *sw)
+{
+	return sw->count_only ? sw->counted : sw->removed;
+}
+
+void
+wc_sweep_end(WcSweep *sw)
+{
+	MemoryContextDelete(sw->cxt);
+}
