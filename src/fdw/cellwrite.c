@@ -560,23 +560,7 @@ wcCellsExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 	MemoryContextReset(ms->row_cxt);
 
 	/* RETURNING shows the version as it was */
-	if (AttributeNumberIsValid(ms->wholerow))
-	{
-		bool		isnull;
-		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow, &isnull);
-
-		if (!isnull)
-		{
-			HeapTupleHeader th = DatumGetHeapTupleHeader(d);
-			HeapTupleData tup;
-
-			tup.t_len = HeapTupleHeaderGetDatumLength(th);
-			ItemPointerSetInvalid(&tup.t_self);
-			tup.t_tableOid = InvalidOid;
-			tup.t_data = th;
-			ExecForceStoreHeapTuple(heap_copytuple(&tup), slot, true);
-		}
-	}
+	wc_return_old_row(planSlot, ms->wholerow, slot);
 	return slot;
 }
 

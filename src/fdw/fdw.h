@@ -118,6 +118,10 @@ typedef enum WcKeyAtomKind
 /* in option.c */
 extern bool wc_valid_family(const char *f, size_t len);
 
+/* in modify.c */
+extern void wc_return_old_row(TupleTableSlot *planSlot, AttrNumber wholerow,
+							  TupleTableSlot *slot);
+
 /* in families.c */
 extern void wc_families_written(Oid serverid, const char *table,
 								const char **families, int n);

@@ -505,7 +505,6 @@ wcExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 {
 	WcModifyState *ms = rinfo->ri_FdwState;
 	WcTable    *t = ms->table;
-	bool		isnull;
 	const uint8 *key;
 	size_t		keylen;
 
@@ -515,23 +514,35 @@ wcExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
 	wc_txn_put_row(t, estate->es_output_cid, key, keylen, true, 0, NULL);
 
 	/* RETURNING shows the row as it was. */
-	if (ms->wholerow_junk)
-	{
-		Datum		d = ExecGetJunkAttribute(planSlot, ms->wholerow_junk, &isnull);
-
-		if (!isnull)
-		{
-			HeapTupleHeader th = DatumGetHeapTupleHeader(d);
-			HeapTupleData tup;
-
-			tup.t_len = HeapTupleHeaderGetDatumLength(th);
-			ItemPointerSetInvalid(&tup.t_self);
-			tup.t_tableOid = InvalidOid;
-			tup.t_data = th;
-			ExecForceStoreHeapTuple(heap_copytuple(&tup), slot, true);
-		}
-	}
+	wc_return_old_row(planSlot, ms->wholerow_junk, slot);
 	return slot;
+}
+
+/*
+ * wc_return_old_row
+ *		Store in slot the row as the scan read it, from the whole-row junk
+ *		column wholerow of planSlot (none: InvalidAttrNumber), for the
+ *		RETURNING of a DELETE.
+ */
+void
+wc_return_old_row(TupleTableSlot *planSlot, AttrNumber wholerow, TupleTableSlot *slot)
+{
+	bool		isnull;
+	Datum		d;
+	HeapTupleHeader th;
+	HeapTupleData tup;
+
+	if (!AttributeNumberIsValid(wholerow))
+		return;
+	d = ExecGetJunkAttribute(planSlot, wholerow, &isnull);
+	if (isnull)
+		return;
+	th = DatumGetHeapTupleHeader(d);
+	tup.t_len = HeapTupleHeaderGetDatumLength(th);
+	ItemPointerSetInvalid(&tup.t_self);
+	tup.t_tableOid = InvalidOid;
+	tup.t_data = th;
+	ExecForceStoreHeapTuple(heap_copytuple(&tup), slot, true);
 }
 
 static void
