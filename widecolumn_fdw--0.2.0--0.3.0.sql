@@ -1,0 +1,26 @@
+/* widecolumn_fdw--0.2.0--0.3.0.sql */
+
+\echo Use "ALTER EXTENSION widecolumn_fdw UPDATE TO '0.3.0'" to load this file. \quit
+
+-- drop_family, drop_table and compact came with 0.2.0's last changes; an
+-- installation of an earlier build of 0.2.0 gets them here (each is made,
+-- or made again, as 0.2.0's script makes it).  The stored format is the
+-- same.
+CREATE OR REPLACE FUNCTION widecolumn.drop_family(server name, table_name text, family text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_drop_family'
+LANGUAGE C VOLATILE;
+
+CREATE OR REPLACE FUNCTION widecolumn.drop_table(server name, table_name text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_drop_table'
+LANGUAGE C VOLATILE;
+
+CREATE OR REPLACE FUNCTION widecolumn.compact(server name, table_name text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_compact'
+LANGUAGE C VOLATILE;
+
+REVOKE ALL ON FUNCTION widecolumn.drop_family(name, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.drop_table(name, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.compact(name, text) FROM PUBLIC;
