@@ -7,9 +7,10 @@
  *	  planner's row counts before ANALYZE.
  *
  * LevelDB estimates the bytes between two keys from its table files'
- * indexes (worker/sizes.c), so none of this reads the data, and none of
- * it counts what is still in LevelDB's memtable: the writes since it last
- * wrote one to a file, up to the server's write_buffer_size.
+ * indexes (worker/sizes.c), without reading the data, and does not count
+ * what is still in its memtable: the writes since it last wrote one to a
+ * file, up to the server's write_buffer_size.  The planner's walk of a few
+ * thousand entries (wc_size_rows) reads entries, the memtable's too.
  *
  * Row keys cross these functions as text: a text (or varchar, or row-key
  * parts) table's keys as they are, a bytea table's in bytea's text form
