@@ -69,3 +69,17 @@ LANGUAGE C VOLATILE;
 REVOKE ALL ON FUNCTION widecolumn.drop_family(name, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.drop_table(name, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.compact(name, text) FROM PUBLIC;
+
+-- Sizes, as LevelDB estimates them from its files' indexes, without reading
+-- the data: Bigtable's SampleRowKeys, and the bytes of a range of rows.
+-- Everyone may call them; each needs SELECT on the foreign table.
+CREATE FUNCTION widecolumn.sample_row_keys(t regclass)
+RETURNS TABLE (row_key text, offset_bytes bigint)
+AS 'MODULE_PATHNAME', 'wc_sample_row_keys'
+LANGUAGE C VOLATILE;
+
+CREATE FUNCTION widecolumn.approximate_size(t regclass, start_key text DEFAULT NULL,
+                                            end_key text DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_approximate_size'
+LANGUAGE C VOLATILE;

@@ -40,6 +40,8 @@ wc_msg_answered(uint8 type)
 		case WC_REQ_ESTIMATE:
 		case WC_REQ_COUNT:
 		case WC_REQ_COMPACT:
+		case WC_REQ_SAMPLE:
+		case WC_REQ_ROWS:
 			return true;
 		default:
 			return false;
@@ -717,6 +719,50 @@ wc_read_compact(WcReader *r, WcReclaimRequest *req)
 	return finish(r);
 }
 
+void
+wc_write_sample(StringInfo buf, const WcSampleRequest *req)
+{
+	begin(buf, WC_REQ_SAMPLE);
+	wc_put_u32(buf, req->db);
+	wc_put_bytes(buf, req->table.data, req->table.len);
+}
+
+/* SAMPLE: one table. */
+bool
+wc_read_sample(WcReader *r, WcSampleRequest *req)
+{
+	if (!expect_type(r, WC_REQ_SAMPLE))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	req->table = wc_get_bytes(r);
+	if (r->bad || !components(req->table, 1))
+		return fail(r);
+	return finish(r);
+}
+
+void
+wc_write_rows(StringInfo buf, const WcRowsRequest *req)
+{
+	begin(buf, WC_REQ_ROWS);
+	wc_put_u32(buf, req->db);
+	wc_put_u32(buf, req->max_entries);
+	write_ranges(buf, req->nranges, req->ranges);
+}
+
+bool
+wc_read_rows(WcReader *r, WcRowsRequest *req)
+{
+	req->nranges = 0;
+	req->ranges = NULL;
+	if (!expect_type(r, WC_REQ_ROWS))
+		return fail(r);
+	req->db = wc_get_u32(r);
+	req->max_entries = wc_get_u32(r);
+	if (!read_ranges(r, &req->nranges, &req->ranges))
+		return false;
+	return finish(r);
+}
+
 /* ---- answers ---- */
 
 void
@@ -744,6 +790,30 @@ wc_write_count_answer(StringInfo buf, uint64 n)
 {
 	begin(buf, WC_RESP_OK);
 	wc_put_u64(buf, n);
+}
+
+void
+wc_write_sample_answer(StringInfo buf, uint64 total, int n,
+					   const WcBytes *keys, const uint64 *offsets)
+{
+	begin(buf, WC_RESP_OK);
+	wc_put_u64(buf, total);
+	wc_put_u32(buf, (uint32) n);
+	for (int i = 0; i < n; i++)
+	{
+		wc_put_bytes(buf, keys[i].data, keys[i].len);
+		wc_put_u64(buf, offsets[i]);
+	}
+}
+
+void
+wc_write_rows_answer(StringInfo buf, const WcRowsAnswer *a)
+{
+	begin(buf, WC_RESP_OK);
+	wc_put_u64(buf, a->rows);
+	appendStringInfoChar(buf, a->complete ? 1 : 0);
+	wc_put_u64(buf, a->walked_bytes);
+	wc_put_u64(buf, a->bytes);
 }
 
 static void
@@ -813,5 +883,47 @@ wc_read_count_answer(WcReader *r, uint64 *n)
 	if (!expect_type(r, WC_RESP_OK))
 		return fail(r);
 	*n = wc_get_u64(r);
+	return finish(r);
+}
+
+bool
+wc_read_sample_answer(WcReader *r, uint64 *total, int *n,
+					  WcBytes **keys, uint64 **offsets)
+{
+	uint32		count;
+
+	*n = 0;
+	*keys = NULL;
+	*offsets = NULL;
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	*total = wc_get_u64(r);
+	count = wc_get_u32(r);
+	/* each sample takes at least a length and an offset */
+	if (r->bad || count > wc_reader_left(r) / 12)
+		return fail(r);
+	if (count > 0)
+	{
+		*keys = palloc(sizeof(WcBytes) * count);
+		*offsets = palloc(sizeof(uint64) * count);
+	}
+	for (uint32 i = 0; i < count; i++)
+	{
+		(*keys)[i] = wc_get_bytes(r);
+		(*offsets)[i] = wc_get_u64(r);
+	}
+	*n = (int) count;
+	return finish(r);
+}
+
+bool
+wc_read_rows_answer(WcReader *r, WcRowsAnswer *a)
+{
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	a->rows = wc_get_u64(r);
+	a->complete = wc_get_u8(r) != 0;
+	a->walked_bytes = wc_get_u64(r);
+	a->bytes = wc_get_u64(r);
 	return finish(r);
 }

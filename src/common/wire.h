@@ -72,6 +72,12 @@ typedef enum WcMsgType
 							 * versions a read could return) */
 	WC_REQ_COMPACT = 12,	/* u32 db, str table (escaped; empty: every
 							 * table): answered OK u64 (entries deleted) */
+	WC_REQ_SAMPLE = 13,		/* u32 db, str table (escaped): answered OK u64
+							 * the table's bytes, u32 n {str row key
+							 * (unescaped), u64 bytes before it} */
+	WC_REQ_ROWS = 14,		/* u32 db, u32 max entries, u32 nranges {str
+							 * start, str end}: answered OK u64 rows, u8
+							 * complete, u64 bytes walked, u64 bytes */
 
 	/* answers; any answered request may be answered ERROR instead */
 	WC_RESP_OK = 64,		/* then the request's payload, if it has one */
@@ -224,6 +230,34 @@ typedef struct WcEstimateRequest
 	int			nranges;
 	WcWireRange *ranges;
 } WcEstimateRequest;
+
+/* A SAMPLE request: the split points of a table (worker/sizes.c). */
+typedef struct WcSampleRequest
+{
+	uint32		db;
+	WcBytes		table;			/* one escaped component */
+} WcSampleRequest;
+
+/*
+ * A ROWS request: the rows met in ranges by a walk of at most max_entries
+ * entries, for the planner (worker/sizes.c).
+ */
+typedef struct WcRowsRequest
+{
+	uint32		db;
+	uint32		max_entries;
+	int			nranges;
+	WcWireRange *ranges;
+} WcRowsRequest;
+
+/* The answer to ROWS. */
+typedef struct WcRowsAnswer
+{
+	uint64		rows;			/* rows met (a row in two ranges: twice) */
+	bool		complete;		/* the walk reached the end of every range */
+	uint64		walked_bytes;	/* LevelDB's estimate of the bytes walked */
+	uint64		bytes;			/* ... and of the ranges' */
+} WcRowsAnswer;
 
 /* A COUNT or COMPACT request: COMPACT has no family. */
 typedef struct WcReclaimRequest
@@ -405,6 +439,8 @@ extern void wc_write_abort(StringInfo buf, uint32 db);
 extern void wc_write_estimate(StringInfo buf, const WcEstimateRequest *req);
 extern void wc_write_count(StringInfo buf, const WcReclaimRequest *req);
 extern void wc_write_compact(StringInfo buf, const WcReclaimRequest *req);
+extern void wc_write_sample(StringInfo buf, const WcSampleRequest *req);
+extern void wc_write_rows(StringInfo buf, const WcRowsRequest *req);
 
 /* in wire.c: requests, as the worker reads them (r at the type byte) */
 extern uint8 wc_read_type(WcReader *r);
@@ -424,12 +460,17 @@ extern bool wc_read_abort(WcReader *r, uint32 *db);
 extern bool wc_read_estimate(WcReader *r, WcEstimateRequest *req);
 extern bool wc_read_count(WcReader *r, WcReclaimRequest *req);
 extern bool wc_read_compact(WcReader *r, WcReclaimRequest *req);
+extern bool wc_read_sample(WcReader *r, WcSampleRequest *req);
+extern bool wc_read_rows(WcReader *r, WcRowsRequest *req);
 
 /* in wire.c: answers, as the worker writes them */
 extern void wc_write_ok(StringInfo buf);
 extern void wc_write_open_answer(StringInfo buf, uint32 db);
 extern void wc_write_estimate_answer(StringInfo buf, uint64 bytes);
 extern void wc_write_count_answer(StringInfo buf, uint64 n);
+extern void wc_write_sample_answer(StringInfo buf, uint64 total, int n,
+								   const WcBytes *keys, const uint64 *offsets);
+extern void wc_write_rows_answer(StringInfo buf, const WcRowsAnswer *a);
 extern void wc_write_error(StringInfo buf, int sqlstate, const char *message,
 						   const char *detail, const char *hint);
 
@@ -440,6 +481,9 @@ extern bool wc_read_ok(WcReader *r);
 extern bool wc_read_open_answer(WcReader *r, uint32 *db);
 extern bool wc_read_estimate_answer(WcReader *r, uint64 *bytes);
 extern bool wc_read_count_answer(WcReader *r, uint64 *n);
+extern bool wc_read_sample_answer(WcReader *r, uint64 *total, int *n,
+								  WcBytes **keys, uint64 **offsets);
+extern bool wc_read_rows_answer(WcReader *r, WcRowsAnswer *a);
 
 /*
  * The BATCH answer, written by the worker and read by the backend for every

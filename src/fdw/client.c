@@ -728,6 +728,51 @@ wc_client_estimate(uint32 db, List *ranges)
 	return bytes;
 }
 
+/*
+ * The split points of a stored table (escaped), as LevelDB's index has
+ * them: n row keys (unescaped) and the bytes before each; *total the
+ * table's bytes.
+ */
+void
+wc_client_sample(uint32 db, const uint8 *table, size_t tlen, uint64 *total,
+				 int *n, WcBytes **keys, uint64 **offsets)
+{
+	StringInfoData msg;
+	WcSampleRequest req;
+	WcReader	r;
+
+	req.db = wc_client_db_id(db);
+	req.table.data = table;
+	req.table.len = tlen;
+	initStringInfo(&msg);
+	wc_write_sample(&msg, &req);
+	call(&msg, &r);
+	pfree(msg.data);
+	if (!wc_read_sample_answer(&r, total, n, keys, offsets))
+		wc_client_unexpected_answer();
+}
+
+/* The rows in ranges, as a walk of at most max_entries entries finds them. */
+void
+wc_client_rows(uint32 db, List *ranges, uint32 max_entries, WcRowsAnswer *a)
+{
+	StringInfoData msg;
+	WcRowsRequest req;
+	WcReader	r;
+
+	req.db = wc_client_db_id(db);
+	req.max_entries = max_entries;
+	req.nranges = list_length(ranges);
+	req.ranges = wc_client_wire_ranges(ranges);
+	initStringInfo(&msg);
+	wc_write_rows(&msg, &req);
+	pfree(req.ranges);
+	call(&msg, &r);
+	pfree(msg.data);
+	if (!wc_read_rows_answer(&r, a))
+		wc_client_unexpected_answer();
+}
+
 /* A COUNT or COMPACT request's answer. */
 static uint64
 reclaim_call(StringInfo msg)

@@ -173,6 +173,9 @@ extern uint64 wc_client_estimate(uint32 db, List *ranges);
 extern uint64 wc_client_count(uint32 db, const uint8 *table, size_t tlen,
 							  const uint8 *family, size_t flen);
 extern uint64 wc_client_compact(uint32 db, const uint8 *table, size_t tlen);
+extern void wc_client_sample(uint32 db, const uint8 *table, size_t tlen, uint64 *total,
+							 int *n, WcBytes **keys, uint64 **offsets);
+extern void wc_client_rows(uint32 db, List *ranges, uint32 max_entries, WcRowsAnswer *a);
 extern void wc_client_xact_end(bool abort);
 extern void wc_client_subxact_abort(SubTransactionId subid);
 
@@ -307,6 +310,9 @@ extern WcSegmentFit wc_segment_fit(WcTable *t, WcColumn *col, Datum value,
 								   StringInfo out, WcSegmentWhy *why);
 extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
+
+/* in sizes.c */
+extern double wc_size_rows(WcTable *t, List *ranges, double *tuples);
 
 /* in plan.c */
 extern void wc_plan_register(FdwRoutine *routine);

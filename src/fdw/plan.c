@@ -51,8 +51,17 @@ typedef struct WcPlanState
 	double		rows_read;		/* rows the unparameterized scan reads */
 } WcPlanState;
 
-/* Bytes a stored row takes, for estimates before ANALYZE. */
-#define WC_EST_ROW_BYTES	64
+/* Are the expressions all Consts, so that their values are known now? */
+static bool
+all_consts(List *exprs)
+{
+	ListCell   *lc;
+
+	foreach(lc, exprs)
+		if (!IsA(lfirst(lc), Const))
+			return false;
+	return true;
+}
 
 /*
  * wcGetForeignRelSize
@@ -84,19 +93,31 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 					   &ps->attrs_used);
 
 	/*
-	 * Before ANALYZE (reltuples -1), LevelDB's idea of the table's size will
-	 * do; after it, its count, even 0, is better.
+	 * Before ANALYZE (reltuples -1), LevelDB's idea of the table's size, and
+	 * of the key ranges' when their bounds are known now, will do (sizes.c);
+	 * after it, its count, even 0, and statistics are better.
 	 */
 	if (baserel->tuples < 0)
 	{
-		uint64		bytes = wc_client_estimate(wc_client_open_db(ps->table),
-											   list_make1(wc_table_range(ps->table)));
+		List	   *ranges = NIL;
+		double		in_ranges;
 
-		baserel->tuples = Max(1000, bytes / WC_EST_ROW_BYTES);
+		if (cond != NIL && all_consts(exprs))
+		{
+			Datum	   *values;
+			bool	   *nulls;
+
+			wc_scan_key_values(exprs, NULL, &values, &nulls);
+			ranges = wc_eval_key_ranges(cond, values, nulls, ps->table, NULL, NULL);
+		}
+		in_ranges = wc_size_rows(ps->table, ranges, &baserel->tuples);
+		sel = in_ranges >= 0 ? in_ranges / baserel->tuples :
+			clauselist_selectivity(root, ps->pushed_conds, baserel->relid, JOIN_INNER, NULL);
 	}
+	else
+		sel = clauselist_selectivity(root, ps->pushed_conds, baserel->relid, JOIN_INNER, NULL);
 
 	/* A row key names one row: equality reads one row per key. */
-	sel = clauselist_selectivity(root, ps->pushed_conds, baserel->relid, JOIN_INNER, NULL);
 	ps->rows_read = clamp_row_est(baserel->tuples * sel);
 	if (cond != NIL)
 	{

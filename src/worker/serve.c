@@ -401,6 +401,30 @@ serve_compact(WcClient *c, WcReader *r)
 					 req.table.data, req.table.len, true);
 }
 
+/* widecolumn.sample_row_keys(): split points from LevelDB's index. */
+static void
+serve_sample(WcClient *c, WcReader *r)
+{
+	WcSampleRequest req;
+
+	if (!wc_read_sample(r, &req))
+		malformed("SAMPLE");
+	sizes_sample(wc_db_lookup(req.db), &req, &c->answer);
+}
+
+/* The planner's rows of key ranges: a bounded walk. */
+static void
+serve_rows(WcClient *c, WcReader *r)
+{
+	WcRowsRequest req;
+	WcRowsAnswer a;
+
+	if (!wc_read_rows(r, &req))
+		malformed("ROWS");
+	sizes_rows(wc_db_lookup(req.db), &req, &a);
+	wc_write_rows_answer(&c->answer, &a);
+}
+
 /*
  * serve_request
  *		Carry out one request; its answer, if it has one, goes to c->answer.
@@ -448,6 +472,12 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 			break;
 		case WC_REQ_COMPACT:
 			serve_compact(c, &r);
+			break;
+		case WC_REQ_SAMPLE:
+			serve_sample(c, &r);
+			break;
+		case WC_REQ_ROWS:
+			serve_rows(c, &r);
 			break;
 		default:
 			ereport(ERROR,

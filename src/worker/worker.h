@@ -143,6 +143,10 @@ extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
 
+/* in sizes.c */
+extern void sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out);
+extern void sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a);
+
 /* in cellversions.c: every version, for a cells-layout table */
 typedef struct WcVersionScan WcVersionScan;
 /* a cell's family's policy (NULL: none), and the time of its drop, if any */

@@ -292,6 +292,47 @@ estimate_request(const uint8_t *data, size_t size)
 		pfree(req.ranges);
 }
 
+/* SAMPLE: one well-formed component; ROWS: ranges, as ESTIMATE. */
+static void
+sizes_request(uint8_t type, const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	StringInfoData buf;
+
+	wc_reader_init(&r, data, size);
+	if (type == WC_REQ_SAMPLE)
+	{
+		WcSampleRequest req;
+
+		if (wc_read_sample(&r, &req))
+		{
+			size_t		c;
+
+			CHECK(within(req.table, data, size) &&
+				  wc_component_end(req.table.data, req.table.len, &c) == 0 &&
+				  c == req.table.len);
+			initStringInfo(&buf);
+			wc_write_sample(&buf, &req);
+			check_same(&buf, data, size);
+			pfree(buf.data);
+		}
+	}
+	else
+	{
+		WcRowsRequest req;
+
+		if (wc_read_rows(&r, &req))
+		{
+			initStringInfo(&buf);
+			wc_write_rows(&buf, &req);
+			check_same(&buf, data, size);
+			pfree(buf.data);
+		}
+		if (req.ranges)
+			pfree(req.ranges);
+	}
+}
+
 /* COUNT and COMPACT: each key part one well-formed component. */
 static void
 reclaim_request(uint8_t type, const uint8_t *data, size_t size)
@@ -421,6 +462,23 @@ answers(const uint8_t *data, size_t size)
 	wc_reader_init(&r, data, size);
 	(void) wc_read_count_answer(&r, &bytes);
 	wc_reader_init(&r, data, size);
+	{
+		int			n;
+		WcBytes    *keys;
+		uint64	   *offsets;
+		WcRowsAnswer ra;
+
+		if (wc_read_sample_answer(&r, &bytes, &n, &keys, &offsets))
+			for (int i = 0; i < n; i++)
+				CHECK(within(keys[i], data, size));
+		if (keys)
+			pfree(keys);
+		if (offsets)
+			pfree(offsets);
+		wc_reader_init(&r, data, size);
+		(void) wc_read_rows_answer(&r, &ra);
+	}
+	wc_reader_init(&r, data, size);
 	if (wc_read_batch(&r, &h))
 	{
 		for (uint32 i = 0; i < h.nrows; i++)
@@ -478,6 +536,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case WC_REQ_COUNT:
 		case WC_REQ_COMPACT:
 			reclaim_request(type, data, size);
+			break;
+		case WC_REQ_SAMPLE:
+		case WC_REQ_ROWS:
+			sizes_request(type, data, size);
 			break;
 		case WC_RESP_OK:
 		case WC_RESP_ERROR:

@@ -42,6 +42,7 @@ def successor(k):
 REQ_OPEN, REQ_SNAPSHOT, REQ_RELEASE, REQ_SCAN, REQ_NEXT, REQ_CLOSE = 1, 2, 3, 4, 5, 6
 REQ_WRITE, REQ_COMMIT, REQ_ABORT, REQ_ESTIMATE = 7, 8, 9, 10
 REQ_COUNT, REQ_COMPACT = 11, 12
+REQ_SAMPLE, REQ_ROWS = 13, 14
 PRESENT, TOMBSTONE = 1, 0
 
 
@@ -191,6 +192,11 @@ def wire_seeds():
         "compact": u8(REQ_COMPACT) + u32(0) + s(esc(b"t")),
         "compact-all": u8(REQ_COMPACT) + u32(0) + s(b""),
         "compact-two-parts": u8(REQ_COMPACT) + u32(0) + s(esc(b"t") + esc(b"k")),
+        "sample": u8(REQ_SAMPLE) + u32(0) + s(esc(b"t")),
+        "sample-two-parts": u8(REQ_SAMPLE) + u32(0) + s(esc(b"t") + esc(b"k")),
+        "rows": u8(REQ_ROWS) + u32(0) + u32(4096) + u32(1) + s(esc(b"t")) + s(successor(esc(b"t"))),
+        "answer-sample": u8(64) + u64(1000) + u32(2) + s(b"k1") + u64(10) + s(b"k2") + u64(500),
+        "answer-rows": u8(64) + u64(12) + u8(1) + u64(300) + u64(300),
         "unknown-type-write-payload": u8(0) + row(b"t", b"k", [(b"cf", b"c", b"v")]),
     }
     return seeds
