@@ -30,6 +30,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "fdw/fdw.h"
 
@@ -41,6 +42,25 @@ PG_FUNCTION_INFO_V1(wc_approximate_size);
 
 /* Bytes a stored row takes, when LevelDB cannot say. */
 #define WC_EST_ROW_BYTES	64
+
+/*
+ * The planner plans every query of an un-ANALYZEd table (autovacuum never
+ * analyzes foreign tables), and a walk costs a few tenths of a millisecond,
+ * which a point read by the simple protocol would pay each time: what a
+ * walk of a table found is kept this long, per session.
+ */
+#define WC_SIZE_KEEP_US		(10 * USECS_PER_SEC)
+
+typedef struct WcKnownSize
+{
+	Oid			serverid;
+	char	   *table;
+	TimestampTz at;
+	double		tuples;
+	double		row_bytes;
+} WcKnownSize;
+
+static List *known_sizes = NIL;
 
 /*
  * The foreign table of argument 0, if it is a widecolumn_fdw table and the
@@ -185,17 +205,48 @@ wc_size_rows(WcTable *t, List *ranges, double *tuples)
 	uint32		db = wc_client_open_db(t);
 	WcRowsAnswer a;
 	double		row_bytes = WC_EST_ROW_BYTES;
+	WcKnownSize *known = NULL;
+	TimestampTz now = GetCurrentTimestamp();
+	ListCell   *lc;
 
-	wc_client_rows(db, list_make1(wc_table_range(t)), WC_SIZE_WALK_ENTRIES, &a);
-	if (a.complete)
-		*tuples = a.rows;
+	foreach(lc, known_sizes)
+	{
+		WcKnownSize *k = lfirst(lc);
+
+		if (k->serverid == t->serverid && strcmp(k->table, t->table) == 0)
+			known = k;
+	}
+	if (known != NULL && now - known->at < WC_SIZE_KEEP_US)
+	{
+		*tuples = known->tuples;
+		row_bytes = known->row_bytes;
+	}
 	else
 	{
-		if (a.walked_bytes > 0 && a.rows > 0)
-			row_bytes = (double) a.walked_bytes / a.rows;
-		*tuples = Max(a.rows, a.bytes / row_bytes);
+		wc_client_rows(db, list_make1(wc_table_range(t)), WC_SIZE_WALK_ENTRIES, &a);
+		if (a.complete)
+			*tuples = a.rows;
+		else
+		{
+			if (a.walked_bytes > 0 && a.rows > 0)
+				row_bytes = (double) a.walked_bytes / a.rows;
+			*tuples = Max(a.rows, a.bytes / row_bytes);
+		}
+		*tuples = Max(1000, *tuples);
+		if (known == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+			known = palloc0(sizeof(WcKnownSize));
+			known->serverid = t->serverid;
+			known->table = pstrdup(t->table);
+			known_sizes = lappend(known_sizes, known);
+			MemoryContextSwitchTo(old);
+		}
+		known->at = now;
+		known->tuples = *tuples;
+		known->row_bytes = row_bytes;
 	}
-	*tuples = Max(1000, *tuples);
 	if (ranges == NIL)
 		return -1;
 	wc_client_rows(db, ranges, WC_SIZE_WALK_ENTRIES, &a);
