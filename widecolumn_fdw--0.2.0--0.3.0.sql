@@ -24,3 +24,17 @@ LANGUAGE C VOLATILE;
 REVOKE ALL ON FUNCTION widecolumn.drop_family(name, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.drop_table(name, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.compact(name, text) FROM PUBLIC;
+
+-- Aggregate families (sum, min, max): create_family gets a parameter,
+-- which needs the function made again.  A family list written by 0.2.0
+-- reads the same; an aggregate family's line has a third field.
+DROP FUNCTION widecolumn.create_family(name, text, text, text);
+
+CREATE FUNCTION widecolumn.create_family(server name, table_name text, family text,
+                                         gc_policy text DEFAULT 'maxversions=1',
+                                         aggregate text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wc_create_family'
+LANGUAGE C VOLATILE;
+
+REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text, text) FROM PUBLIC;

@@ -444,8 +444,13 @@ apply_txn_row(WcScanState *ss, WcTxnRow *row, bool *other)
 				*other = true;
 			continue;
 		}
-		ss->w_vals[i] = cell->value;
-		ss->w_lens[i] = cell->value_len;
+		if (cell->merge != 0)
+			ss->w_vals[i] = wc_aggregate_apply_txn(ss->w_vals[i], &ss->w_lens[i], cell);
+		else
+		{
+			ss->w_vals[i] = cell->value;
+			ss->w_lens[i] = cell->value_len;
+		}
 	}
 	wc_map_apply_txn(ss->req_cols, ss->req_lens, ss->nreq, row, ss->w_vals, ss->w_lens);
 	for (int i = 0; i < ss->nreq; i++)

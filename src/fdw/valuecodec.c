@@ -400,6 +400,8 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 	int			want = type_length(col->type);
 	WcBadValue	why = WC_BAD_INPUT;
 
+	if (col->aggregate != 0)
+		return wc_aggregate_decode(data, len, t, attnum, rowkey, rowkey_len);
 	if (want != 0 && len != (size_t) want)
 		bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_LENGTH, len, NULL);
 
