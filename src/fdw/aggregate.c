@@ -13,7 +13,8 @@
  * read and no row lock, and concurrent INSERTs never wait on each other.
  * UPDATE and DELETE write plain values and tombstones as for any cell.
  *
- * The family lists are read when a table is used; a session keeps the
+ * The family lists are read when a table's scan or write begins (not when
+ * it is planned: EXPLAIN reads no data); a session keeps the
  * last one it read of each stored table while no commit has changed a
  * family list (WcShared.family_changes), as families.c does for its own
  * check.

@@ -60,8 +60,10 @@ typedef struct WcColumn
 	char	   *qualifier;		/* NULL for a map column */
 	Oid			map_type;		/* a map column (mapcolumn.c): the type its
 								 * values decode as; else InvalidOid */
-	uint8		aggregate;		/* its family's aggregate (aggregate.c): the
-								 * tag of its merges; else 0 */
+	uint8		aggregate;		/* its family's aggregate: the tag of its
+								 * merges; else 0 (set by wc_aggregate_map,
+								 * in aggregate.c, when a scan or write
+								 * begins) */
 	/* family and qualifier (a map column: family) escaped as in a key */
 	uint8	   *famqual;
 	size_t		famqual_len;

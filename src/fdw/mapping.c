@@ -398,7 +398,6 @@ wc_get_table(Oid relid)
 	table_close(rel, NoLock);
 
 	check_rowkey(t, named_rowkey);
-	wc_aggregate_map(t);
 	return t;
 }
 

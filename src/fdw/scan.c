@@ -82,6 +82,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss = palloc0(sizeof(WcScanState));
 	node->fdw_state = ss;
 	ss->table = wc_get_table(RelationGetRelid(node->ss.ss_currentRelation));
+	wc_aggregate_map(ss->table);
 	ss->cond = list_nth(plan->fdw_private, WcScanPrivateCond);
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
