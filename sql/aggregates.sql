@@ -159,7 +159,9 @@ INSERT INTO video (rowkey, views) VALUES ('v5', 25);
 SELECT native_merge('v5', NULL, NULL, 25, NULL, NULL);
 SELECT * FROM differs();
 
--- a new policy keeps the aggregate
+-- a new policy keeps the aggregate (written in any case, as a policy is)
+SELECT widecolumn.create_family('agg_srv', 'video', 'stats2', aggregate => 'SUM');
+SELECT widecolumn.drop_family('agg_srv', 'video', 'stats2');
 SELECT widecolumn.set_gc_policy('agg_srv', 'video', 'stats', 'maxversions=2');
 SELECT * FROM widecolumn.families('agg_srv') WHERE family = 'stats';
 INSERT INTO video (rowkey, likes) VALUES ('v5', 3), ('v5', 4);
@@ -188,7 +190,8 @@ ROLLBACK;
 
 -- Bad input: each an error that changes nothing
 SELECT widecolumn.create_family('agg_srv', 'video', 'avg', aggregate => 'avg');
-SELECT widecolumn.create_family('agg_srv', 'video', 'sum2', aggregate => 'SUM');
+SELECT widecolumn.create_family('agg_srv', 'video', 'sum2', aggregate => 'sum ');
+SELECT widecolumn.create_family('agg_srv', 'video', 'sum3', aggregate => '');
 SELECT widecolumn.create_family('agg_srv', 'video', 'stats', aggregate => 'sum');
 SELECT count(*) AS families FROM widecolumn.families('agg_srv') WHERE table_name = 'video';
 -- a column of an aggregate family must be an integer one, and not a map

@@ -12,6 +12,7 @@
  *-------------------------------------------------------------------------
  */
 #include <string.h>
+#include <strings.h>
 
 #include "common/aggfold.h"
 
@@ -55,15 +56,18 @@ wc_agg_apply(uint8_t tag, bool have_base, int64_t base, int64_t operand)
 	return operand;
 }
 
-/* The tag of an aggregate's name ("sum", "min", "max"), or 0. */
+/*
+ * The tag of an aggregate's name ("sum", "min", "max", in any case, as
+ * the policies' keywords are), or 0.
+ */
 uint8_t
 wc_agg_tag(const char *name)
 {
-	if (strcmp(name, "sum") == 0)
+	if (strcasecmp(name, "sum") == 0)
 		return WC_VALUE_SUM;
-	if (strcmp(name, "min") == 0)
+	if (strcasecmp(name, "min") == 0)
 		return WC_VALUE_MIN;
-	if (strcmp(name, "max") == 0)
+	if (strcasecmp(name, "max") == 0)
 		return WC_VALUE_MAX;
 	return 0;
 }

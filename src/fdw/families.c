@@ -600,13 +600,16 @@ wc_create_family(PG_FUNCTION_ARGS)
 
 	if (!PG_ARGISNULL(4))
 	{
-		aggregate = text_to_cstring(PG_GETARG_TEXT_PP(4));
-		if (wc_agg_tag(aggregate) == 0)
+		char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(4));
+
+		if (wc_agg_tag(spec) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid aggregate \"%s\" for column family \"%s\"",
-							aggregate, family),
+							spec, family),
 					 errhint("An aggregate family is \"sum\", \"min\" or \"max\", as Bigtable's intsum, intmin and intmax.")));
+		/* stored in lower case, as the worker and the backend compare it */
+		aggregate = pstrdup(wc_agg_name(wc_agg_tag(spec)));
 	}
 	(void) change_family(server, table, family, policy, aggregate, WC_FAMILY_CREATE);
 	PG_RETURN_VOID();
