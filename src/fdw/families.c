@@ -530,6 +530,37 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 			return;
 	}
 
+	/*
+	 * A list not read since the last change: read it first without a lock.
+	 * If it has every family, the share lock will do, and sessions that
+	 * begin writing at once (counters merging into an aggregate family,
+	 * aggregate.c) do not queue for the exclusive lock.
+	 */
+	if (known->changes != changes)
+	{
+		const uint8 **vals;
+		size_t	   *lens;
+		size_t		len = 0;
+
+		meta = wc_get_meta_table(serverid);
+		if (wc_read_row_now(meta, (const uint8 *) table, strlen(table), &vals, &lens) &&
+			vals[0] != NULL)
+			len = lens[0];
+		pfree(known->list);
+		known->list = MemoryContextAlloc(TopMemoryContext, len + 1);
+		if (len > 0)
+			memcpy(known->list, vals[0], len);
+		known->list[len] = '\0';
+		known->changes = changes;
+		if (list_has_all(table, known->list, families, n))
+		{
+			(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ShareLock,
+								   LockWaitBlock);
+			if (pg_atomic_read_u64(&wc_shared->family_changes) == changes)
+				return;
+		}
+	}
+
 	/* Lock it for a change at once: two sessions upgrading would deadlock. */
 	meta = lock_list(serverid, table, ExclusiveLock, &p, &end);
 	pfree(known->list);
