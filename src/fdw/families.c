@@ -626,7 +626,6 @@ wc_create_family(PG_FUNCTION_ARGS)
 	char	   *table = table_arg(fcinfo, 1);
 	char	   *family = family_arg(fcinfo, 2);
 	char	   *policy = policy_arg(fcinfo, 3);
-
 	char	   *aggregate = NULL;
 
 	if (!PG_ARGISNULL(4))
