@@ -638,7 +638,7 @@ wc_create_family(PG_FUNCTION_ARGS)
 					 errmsg("invalid aggregate \"%s\" for column family \"%s\"",
 							spec, family),
 					 errhint("An aggregate family is \"sum\", \"min\" or \"max\", as Bigtable's intsum, intmin and intmax.")));
-		/* stored in lower case, as the worker and the backend compare it */
+		/* stored in lower case, as a policy is in its canonical text */
 		aggregate = pstrdup(wc_agg_name(wc_agg_tag(spec)));
 	}
 	(void) change_family(server, table, family, policy, aggregate, WC_FAMILY_CREATE);
