@@ -725,6 +725,8 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 			slot_of[op->col] = out->ncells++;
 			out->cells[slot_of[op->col]].famqual = tt->cols[op->col];
 			out->cells[slot_of[op->col]].famqual_len = tt->col_lens[op->col];
+			out->cells[slot_of[op->col]].value = NULL;
+			out->cells[slot_of[op->col]].merge = 0;
 		}
 		if (op->kind == WC_OP_MERGE)
 		{
