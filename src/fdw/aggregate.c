@@ -8,7 +8,8 @@
  * A family created with widecolumn.create_family(..., aggregate => 'sum')
  * says so in its line of the family list (families.c).  A column that maps
  * it holds a 64-bit integer, stored as 8 bytes whatever the column's
- * integer type, and an INSERT of it writes a merge (common/aggfold.h):
+ * integer type (valuecodec.c), and an INSERT of it writes a merge
+ * (common/aggfold.h):
  * an entry that the reads fold into the cell's value, so that it needs no
  * read and no row lock, and concurrent INSERTs never wait on each other.
  * UPDATE and DELETE write plain values and tombstones as for any cell.
@@ -140,56 +141,6 @@ wc_aggregate_map(WcTable *t)
 					 errhint("Map the family's cells with columns of type bigint, integer or smallint, one per qualifier.")));
 		col->aggregate = wc_agg_tag(agg);
 	}
-}
-
-/*
- * wc_aggregate_encode
- *		The cell bytes of a value of an aggregate column: 8 bytes, whatever
- *		its integer type, so that merges of columns of every type fold.
- */
-void
-wc_aggregate_encode(StringInfo buf, Datum value, Oid type)
-{
-	int64		v = type == INT2OID ? DatumGetInt16(value) :
-		type == INT4OID ? DatumGetInt32(value) : DatumGetInt64(value);
-
-	enlargeStringInfo(buf, WC_AGG_LEN);
-	wc_agg_put(v, (uint8 *) buf->data + buf->len);
-	buf->len += WC_AGG_LEN;
-	buf->data[buf->len] = '\0';
-}
-
-/*
- * wc_aggregate_decode
- *		The value of aggregate column attnum of t from its cell's bytes (a
- *		plain value or the fold of merges).
- */
-Datum
-wc_aggregate_decode(const uint8 *data, size_t len, WcTable *t, int attnum,
-					const uint8 *rowkey, size_t rowkey_len)
-{
-	WcColumn   *col = &t->cols[attnum - 1];
-	int64		v;
-
-	if (len != WC_AGG_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("cell of column \"%s\" of foreign table \"%s\" does not hold a 64-bit integer",
-						col->name, t->relname),
-				 errdetail("The cell of row key \"%s\" holds %zu bytes; a cell of aggregate family \"%s\" holds 8.",
-						   wc_printable_key(rowkey, rowkey_len), len, col->family)));
-	v = wc_agg_get(data);
-	if ((col->type == INT2OID && (v < PG_INT16_MIN || v > PG_INT16_MAX)) ||
-		(col->type == INT4OID && (v < PG_INT32_MIN || v > PG_INT32_MAX)))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("value of column \"%s\" of foreign table \"%s\" is out of range for type %s",
-						col->name, t->relname, format_type_be(col->type)),
-				 errdetail("The cell of row key \"%s\" holds " INT64_FORMAT ".",
-						   wc_printable_key(rowkey, rowkey_len), v),
-				 errhint("Declare the column bigint.")));
-	return col->type == INT2OID ? Int16GetDatum((int16) v) :
-		col->type == INT4OID ? Int32GetDatum((int32) v) : Int64GetDatum(v);
 }
 
 /*

@@ -144,15 +144,13 @@ extern WcTable *wc_get_meta_table(Oid serverid);
 /* in aggregate.c */
 struct WcTxnCell;
 extern void wc_aggregate_map(WcTable *t);
-extern void wc_aggregate_encode(StringInfo buf, Datum value, Oid type);
-extern Datum wc_aggregate_decode(const uint8 *data, size_t len, WcTable *t, int attnum,
-								 const uint8 *rowkey, size_t rowkey_len);
 extern void wc_aggregate_replay(struct WcTxnCell *cell, bool fresh, const uint8 *op);
 extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
 										   const struct WcTxnCell *cell);
 
 /* in valuecodec.c */
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
+extern void wc_encode_aggregate(StringInfo buf, Datum value, Oid type);
 extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
 							 int attnum, const uint8 *rowkey, size_t rowkey_len);
 extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);

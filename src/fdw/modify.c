@@ -297,7 +297,7 @@ encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
 	}
 	resetStringInfo(buf);
 	if (col->aggregate != 0)
-		wc_aggregate_encode(buf, value, col->type);
+		wc_encode_aggregate(buf, value, col->type);
 	else
 		wc_encode_value(buf, value, col->type);
 	if (buf->len > WC_MAX_VALUE)
