@@ -182,6 +182,15 @@ CREATE FOREIGN TABLE video_cells (rowkey text, family text, qualifier text, ts t
   value bytea) SERVER agg_srv OPTIONS (layout 'cells', table 'video');
 SELECT rowkey, family, qualifier, value FROM video_cells
  WHERE rowkey = 'v1' AND family IN ('stats', 'low') ORDER BY 1, 2, 3, ts DESC;
+-- merges not folded yet: the newest run is one version (the fold onto the
+-- UPDATE's 100), then the UPDATE's value; the older run is past
+-- maxversions=2
+DO $$ BEGIN FOR i IN 1..3 LOOP INSERT INTO video (rowkey, likes) VALUES ('v6', i); COMMIT; END LOOP; END $$;
+UPDATE video SET likes = 100 WHERE rowkey = 'v6';
+DO $$ BEGIN FOR i IN 1..2 LOOP INSERT INTO video (rowkey, likes) VALUES ('v6', 1); COMMIT; END LOOP; END $$;
+SELECT native_merge('v6', NULL, 102, NULL, NULL, NULL);
+SELECT rowkey, family, qualifier, value FROM video_cells WHERE rowkey = 'v6' ORDER BY ts DESC;
+SELECT * FROM differs();
 -- its own uncommitted merges it cannot read: an error
 BEGIN;
 INSERT INTO video (rowkey, likes) VALUES ('v1', 1);
