@@ -11,13 +11,13 @@ EXTVERSION = 0.3.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
-       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o src/common/gcpolicy.o \
+       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o \
        src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
        src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
-       src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o \
+       src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
        src/fdw/sizes.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
        src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/sizes.o src/worker/cellcommit.o src/worker/storage.o
@@ -27,8 +27,8 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof maps cells gc upgrade seeds differential sizes
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof maps cells gc aggregates upgrade seeds differential sizes
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -38,3 +38,39 @@ CREATE FUNCTION widecolumn.approximate_size(t regclass, start_key text DEFAULT N
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'wc_approximate_size'
 LANGUAGE C VOLATILE;
+
+-- Aggregate families (sum, min, max): create_family gets a parameter,
+-- which needs the function made again.  A family list written by 0.2.0
+-- reads the same; an aggregate family's line has a third field.  The
+-- grants of EXECUTE an administrator made on the old function are made
+-- again on the new one.
+DO $$
+BEGIN
+  PERFORM set_config('wc_upgrade.create_family_grants', coalesce(string_agg(
+      format('GRANT EXECUTE ON FUNCTION widecolumn.create_family(name, text, text, text, text) TO %s%s',
+             CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+             CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END), '; '), ''), true)
+    FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) a
+    LEFT JOIN pg_roles r ON r.oid = a.grantee
+   WHERE p.oid = 'widecolumn.create_family(name, text, text, text)'::regprocedure
+     AND a.grantee <> p.proowner AND a.privilege_type = 'EXECUTE';
+END
+$$;
+DROP FUNCTION widecolumn.create_family(name, text, text, text);
+
+CREATE FUNCTION widecolumn.create_family(server name, table_name text, family text,
+                                         gc_policy text DEFAULT 'maxversions=1',
+                                         aggregate text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'wc_create_family'
+LANGUAGE C VOLATILE;
+
+REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text, text) FROM PUBLIC;
+
+DO $$
+BEGIN
+  IF current_setting('wc_upgrade.create_family_grants') <> '' THEN
+    EXECUTE current_setting('wc_upgrade.create_family_grants');
+  END IF;
+END
+$$;

@@ -23,8 +23,11 @@ COMMENT ON FOREIGN DATA WRAPPER widecolumn_fdw
 
 -- Column families and their garbage-collection policies, as Bigtable's
 -- admin API and cbt have them.  Each checks USAGE on the server itself.
+-- A family created with an aggregate ('sum', 'min', 'max') holds 64-bit
+-- integers that an INSERT merges into, as Bigtable's intsum, intmin, intmax.
 CREATE FUNCTION widecolumn.create_family(server name, table_name text, family text,
-                                         gc_policy text DEFAULT 'maxversions=1')
+                                         gc_policy text DEFAULT 'maxversions=1',
+                                         aggregate text DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wc_create_family'
 LANGUAGE C VOLATILE;
@@ -42,7 +45,7 @@ LANGUAGE C STABLE;
 
 -- Everyone may look in the schema; each function says who may call it.
 GRANT USAGE ON SCHEMA widecolumn TO PUBLIC;
-REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.set_gc_policy(name, text, text, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION widecolumn.families(name) FROM PUBLIC;
 

@@ -56,7 +56,14 @@ CREATE EXTENSION widecolumn_fdw VERSION '0.2.0';
 RESET client_min_messages;
 ALTER EXTENSION widecolumn_fdw DROP FUNCTION widecolumn.compact(name, text);
 DROP FUNCTION widecolumn.compact(name, text);
+-- create_family, made again with a new parameter, keeps its grants
+CREATE ROLE wc_up_granted;
+GRANT EXECUTE ON FUNCTION widecolumn.create_family(name, text, text, text) TO wc_up_granted;
 ALTER EXTENSION widecolumn_fdw UPDATE;
+SELECT has_function_privilege('wc_up_granted',
+  'widecolumn.create_family(name, text, text, text, text)', 'EXECUTE') AS still_granted;
+REVOKE ALL ON FUNCTION widecolumn.create_family(name, text, text, text, text) FROM wc_up_granted;
+DROP ROLE wc_up_granted;
 CREATE VIEW ext_members AS
 SELECT e.extversion, pg_describe_object(d.classid, d.objid, 0) AS member, p.proacl
   FROM pg_extension e JOIN pg_depend d ON d.refobjid = e.oid

@@ -19,6 +19,7 @@
 #include "postgres.h"
 #endif
 
+#include "common/aggfold.h"
 #include "common/keycodec.h"
 #include "common/wire.h"
 
@@ -439,6 +440,16 @@ wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
 		wc_put_u32(rows, 0);
 }
 
+/* A cell of a row: a merge (aggfold.h's tag) of an 8-byte operand. */
+void
+wc_write_row_cell_merge(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+						uint8 tag, const uint8 *operand)
+{
+	wc_put_bytes(rows, famqual, famqual_len);
+	appendStringInfoChar(rows, (char) tag);
+	wc_put_bytes(rows, operand, WC_AGG_LEN);
+}
+
 /*
  * wc_write_row_cell_at
  *		A cell of a row: the version at ts, or with value NULL the removal
@@ -499,7 +510,9 @@ wc_next_row_cell(WcReader *rows, WcCellWrite *cell)
 	cell->famqual = wc_get_bytes(rows);
 	tag = wc_get_u8(rows);
 	cell->value = wc_get_bytes(rows);
-	cell->present = tag == WC_VALUE_PRESENT || tag == WC_WRITE_PUT_AT;
+	cell->present = tag == WC_VALUE_PRESENT || tag == WC_WRITE_PUT_AT ||
+		wc_agg_is_merge(tag);
+	cell->merge = wc_agg_is_merge(tag) ? tag : 0;
 	cell->exact = tag == WC_WRITE_PUT_AT || tag == WC_WRITE_DELETE_AT ||
 		tag == WC_WRITE_DELETE_NOW;
 	cell->now = tag == WC_WRITE_DELETE_NOW;
@@ -553,7 +566,11 @@ wc_read_row_cell(WcReader *rows, WcCellWrite *cell)
 		cell->famqual.data[1] == 0x01)
 		return fail(rows);
 	if (tag != WC_VALUE_PRESENT && tag != WC_VALUE_TOMBSTONE &&
-		tag != WC_WRITE_PUT_AT && tag != WC_WRITE_DELETE_AT && tag != WC_WRITE_DELETE_NOW)
+		tag != WC_WRITE_PUT_AT && tag != WC_WRITE_DELETE_AT && tag != WC_WRITE_DELETE_NOW &&
+		!wc_agg_is_merge(tag))
+		return fail(rows);
+	/* a merge's operand is a 64-bit integer */
+	if (cell->merge != 0 && cell->value.len != WC_AGG_LEN)
 		return fail(rows);
 	/* an exact cell's value starts with its timestamp */
 	memcpy(&rawlen, start + 4 + cell->famqual.len + 1, 4);

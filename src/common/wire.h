@@ -60,9 +60,9 @@ typedef enum WcMsgType
 	WC_REQ_CLOSE = 6,		/* u32 scan */
 	WC_REQ_WRITE = 7,		/* u32 db, then rows until the end: str
 							 * table+rowkey, u8 deleted, u32 ncells {str
-							 * family+qualifier, u8 tag (keycodec.h, or
-							 * WC_WRITE_PUT_AT / WC_WRITE_DELETE_AT), str
-							 * value} */
+							 * family+qualifier, u8 tag (keycodec.h, a
+							 * merge's of aggfold.h, or WC_WRITE_PUT_AT /
+							 * WC_WRITE_DELETE_AT), str value} */
 	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync: answered OK */
 	WC_REQ_ABORT = 9,		/* u32 db */
 	WC_REQ_ESTIMATE = 10,	/* u32 db, u32 nranges {str start, str end}:
@@ -222,6 +222,7 @@ typedef struct WcCellWrite
 	bool		exact;			/* at ts, not the commit's timestamp */
 	bool		now;			/* exact, but at the commit's timestamp */
 	uint64		ts;
+	uint8		merge;			/* a merge: its tag (aggfold.h), else 0 */
 } WcCellWrite;
 
 typedef struct WcEstimateRequest
@@ -430,6 +431,8 @@ extern void wc_write_overlay_entry(StringInfo buf, const uint8 *key, size_t key_
 								   uint8 kind, bool pending, uint64 ts,
 								   const uint8 *value, size_t value_len);
 extern bool wc_next_overlay_entry(WcReader *r, WcOverlayEntry *e);
+extern void wc_write_row_cell_merge(StringInfo rows, const uint8 *famqual, size_t famqual_len,
+									uint8 tag, const uint8 *operand);
 extern void wc_write_row_cell_at(StringInfo rows, const uint8 *famqual, size_t famqual_len,
 								 const uint8 *value, size_t value_len, uint64 ts);
 extern void wc_write_row_cell_remove_now(StringInfo rows, const uint8 *famqual,

@@ -45,6 +45,7 @@ wc_acquire_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 
 	memset(&ss, 0, sizeof(ss));
 	ss.table = wc_get_table(RelationGetRelid(relation));
+	wc_aggregate_map(ss.table);
 	ss.scan_cxt = CurrentMemoryContext;
 	wc_scan_request_init(&ss);
 	for (int a = 1; a <= ss.table->natts; a++)

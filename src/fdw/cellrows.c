@@ -167,6 +167,14 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 		{
 			WcTxnCell  *c = &row.cells[i];
 
+			if (c->merge != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot read uncommitted merges of an aggregate family through cells-layout foreign table \"%s\"",
+								t->relname),
+						 errdetail("The transaction inserted into a column of an aggregate family of stored table \"%s\".",
+								   t->table),
+						 errhint("Commit the merges first, or read them through a foreign table that maps their columns.")));
 			resetStringInfo(&key);
 			appendBinaryStringInfo(&key, (const char *) prefix, plen);
 			appendBinaryStringInfo(&key, (const char *) c->famqual, c->famqual_len);

@@ -92,8 +92,12 @@ flush_db(const char *path, uint32 horizon)
 			{
 				WcTxnCell  *c = &row.cells[i];
 
-				wc_write_row_cell(&payload, c->famqual, c->famqual_len,
-								  c->value, c->value_len);
+				if (c->merge != 0)
+					wc_write_row_cell_merge(&payload, c->famqual, c->famqual_len,
+											c->merge, c->value);
+				else
+					wc_write_row_cell(&payload, c->famqual, c->famqual_len,
+									  c->value, c->value_len);
 			}
 			pfree(k);
 			if (row.cells)

@@ -10,7 +10,8 @@
  * table with the empty name (mapping.c, wc_get_meta_table): a row per
  * stored table, whose cell WC_META_FAMILIES_CELL lists the table's
  * families, a line "family<TAB>policy" each, sorted, the policy in its
- * canonical text (common/gcpolicy.c).  So a copied directory keeps them,
+ * canonical text (common/gcpolicy.c), and for an aggregate family a third
+ * field, "sum", "min" or "max" (aggregate.c).  So a copied directory keeps them,
  * and they change as rows do: in the transaction, at its COMMIT, rolled
  * back with it.  A change locks the table's row, as an UPDATE would, so two
  * sessions changing one table's families take turns.
@@ -40,6 +41,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/shmem.h"
 #include "fdw/fdw.h"
@@ -218,7 +220,7 @@ policy_arg(FunctionCallInfo fcinfo, int n)
 	return canonical;
 }
 
-/* A line of a family list: "family<TAB>policy". */
+/* A line of a family list: "family<TAB>policy[<TAB>aggregate]". */
 typedef struct WcFamilyLine
 {
 	const char *start;			/* the line, with its newline */
@@ -227,6 +229,8 @@ typedef struct WcFamilyLine
 	size_t		family_len;
 	const char *policy;
 	size_t		policy_len;
+	const char *aggregate;		/* NULL: not an aggregate family */
+	size_t		aggregate_len;
 } WcFamilyLine;
 
 /*
@@ -256,6 +260,14 @@ next_line(const char **p, const char *end, const char *table, WcFamilyLine *line
 	line->family_len = tab - *p;
 	line->policy = tab + 1;
 	line->policy_len = lineend - tab - 1;
+	line->aggregate = memchr(line->policy, '\t', line->policy_len);
+	line->aggregate_len = 0;
+	if (line->aggregate != NULL)
+	{
+		line->policy_len = line->aggregate - line->policy;
+		line->aggregate++;
+		line->aggregate_len = lineend - line->aggregate;
+	}
 	*p = nl ? nl + 1 : end;
 	line->len = *p - line->start;
 	return true;
@@ -336,6 +348,7 @@ put_list(WcTable *meta, const char *table, const char *list, const char *dropped
 	cells[0].famqual_len = meta->cols[1].famqual_len;
 	cells[0].value = (const uint8 *) list;
 	cells[0].value_len = strlen(list);
+	cells[0].merge = 0;
 	if (dropped)
 	{
 		char	   *marker = psprintf("%s%s", WC_META_DROPPED_FAMILY, dropped);
@@ -348,6 +361,7 @@ put_list(WcTable *meta, const char *table, const char *list, const char *dropped
 		cells[1].famqual_len = mlen;
 		cells[1].value = (const uint8 *) "";
 		cells[1].value_len = 0;
+		cells[1].merge = 0;
 	}
 	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) table, strlen(table),
 				   false, dropped ? 2 : 1, cells);
@@ -370,7 +384,7 @@ too_many_families(const char *table)
  */
 static uint64
 change_family(ForeignServer *server, const char *table, const char *family,
-			  const char *policy, WcFamilyChange change)
+			  const char *policy, const char *aggregate, WcFamilyChange change)
 {
 	bool		create = change == WC_FAMILY_CREATE;
 	uint64		deleted = 0;
@@ -386,6 +400,12 @@ change_family(ForeignServer *server, const char *table, const char *family,
 							 "widecolumn.drop_family()");
 	wc_as_of_forbid(false);
 	meta = lock_list(server->serverid, table, ExclusiveLock, &p, &end);
+
+	/* a new policy keeps the family's aggregate: its stored merges need it */
+	if (change == WC_FAMILY_SET)
+		aggregate = wc_family_list_aggregate(table, p, end - p, family);
+	if (aggregate != NULL)
+		policy = psprintf("%s\t%s", policy, aggregate);
 	list = list_with(table, p, end, family, policy, &found, &count);
 
 	if (create && found)
@@ -510,6 +530,37 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 			return;
 	}
 
+	/*
+	 * A list not read since the last change: read it first without a lock.
+	 * If it has every family, the share lock will do, and sessions that
+	 * begin writing at once (counters merging into an aggregate family,
+	 * aggregate.c) do not queue for the exclusive lock.
+	 */
+	if (known->changes != changes)
+	{
+		const uint8 **vals;
+		size_t	   *lens;
+		size_t		len = 0;
+
+		meta = wc_get_meta_table(serverid);
+		if (wc_read_row_now(meta, (const uint8 *) table, strlen(table), &vals, &lens) &&
+			vals[0] != NULL)
+			len = lens[0];
+		pfree(known->list);
+		known->list = MemoryContextAlloc(TopMemoryContext, len + 1);
+		if (len > 0)
+			memcpy(known->list, vals[0], len);
+		known->list[len] = '\0';
+		known->changes = changes;
+		if (list_has_all(table, known->list, families, n))
+		{
+			(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ShareLock,
+								   LockWaitBlock);
+			if (pg_atomic_read_u64(&wc_shared->family_changes) == changes)
+				return;
+		}
+	}
+
 	/* Lock it for a change at once: two sessions upgrading would deadlock. */
 	meta = lock_list(serverid, table, ExclusiveLock, &p, &end);
 	pfree(known->list);
@@ -537,6 +588,25 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 		put_list(meta, table, list, NULL);
 }
 
+/*
+ * wc_family_list_aggregate
+ *		The aggregate of family in table's family list list[0, len), or
+ *		NULL if it has none or is not there.
+ */
+char *
+wc_family_list_aggregate(const char *table, const char *list, size_t len,
+						 const char *family)
+{
+	const char *p = list;
+	WcFamilyLine line;
+
+	while (next_line(&p, list + len, table, &line))
+		if (line.family_len == strlen(family) &&
+			memcmp(line.family, family, line.family_len) == 0)
+			return line.aggregate ? pnstrdup(line.aggregate, line.aggregate_len) : NULL;
+	return NULL;
+}
+
 /* A commit that changed a family list has been applied. */
 void
 wc_families_changed(void)
@@ -546,7 +616,8 @@ wc_families_changed(void)
 
 /*
  * widecolumn.create_family(server name, table_name text, family text,
- *                          gc_policy text DEFAULT 'maxversions=1')
+ *                          gc_policy text DEFAULT 'maxversions=1',
+ *                          aggregate text DEFAULT NULL)
  */
 Datum
 wc_create_family(PG_FUNCTION_ARGS)
@@ -555,8 +626,22 @@ wc_create_family(PG_FUNCTION_ARGS)
 	char	   *table = table_arg(fcinfo, 1);
 	char	   *family = family_arg(fcinfo, 2);
 	char	   *policy = policy_arg(fcinfo, 3);
+	char	   *aggregate = NULL;
 
-	(void) change_family(server, table, family, policy, WC_FAMILY_CREATE);
+	if (!PG_ARGISNULL(4))
+	{
+		char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(4));
+
+		if (wc_agg_tag(spec) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid aggregate \"%s\" for column family \"%s\"",
+							spec, family),
+					 errhint("An aggregate family is \"sum\", \"min\" or \"max\", as Bigtable's intsum, intmin and intmax.")));
+		/* stored in lower case, as a policy is in its canonical text */
+		aggregate = pstrdup(wc_agg_name(wc_agg_tag(spec)));
+	}
+	(void) change_family(server, table, family, policy, aggregate, WC_FAMILY_CREATE);
 	PG_RETURN_VOID();
 }
 
@@ -569,7 +654,7 @@ wc_set_gc_policy(PG_FUNCTION_ARGS)
 	char	   *family = family_arg(fcinfo, 2);
 	char	   *policy = policy_arg(fcinfo, 3);
 
-	(void) change_family(server, table, family, policy, WC_FAMILY_SET);
+	(void) change_family(server, table, family, policy, NULL, WC_FAMILY_SET);
 	PG_RETURN_VOID();
 }
 
@@ -637,7 +722,7 @@ wc_drop_family(PG_FUNCTION_ARGS)
 	char	   *table = table_arg(fcinfo, 1);
 	char	   *family = family_arg(fcinfo, 2);
 
-	PG_RETURN_INT64((int64) change_family(server, table, family, NULL, WC_FAMILY_DROP));
+	PG_RETURN_INT64((int64) change_family(server, table, family, NULL, NULL, WC_FAMILY_DROP));
 }
 
 /*

@@ -60,6 +60,10 @@ typedef struct WcColumn
 	char	   *qualifier;		/* NULL for a map column */
 	Oid			map_type;		/* a map column (mapcolumn.c): the type its
 								 * values decode as; else InvalidOid */
+	uint8		aggregate;		/* its family's aggregate: the tag of its
+								 * merges; else 0 (set by wc_aggregate_map,
+								 * in aggregate.c, when a scan or write
+								 * begins) */
 	/* family and qualifier (a map column: family) escaped as in a key */
 	uint8	   *famqual;
 	size_t		famqual_len;
@@ -126,6 +130,8 @@ extern void wc_return_old_row(TupleTableSlot *planSlot, AttrNumber wholerow,
 extern void wc_families_written(Oid serverid, const char *table,
 								const char **families, int n);
 extern void wc_families_changed(void);
+extern char *wc_family_list_aggregate(const char *table, const char *list, size_t len,
+									  const char *family);
 extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);
@@ -135,8 +141,16 @@ extern Oid	wc_parse_map_values(DefElem *def);
 extern WcTable *wc_get_table(Oid relid);
 extern WcTable *wc_get_meta_table(Oid serverid);
 
+/* in aggregate.c */
+struct WcTxnCell;
+extern void wc_aggregate_map(WcTable *t);
+extern void wc_aggregate_replay(struct WcTxnCell *cell, bool fresh, const uint8 *op);
+extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
+										   const struct WcTxnCell *cell);
+
 /* in valuecodec.c */
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
+extern void wc_encode_aggregate(StringInfo buf, Datum value, Oid type);
 extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
 							 int attnum, const uint8 *rowkey, size_t rowkey_len);
 extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);
@@ -225,6 +239,8 @@ typedef struct WcTxnCell
 	size_t		famqual_len;
 	const uint8 *value;			/* NULL: the cell is deleted */
 	size_t		value_len;
+	uint8		merge;			/* a merge of the 8-byte value: its tag
+								 * (common/aggfold.h); else 0 */
 } WcTxnCell;
 
 extern WcTxnTable *wc_txn_table(WcTable *t, bool create);

@@ -542,6 +542,7 @@ add_cell(WcColumn *col, const WcMapWrite *w, const StringInfo value,
 	(*cells)[n].famqual_len = fqlen;
 	(*cells)[n].value = value ? (const uint8 *) value->data : NULL;
 	(*cells)[n].value_len = value ? value->len : 0;
+	(*cells)[n].merge = 0;
 	return n + 1;
 }
 

@@ -7,6 +7,8 @@
  * As in Bigtable, a write is a mutation of a row by its key:
  *	- INSERT sets the cells of its non-NULL columns, creating the row or
  *	  changing it if the key exists (an upsert); NULL columns write nothing.
+ *	  A column of an aggregate family is merged into its cell instead
+ *	  (aggregate.c).
  *	- UPDATE sets the cells whose value changes, and deletes the cell of a
  *	  column set to NULL.  The row key cannot change.
  *	- DELETE deletes the whole row: every cell, mapped or not.
@@ -144,6 +146,7 @@ modify_state(Relation rel, EState *estate)
 
 	wc_as_of_forbid(false);
 	ms->table = wc_get_table(RelationGetRelid(rel));
+	wc_aggregate_map(ms->table);
 	ms->cells_cap = Max(1, ms->table->natts);
 	ms->cells = palloc(sizeof(WcTxnCell) * ms->cells_cap);
 	ms->bufs = palloc(sizeof(StringInfoData) * Max(1, ms->table->natts));
@@ -285,6 +288,7 @@ encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
 
 	cell->famqual = col->famqual;
 	cell->famqual_len = col->famqual_len;
+	cell->merge = 0;
 	if (isnull)
 	{
 		cell->value = NULL;
@@ -292,7 +296,10 @@ encode_cell(WcModifyState *ms, int attnum, Datum value, bool isnull, int n)
 		return cell;
 	}
 	resetStringInfo(buf);
-	wc_encode_value(buf, value, col->type);
+	if (col->aggregate != 0)
+		wc_encode_aggregate(buf, value, col->type);
+	else
+		wc_encode_value(buf, value, col->type);
 	if (buf->len > WC_MAX_VALUE)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -358,7 +365,12 @@ wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 		if (t->cols[a - 1].map_type != InvalidOid)
 			n = map_cells(ms, a, slot->tts_values[a - 1], false, false, (Datum) 0, true, n);
 		else
-			encode_cell(ms, a, slot->tts_values[a - 1], false, n++);
+		{
+			/* an aggregate family's cell: merged, with no read or lock */
+			encode_cell(ms, a, slot->tts_values[a - 1], false, n)->merge =
+				t->cols[a - 1].aggregate;
+			n++;
+		}
 	}
 	wc_txn_put_row(t, estate->es_output_cid, key, keylen, false, n, ms->cells);
 	return slot;

@@ -82,6 +82,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss = palloc0(sizeof(WcScanState));
 	node->fdw_state = ss;
 	ss->table = wc_get_table(RelationGetRelid(node->ss.ss_currentRelation));
+	wc_aggregate_map(ss->table);
 	ss->cond = list_nth(plan->fdw_private, WcScanPrivateCond);
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
@@ -444,8 +445,13 @@ apply_txn_row(WcScanState *ss, WcTxnRow *row, bool *other)
 				*other = true;
 			continue;
 		}
-		ss->w_vals[i] = cell->value;
-		ss->w_lens[i] = cell->value_len;
+		if (cell->merge != 0)
+			ss->w_vals[i] = wc_aggregate_apply_txn(ss->w_vals[i], &ss->w_lens[i], cell);
+		else
+		{
+			ss->w_vals[i] = cell->value;
+			ss->w_lens[i] = cell->value_len;
+		}
 	}
 	wc_map_apply_txn(ss->req_cols, ss->req_lens, ss->nreq, row, ss->w_vals, ss->w_lens);
 	for (int i = 0; i < ss->nreq; i++)

@@ -32,7 +32,8 @@ typedef enum WcOpKind
 	WC_OP_DELETE_ROW,
 	WC_OP_PUT,
 	WC_OP_DELETE_CELL,
-	WC_OP_TOUCH					/* nothing: the row was handled (wc_txn_touch_row) */
+	WC_OP_TOUCH,				/* nothing: the row was handled (wc_txn_touch_row) */
+	WC_OP_MERGE					/* the value: a merge's tag, then its operand */
 } WcOpKind;
 
 typedef struct WcOp
@@ -608,6 +609,14 @@ wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len
 
 		if (cells[i].value == NULL)
 			log_append(row, WC_OP_DELETE_CELL, col, NULL, 0);
+		else if (cells[i].merge != 0)
+		{
+			uint8	   *v = txn_alloc(1 + cells[i].value_len, false);
+
+			v[0] = cells[i].merge;
+			memcpy(v + 1, cells[i].value, cells[i].value_len);
+			log_append(row, WC_OP_MERGE, col, v, 1 + cells[i].value_len);
+		}
 		else
 		{
 			uint8	   *v = txn_alloc(Max(cells[i].value_len, 1), false);
@@ -687,6 +696,7 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 	for (int i = 0; i < row->nops; i++)
 	{
 		WcOp	   *op;
+		bool		fresh;
 
 		if (row->ops[i] >= horizon)
 			break;
@@ -708,16 +718,26 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 			out->ncells = 0;
 			continue;
 		}
-		if (slot_of[op->col] < 0)
+		fresh = slot_of[op->col] < 0;
+		if (fresh)
 		{
 			used[out->ncells] = op->col;
 			slot_of[op->col] = out->ncells++;
 			out->cells[slot_of[op->col]].famqual = tt->cols[op->col];
 			out->cells[slot_of[op->col]].famqual_len = tt->col_lens[op->col];
+			out->cells[slot_of[op->col]].value = NULL;
+			out->cells[slot_of[op->col]].merge = 0;
+		}
+		if (op->kind == WC_OP_MERGE)
+		{
+			wc_aggregate_replay(&out->cells[slot_of[op->col]], fresh && !out->deleted,
+								op->value);
+			continue;
 		}
 		out->cells[slot_of[op->col]].value =
 			op->kind == WC_OP_PUT ? op->value : NULL;
 		out->cells[slot_of[op->col]].value_len = op->value_len;
+		out->cells[slot_of[op->col]].merge = 0;
 	}
 	if (any)
 	{

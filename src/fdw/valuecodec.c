@@ -389,6 +389,54 @@ text_input(const char *data, size_t len, Oid type, int32 typmod)
 }
 
 /*
+ * wc_encode_aggregate
+ *		The cell bytes of a value of a column of an aggregate family
+ *		(aggregate.c): 8 bytes whatever its integer type, so that the
+ *		merges of columns of every integer type fold together.
+ */
+void
+wc_encode_aggregate(StringInfo buf, Datum value, Oid type)
+{
+	int64		v = type == INT2OID ? DatumGetInt16(value) :
+		type == INT4OID ? DatumGetInt32(value) : DatumGetInt64(value);
+
+	put_be(buf, (uint64) v, 8);
+}
+
+/*
+ * decode_aggregate
+ *		The value of a column of an aggregate family from its cell's 8
+ *		bytes (a plain value or the fold of merges).
+ */
+static Datum
+decode_aggregate(const uint8 *data, size_t len, WcTable *t, int attnum,
+				 const uint8 *rowkey, size_t rowkey_len)
+{
+	WcColumn   *col = &t->cols[attnum - 1];
+	int64		v;
+
+	if (len != 8)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("cell of column \"%s\" of foreign table \"%s\" does not hold a 64-bit integer",
+						col->name, t->relname),
+				 errdetail("The cell of row key \"%s\" holds %zu bytes; a cell of aggregate family \"%s\" holds 8.",
+						   wc_printable_key(rowkey, rowkey_len), len, col->family)));
+	v = (int64) get_be(data, 8);
+	if ((col->type == INT2OID && (v < PG_INT16_MIN || v > PG_INT16_MAX)) ||
+		(col->type == INT4OID && (v < PG_INT32_MIN || v > PG_INT32_MAX)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("value of column \"%s\" of foreign table \"%s\" is out of range for type %s",
+						col->name, t->relname, format_type_be(col->type)),
+				 errdetail("The cell of row key \"%s\" holds " INT64_FORMAT ".",
+						   wc_printable_key(rowkey, rowkey_len), v),
+				 errhint("Declare the column bigint.")));
+	return col->type == INT2OID ? Int16GetDatum((int16) v) :
+		col->type == INT4OID ? Int32GetDatum((int32) v) : Int64GetDatum(v);
+}
+
+/*
  * wc_decode_value
  *		The value of column attnum from its cell bytes.
  */
@@ -400,6 +448,8 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 	int			want = type_length(col->type);
 	WcBadValue	why = WC_BAD_INPUT;
 
+	if (col->aggregate != 0)
+		return decode_aggregate(data, len, t, attnum, rowkey, rowkey_len);
 	if (want != 0 && len != (size_t) want)
 		bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_LENGTH, len, NULL);
 

@@ -371,6 +371,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 					else
 						commit_put(&cm, &key, &val, row.prefix.len,
 								   cell.famqual.data, cell.famqual.len, tsbuf,
+								   cell.merge ? cell.merge :
 								   cell.present ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE,
 								   cell.value.data, cell.value.len);
 				}

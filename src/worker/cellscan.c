@@ -11,6 +11,8 @@
  * row exists while it has one live cell.  Scans send only the cells that were
  * asked for, plus a flag saying whether the row has others.  A family asked
  * for alone (a map column) is sent as one value holding all its live cells.
+ * A cell of an aggregate family whose newest version is a merge is the
+ * fold of its merges down to its newest plain value (fold_entry).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,8 +20,8 @@
 
 #include "utils/memutils.h"
 
+#include "common/aggfold.h"
 #include "common/gcpolicy.h"
-
 #include "common/keycodec.h"
 #include "worker/worker.h"
 
@@ -56,6 +58,11 @@ typedef struct WcRowState
 	uint64		cell_versions;	/* its versions seen so far */
 	const WcGcPolicy *policy;	/* its family's, or NULL */
 	uint64		dropped;		/* its versions older than this are gone */
+	/* an aggregate family's cell whose merges are being folded (fold_entry) */
+	bool		folding;		/* its value is the fold, sent at its end */
+	bool		fold_closed;	/* its older entries are not part of it */
+	uint8		fold_tag;
+	int64		fold_value;
 } WcRowState;
 
 /* What row_entry made of an entry. */
@@ -305,6 +312,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->tomb_ts = 0;
 	row->version = 0;
 	row->have_last = false;
+	row->folding = false;
 	for (int i = 0; i < s->nfams; i++)
 		resetStringInfo(&row->fam_cells[i]);
 }
@@ -373,6 +381,98 @@ version_policy(void *arg, const uint8 *fq, size_t fqlen, uint64 *dropped)
 }
 
 /*
+ * emit_cell
+ *		Send a live cell's data: to its column, if one asked for it, and to
+ *		its family, if that was asked for alone.
+ */
+static void
+emit_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_t len)
+{
+	WcRowState *row = &s->row;
+	bool		in_family = family_cell(s, fq, fqlen, data, len);
+	WcSlice    *col;
+
+	/*
+	 * A row's cells arrive in bytewise order, the order of s->cols: walk the
+	 * two together instead of searching the columns for every cell.
+	 */
+	for (;;)
+	{
+		int			cmp;
+
+		if (row->colpos == s->ncols)
+		{
+			row->other = row->other || !in_family;
+			return;
+		}
+		col = &s->cols[row->colpos];
+		cmp = wc_compare_bytes(col->p, col->len, fq, fqlen);
+		if (cmp == 0)
+			break;
+		if (cmp > 0)
+		{
+			row->other = row->other || !in_family;
+			return;
+		}
+		row->colpos++;
+	}
+	wc_write_batch_cell(&s->batch, col->idx, data, len);
+}
+
+static pg_attribute_noreturn() void
+bad_merge(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("malformed value in LevelDB database"),
+			 errdetail("A merge entry of an aggregate family does not hold an 8-byte integer.")));
+}
+
+/*
+ * fold_entry
+ *		An older entry of a cell whose newest version is a merge: a merge
+ *		joins the fold; the newest plain value is its base and ends it, as
+ *		does a tombstone, a row tombstone or a drop (no base then).
+ */
+static WcEntryKind
+fold_entry(WcCellScan *s, uint64 ts, const uint8 *v, size_t vlen)
+{
+	WcRowState *row = &s->row;
+
+	if (row->fold_closed)
+		return WC_ENTRY_OLDER;
+	if (ts < row->dropped || (row->tomb_ts != 0 && ts < row->tomb_ts) || vlen == 0)
+	{
+		row->fold_closed = true;
+		return WC_ENTRY_OLDER;
+	}
+	if (wc_agg_is_merge(v[0]))
+	{
+		if (vlen != 1 + WC_AGG_LEN)
+			bad_merge();
+		row->fold_value = wc_agg_apply(v[0], true, row->fold_value, wc_agg_get(v + 1));
+		return WC_ENTRY_USED;
+	}
+	if (v[0] == WC_VALUE_PRESENT && vlen == 1 + WC_AGG_LEN)
+		row->fold_value = wc_agg_apply(row->fold_tag, true, wc_agg_get(v + 1),
+									   row->fold_value);
+	row->fold_closed = true;
+	return WC_ENTRY_USED;
+}
+
+/* The folded cell (row->lastcell) is complete: send its value. */
+static void
+fold_end(WcCellScan *s)
+{
+	uint8		buf[WC_AGG_LEN];
+
+	s->row.folding = false;
+	wc_agg_put(s->row.fold_value, buf);
+	emit_cell(s, (const uint8 *) s->row.lastcell.data, s->row.lastcell.len,
+			  buf, WC_AGG_LEN);
+}
+
+/*
  * row_entry
  *		Take one entry of the current row, entries in key order (a cell's
  *		versions newest first).
@@ -391,8 +491,6 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	size_t		fqlen = cellend - rowend;
 	uint64		ts = wc_decode_ts(k + cellend);
 	uint64		idx;
-	WcSlice    *col;
-	bool		in_family;
 	bool		tombstone = fqlen == sizeof(wc_row_tombstone_fq) &&
 		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0;
 
@@ -402,10 +500,12 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		memcmp(fq, row->lastcell.data, fqlen) == 0)
 	{
 		if (row->decided)
-			return WC_ENTRY_OLDER;
+			return row->folding ? fold_entry(s, ts, v, vlen) : WC_ENTRY_OLDER;
 	}
 	else
 	{
+		if (row->folding)
+			fold_end(s);
 		if ((size_t) row->lastcell.maxlen <= fqlen)
 			enlargeStringInfo(&row->lastcell, fqlen);
 		memcpy(row->lastcell.data, fq, fqlen);
@@ -452,7 +552,8 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	if (row->policy != NULL &&
 		wc_gc_deletes(row->policy, idx, s->now > ts ? s->now - ts : 0))
 		return WC_ENTRY_USED;
-	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE))
+	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
+					  !wc_agg_is_merge(v[0])))
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("malformed value in LevelDB database"),
@@ -461,35 +562,18 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		return WC_ENTRY_USED;
 
 	row->live = true;
-	in_family = family_cell(s, fq, fqlen, v + 1, vlen - 1);
-
-	/*
-	 * A row's cells arrive in bytewise order, the order of s->cols: walk the
-	 * two together instead of searching the columns for every cell.
-	 */
-	for (;;)
+	if (wc_agg_is_merge(v[0]))
 	{
-		int			cmp;
-
-		if (row->colpos == s->ncols)
-		{
-			row->other = row->other || !in_family;
-			return WC_ENTRY_USED;
-		}
-		col = &s->cols[row->colpos];
-		cmp = wc_compare_bytes(col->p, col->len, fq, fqlen);
-		if (cmp == 0)
-			break;
-		if (cmp > 0)
-		{
-			row->other = row->other || !in_family;
-			return WC_ENTRY_USED;
-		}
-		row->colpos++;
+		if (vlen != 1 + WC_AGG_LEN)
+			bad_merge();
+		row->folding = true;
+		row->fold_closed = false;
+		row->fold_tag = v[0];
+		row->fold_value = wc_agg_get(v + 1);
+		return WC_ENTRY_USED;
 	}
-
 	/* the value without its tag byte */
-	wc_write_batch_cell(&s->batch, col->idx, v + 1, vlen - 1);
+	emit_cell(s, fq, fqlen, v + 1, vlen - 1);
 	(void) n;
 	return WC_ENTRY_USED;
 }
@@ -500,6 +584,8 @@ row_end(WcCellScan *s)
 {
 	WcRowState *row = &s->row;
 
+	if (row->folding)
+		fold_end(s);
 	if (!row->live)
 	{
 		wc_write_batch_row_cancel(&s->batch);

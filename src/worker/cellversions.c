@@ -29,6 +29,7 @@
  */
 #include "postgres.h"
 
+#include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "worker/worker.h"
@@ -438,6 +439,52 @@ emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
 }
 
 /*
+ * fold_merges
+ *		A run of merges of an aggregate family's cell, the first (v) at the
+ *		iterator, as one version: their fold into the newest plain value
+ *		below them (which stays a version of its own), as cellscan.c reads
+ *		the cell.  Leaves the iterator after the run; the version is the
+ *		plain value out[0, 9).
+ */
+static void
+fold_merges(WcVersionScan *vs, const char *cell, size_t celllen, uint64 dropped,
+			const uint8 *v, size_t vlen, uint8 *out)
+{
+	uint8		tag = v[0];
+	int64		acc;
+	const uint8 *k;
+	size_t		n;
+
+	if (vlen != 1 + WC_AGG_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed value in LevelDB database"),
+				 errdetail("A merge entry of an aggregate family does not hold an 8-byte integer.")));
+	acc = wc_agg_get(v + 1);
+	mi_next(vs);
+	while ((k = key_under(vs, cell, celllen, &n)) != NULL && n == celllen + WC_TS_LEN)
+	{
+		uint64		ts = wc_decode_ts(k + celllen);
+
+		if (ts < vs->tomb_ts || ts < dropped)
+			break;
+		v = mi_value(vs, &vlen);
+		if (vlen == 1 + WC_AGG_LEN && wc_agg_is_merge(v[0]))
+		{
+			vs->entries++;
+			acc = wc_agg_apply(v[0], true, acc, wc_agg_get(v + 1));
+			mi_next(vs);
+			continue;
+		}
+		if (vlen == 1 + WC_AGG_LEN && v[0] == WC_VALUE_PRESENT)
+			acc = wc_agg_apply(tag, true, wc_agg_get(v + 1), acc);
+		break;
+	}
+	out[0] = WC_VALUE_PRESENT;
+	wc_agg_put(acc, out + 1);
+}
+
+/*
  * cell_versions
  *		The versions of the cell at the iterator; leaves it after the cell.
  */
@@ -494,13 +541,26 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 		if (policy != NULL && wc_gc_deletes(policy, idx, vs->now > ts ? vs->now - ts : 0))
 			break;				/* and every older version too */
 		v = mi_value(vs, &vlen);
-		if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE))
+		if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
+						  !wc_agg_is_merge(v[0])))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_CORRUPTED),
 					 errmsg("malformed value in LevelDB database"),
 					 errdetail("A stored value does not begin with a valid tag byte.")));
 		if (v[0] == WC_VALUE_TOMBSTONE)
 			break;
+		if (wc_agg_is_merge(v[0]))
+		{
+			uint8		folded[1 + WC_AGG_LEN];
+			bool		pending = mi_pending(vs);
+
+			fold_merges(vs, cell, celllen, dropped, v, vlen, folded);
+			if (ts <= vs->ts_max)
+				emit(vs, w, (const uint8 *) cell + rowlen, celllen - rowlen,
+					 folded, sizeof(folded), ts, pending);
+			idx++;
+			continue;
+		}
 		if (ts <= vs->ts_max)
 			emit(vs, w, (const uint8 *) cell + rowlen, celllen - rowlen, v, vlen, ts,
 				 mi_pending(vs));

@@ -21,6 +21,11 @@
  * - the drop markers in the table of families (tablemeta.c), once a walk
  *   over the whole table that began after they were written is over.
  *
+ * It also folds the merges of an aggregate family's cell (fold_run): a run
+ * of merges becomes one plain value at the newest one's key, which is what
+ * a read returned for it, so that a cell merged a million times reads as
+ * one written once.
+ *
  * A row's deletes go into one LevelDB batch, so a crash leaves a row as it
  * was or swept, and a tombstone never outlives what it hid by less than a
  * batch.  Snapshots taken before a batch still see what it deletes (LevelDB
@@ -44,6 +49,7 @@
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 
+#include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "worker/worker.h"
@@ -131,6 +137,58 @@ successor(StringInfo buf)
 }
 
 /*
+ * fold_run
+ *		The entry at the iterator (key k, n bytes) is a merge, the newest of
+ *		a run: put their fold at its key and delete the others, in the
+ *		row's batch.  The run ends at an entry older than the row's
+ *		tombstone or the drop, or that is not a merge; a plain value there
+ *		is its base, and stays an older version.  Leaves the iterator after
+ *		the run; returns false if that is the end of the iterator.
+ */
+static bool
+fold_run(WcSweep *sw, const uint8 *k, size_t n, uint64 stop_below)
+{
+	size_t		vlen;
+	const uint8 *v = storage_iter_value(sw->it, &vlen);
+	uint8		tag = v[0];
+	int64		acc = wc_agg_get(v + 1);
+	uint8		folded[1 + WC_AGG_LEN];
+	char	   *first = palloc(n);
+	size_t		celllen = n - WC_TS_LEN;
+
+	memcpy(first, k, n);
+	while (storage_iter_next_key(sw->it, &k, &n))
+	{
+		if (n != celllen + WC_TS_LEN || memcmp(k, first, celllen) != 0 ||
+			wc_decode_ts(k + celllen) < stop_below)
+			break;
+		sw->seen++;
+		sw->table_seen++;
+		v = storage_iter_value(sw->it, &vlen);
+		if (vlen == 1 + WC_AGG_LEN && wc_agg_is_merge(v[0]))
+		{
+			acc = wc_agg_apply(v[0], true, acc, wc_agg_get(v + 1));
+			storage_batch_delete(sw->batch, k, n);
+			sw->removed++;
+			sw->table_removed++;
+			continue;
+		}
+		if (vlen == 1 + WC_AGG_LEN && v[0] == WC_VALUE_PRESENT)
+			acc = wc_agg_apply(tag, true, wc_agg_get(v + 1), acc);
+		/* not seen here after all: the caller's loop takes it */
+		sw->seen--;
+		sw->table_seen--;
+		break;
+	}
+	folded[0] = WC_VALUE_PRESENT;
+	wc_agg_put(acc, folded + 1);
+	storage_batch_put(sw->batch, (const uint8 *) first, celllen + WC_TS_LEN,
+					  folded, sizeof(folded));
+	pfree(first);
+	return storage_iter_valid(sw->it);
+}
+
+/*
  * sweep_row
  *		Decide every entry of the row the iterator is at (its first entry,
  *		whose table component ends at tlen), and leave the iterator after it.
@@ -145,6 +203,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	uint64		dropped = 0;
 	bool		counting = false;
 	uint64		oldest_kept = PG_UINT64_MAX;	/* of the row's cell entries */
+	uint64		row_tomb = 0;	/* the newest row tombstone that counts */
 
 	if (wc_component_end(k + tlen, n - tlen, &rowlen) != 0 ||
 		n < tlen + rowlen + WC_TS_LEN)
@@ -177,7 +236,10 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 			if (ts < sw->meta.dropped)
 				pending_add(&sw->rowtombs, k, n, 0);
 			else
+			{
 				pending_add(&sw->rowtombs, k, n, ts);
+				row_tomb = Max(row_tomb, ts);
+			}
 		}
 		else
 		{
@@ -213,7 +275,21 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 					sw->table_removed++;
 				}
 			}
-			else if (vlen > 0 && v[0] == WC_VALUE_PRESENT)
+			else if (!sw->count_only && vlen == 1 + WC_AGG_LEN && wc_agg_is_merge(v[0]) &&
+					 ts >= row_tomb)
+			{
+				/* a run that reads see now: behind the row's tombstone, left as it is */
+				resetStringInfo(&sw->pending);
+				oldest_kept = Min(oldest_kept, ts);
+				if (!fold_run(sw, k, n, Max(row_tomb, dropped)))
+					break;
+				k = storage_iter_key(sw->it, &n);
+				if (n < (size_t) sw->row.len + WC_TS_LEN ||
+					memcmp(k, sw->row.data, sw->row.len) != 0)
+					break;
+				continue;
+			}
+			else if (vlen > 0 && (v[0] == WC_VALUE_PRESENT || wc_agg_is_merge(v[0])))
 			{
 				/* the tombstones newer than a kept version hide it: they stay */
 				resetStringInfo(&sw->pending);

@@ -57,7 +57,7 @@ family_entry(WcTableMeta *m, const uint8 *family, size_t len, int *cap)
 	return fm;
 }
 
-/* The policies of a family list's lines, "family<TAB>policy". */
+/* The policies of a family list's lines, "family<TAB>policy[<TAB>aggregate]". */
 static void
 parse_families(WcTableMeta *m, const char *p, const char *end, int *cap)
 {
@@ -72,7 +72,14 @@ parse_families(WcTableMeta *m, const char *p, const char *end, int *cap)
 		size_t		plen;
 		WcGcPolicy	policy;
 		WcFamilyMeta *fm;
+		const char *tab2 = tab ? memchr(tab + 1, '\t', lineend - tab - 1) : NULL;
 
+		/*
+		 * A third field (since 0.3.0) names an aggregate; the worker needs
+		 * none, since a merge entry's tag says how it folds.
+		 */
+		if (tab2 != NULL)
+			lineend = tab2;
 		p = nl ? nl + 1 : end;
 		plen = tab ? (size_t) (lineend - tab - 1) : 0;
 		if (tab == NULL || plen > WC_GC_MAX_TEXT)

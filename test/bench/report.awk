@@ -254,6 +254,11 @@ END {
 		printf("\n\nA point read of a row whose map column has %s qualifiers (issue 16; %s entries read): %s tx/s; raw LevelDB seeks to such a row and reads its cells %s times a second; foreign ÷ raw %s.",
 			   v["map100_keys"], v["map100_entries"], fmt(med("map100", "foreign")),
 			   fmt(v["raw_map100_rows_per_s"]), rfmt(ratio(med("map100", "foreign"), v["raw_map100_rows_per_s"])))
+	if (med("counters", "merge_foreign") != "")
+		printf("\n\nCounter increments, 4 clients on 10 hot counters (issue 17; tx/s): INSERT merging into a sum family %s, `UPDATE c = c + 1` on the foreign table %s, on a native table %s; the counters add up to the committed transactions: foreign %s of %s, native %s of %s.",
+			   fmt(med("counters", "merge_foreign")), fmt(med("counters", "update_foreign")),
+			   fmt(med("counters", "update_native")), v["counters_sum.foreign"], v["counters_committed.foreign"],
+			   v["counters_sum.native"], v["counters_committed.native"])
 	if (quick)
 		printf(" (A smoke run: the targets are about the 1,000,000-row run.)")
 	print ""

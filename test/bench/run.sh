@@ -16,6 +16,8 @@
 #   BENCH_SECONDS   seconds per pgbench run (default 5, QUICK 1)
 #   BENCH_ROUNDS    runs per workload and table, alternating (default 3,
 #                   QUICK 2); the tables show the median
+#   BENCH_ONLY=counters  only the counter workload, its results printed
+#                   (no raw LevelDB, no load, no report)
 #   BENCH_OUT       a directory for the results (default
 #                   /tmp/widecolumn_fdw-bench): performance.md, results.txt,
 #                   runs.txt, pgbench logs, plans, check outputs
@@ -38,6 +40,7 @@ if [ "$(id -u)" = 0 ] && [ "${1:-}" != --inside ]; then
 	BENCH_OUT=$OUT
 	export BENCH_OUT
 	sh test/scripts/as-postgres.sh sh test/bench/run.sh
+	[ -z "${BENCH_ONLY:-}" ] || exit 0
 	cp "$OUT/performance.md" docs/performance.md
 	echo "bench: wrote docs/performance.md (and $OUT/performance.md)" >&2
 	exit 0
@@ -81,6 +84,12 @@ inside() {
 	}
 
 	put pg_version "$(sql -c 'SHOW server_version' | sed 's/ .*//')"
+	if [ "${BENCH_ONLY:-}" = counters ]; then
+		sql -c 'CREATE EXTENSION widecolumn_fdw'
+		mkdir -p "$OUT/pgbench"
+		counter_workload
+		return
+	fi
 	put pg_settings "$(sql -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'jit', 'plan_cache_mode', 'max_parallel_workers_per_gather', 'shared_preload_libraries')")"
 	datadir=$(sql -c 'SHOW data_directory')
 
@@ -384,6 +393,7 @@ inside() {
 	sql -c "DROP SERVER wc_versions CASCADE" >/dev/null
 
 	map_workload
+	counter_workload
 	# A cells-layout table's range read of 1,000 versions: the newest 1,000
 	# of a cell of 2,000 (a timestamp range), beside raw LevelDB reading the
 	# same 1,000 entries (raw_leveldb versions, before the cluster starts).
@@ -488,6 +498,55 @@ inside() {
 	fi
 }
 
+# Counter increments (issue 17): 4 clients adding 1 to one of 10 hot
+# counters each transaction, as an INSERT merging into an aggregate (sum)
+# family, against UPDATE c = c + 1 on the foreign table and on a native
+# table.  Afterwards each table's counters must add up to the transactions
+# pgbench committed.  Inside the cluster.
+counter_workload() {
+	say "workload counters: 4 clients, 10 hot counters"
+	sql <<-SQL
+	CREATE SERVER wc_counters FOREIGN DATA WRAPPER widecolumn_fdw;
+	SELECT widecolumn.create_family('wc_counters', 'counters', 'n', aggregate => 'sum');
+	CREATE FOREIGN TABLE counters (
+	    k text OPTIONS (rowkey 'true') COLLATE "C",
+	    c bigint OPTIONS (column 'n:c')
+	) SERVER wc_counters;
+	CREATE TABLE counters_native (k text COLLATE "C" PRIMARY KEY, c bigint);
+	INSERT INTO counters SELECT 'c' || i, 0 FROM generate_series(0, 9) i;
+	INSERT INTO counters_native SELECT 'c' || i, 0 FROM generate_series(0, 9) i;
+	SQL
+	printf '%s\n' '\set i random(0, 9)' "INSERT INTO counters VALUES ('c' || :i, 1);" >"$WORK/counter_merge.sql"
+	printf '%s\n' '\set i random(0, 9)' "UPDATE counters SET c = c + 1 WHERE k = 'c' || :i;" >"$WORK/counter_update.sql"
+	sed 's/\bcounters\b/counters_native/' "$WORK/counter_update.sql" >"$WORK/counter_update_native.sql"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		for how in merge_foreign update_foreign update_native; do
+			script=$WORK/counter_$(echo $how | sed 's/_foreign$//').sql
+			log=$OUT/pgbench/counters.$how.$r.log
+			if pgbench -n -M prepared -c 4 -j 2 -T "$SECONDS_PER_RUN" -f "$script" >"$log" 2>&1; then
+				tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+			else
+				tps=error
+				say "pgbench failed: counters $how (see $log)"
+			fi
+			lat=$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$log")
+			echo "counters $how $r ${tps:-error} ${lat:--} 0" >>"$runs"
+		done
+		r=$((r + 1))
+	done
+	committed() {
+		for how in "$@"; do cat "$OUT"/pgbench/counters."$how".*.log; done |
+			sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
+			awk '{ n += $1 } END { print n + 0 }'
+	}
+	put counters_committed.foreign "$(committed merge_foreign update_foreign)"
+	put counters_sum.foreign "$(sql -c 'SELECT sum(c) FROM counters')"
+	put counters_committed.native "$(committed update_native)"
+	put counters_sum.native "$(sql -c 'SELECT sum(c) FROM counters_native')"
+	sql -c "DROP SERVER wc_counters CASCADE" -c "DROP TABLE counters_native" >/dev/null
+}
+
 # A point read of a row whose map column has 100 qualifiers (issue 16),
 # beside raw LevelDB's seek and read of the same 100 cells (raw_leveldb map):
 # 1,000 such rows, a random one each transaction.  Inside the cluster.
@@ -574,6 +633,18 @@ trap 'rm -rf "$WORK"' EXIT
 export SCALE NT SECONDS_PER_RUN ROUNDS FULLSCAN_TX OUT WORK
 res=$OUT/results.txt
 started=$(date +%s)
+
+if [ "${BENCH_ONLY:-}" = counters ]; then
+	export BENCH_ONLY
+	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
+		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
+		cat "$OUT/cluster.log" >&2
+		echo "bench: the run inside the cluster failed" >&2
+		exit 1
+	}
+	cat "$res" "$OUT/runs.txt"
+	exit 0
+fi
 
 say "SCALE=$SCALE rows, ${SECONDS_PER_RUN}s per pgbench run, $ROUNDS rounds; results in $OUT"
 say "building test/bench/raw_leveldb.c"

@@ -149,6 +149,8 @@ walk_rows(const WcWriteRequest *req)
 			CHECK(!cell.exact || (cell.present ? cell.value.data - 8 >= req->rows.data :
 								  cell.value.len == 0));
 			CHECK(!cell.exact || req->exact);
+			/* a merge (aggregate family) carries an 8-byte operand */
+			CHECK(cell.merge == 0 || (cell.present && !cell.exact && cell.value.len == 8));
 			CHECK(cell.value.len <= WC_MAX_VALUE);
 			CHECK(within(cell.value, req->rows.data, req->rows.len));
 			check_stored_key(row.prefix, cell.famqual.data, cell.famqual.len);
