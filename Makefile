@@ -16,7 +16,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
        src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
-       src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/modify.o \
+       src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
        src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/cellcommit.o src/worker/storage.o
@@ -26,7 +26,7 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts versions families asof maps cells gc upgrade seeds differential
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc upgrade seeds differential
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
