@@ -47,8 +47,7 @@ DROP SERVER up_srv CASCADE;
 
 -- From 0.2.0 to 0.3.0, here from an early build of 0.2.0 that had no
 -- compact(): the update makes it, revoked from PUBLIC, and the extension
--- then has the members and privileges of a new installation (shown next,
--- from the database the other tests installed it in).
+-- then has the members and privileges of a new installation (shown next).
 \c contrib_regression
 CREATE DATABASE wc_upgrade2;
 \c wc_upgrade2
@@ -66,11 +65,18 @@ SELECT e.extversion, pg_describe_object(d.classid, d.objid, 0) AS member, p.proa
    AND d.deptype = 'e';
 SELECT * FROM ext_members ORDER BY member;
 \c contrib_regression
+CREATE DATABASE wc_fresh;
+\c wc_fresh
+SET client_min_messages = warning;
+CREATE EXTENSION widecolumn_fdw;
+RESET client_min_messages;
 SELECT e.extversion, pg_describe_object(d.classid, d.objid, 0) AS member, p.proacl
   FROM pg_extension e JOIN pg_depend d ON d.refobjid = e.oid
   LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
  WHERE e.extname = 'widecolumn_fdw' AND d.refclassid = 'pg_extension'::regclass
    AND d.deptype = 'e'
  ORDER BY member;
+\c contrib_regression
 DROP DATABASE wc_upgrade;
 DROP DATABASE wc_upgrade2;
+DROP DATABASE wc_fresh;
