@@ -39,17 +39,22 @@
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
 
-/* Is this foreign table one of ours? */
+/* Is this foreign-data wrapper ours? */
+static bool
+is_widecolumn_fdw(Oid fdwid)
+{
+	ForeignDataWrapper *fdw = GetForeignDataWrapper(fdwid);
+
+	return OidIsValid(fdw->fdwhandler) &&
+		strcmp(get_func_name(fdw->fdwhandler), "widecolumn_fdw_handler") == 0;
+}
+
+/* Is this relation a foreign table of ours? */
 static bool
 is_widecolumn_table(Oid relid)
 {
-	ForeignDataWrapper *fdw;
-
-	if (get_rel_relkind(relid) != RELKIND_FOREIGN_TABLE)
-		return false;
-	fdw = GetForeignDataWrapper(GetForeignServer(GetForeignTable(relid)->serverid)->fdwid);
-	return OidIsValid(fdw->fdwhandler) &&
-		strcmp(get_func_name(fdw->fdwhandler), "widecolumn_fdw_handler") == 0;
+	return get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE &&
+		is_widecolumn_fdw(GetForeignServer(GetForeignTable(relid)->serverid)->fdwid);
 }
 
 static void
@@ -198,16 +203,26 @@ wc_declcheck_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 					 QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
 {
 	Node	   *parsetree = pstmt->utilityStmt;
-	RangeVar   *rv = NULL;
+	RangeVar   *created = NULL;
+	Oid			altered = InvalidOid;
 	List	   *touched = NIL;
 	bool		all = false;
 	ListCell   *lc;
 
-	/* what to check, taken before the statement runs and may change it */
+	/*
+	 * What to check, decided before the statement runs (and may change its
+	 * tree): nothing unless the table is, or will be, one of ours.
+	 */
 	if (context != PROCESS_UTILITY_SUBCOMMAND && IsA(parsetree, CreateForeignTableStmt))
 	{
-		rv = copyObject(((CreateStmt *) parsetree)->relation);
-		all = true;
+		CreateForeignTableStmt *stmt = (CreateForeignTableStmt *) parsetree;
+		ForeignServer *server = GetForeignServerByName(stmt->servername, true);
+
+		if (server != NULL && is_widecolumn_fdw(server->fdwid))
+		{
+			created = copyObject(stmt->base.relation);
+			all = true;
+		}
 	}
 	else if (context != PROCESS_UTILITY_SUBCOMMAND && IsA(parsetree, AlterTableStmt) &&
 			 (((AlterTableStmt *) parsetree)->objtype == OBJECT_FOREIGN_TABLE ||
@@ -228,7 +243,12 @@ wc_declcheck_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 				all = true;
 		}
 		if (touched != NIL || all)
-			rv = copyObject(stmt->relation);
+		{
+			Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+
+			if (OidIsValid(relid) && is_widecolumn_table(relid))
+				altered = relid;
+		}
 	}
 
 	if (prev_process_utility)
@@ -238,15 +258,14 @@ wc_declcheck_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 								queryEnv, dest, qc);
 
-	if (rv != NULL)
+	if (created != NULL || OidIsValid(altered))
 	{
-		Oid			relid;
-
 		/* see what the statement's last subcommand wrote */
 		CommandCounterIncrement();
-		relid = RangeVarGetRelid(rv, NoLock, true);
-		if (OidIsValid(relid) && is_widecolumn_table(relid))
-			check_table(relid, touched, all);
+		if (created != NULL)
+			altered = RangeVarGetRelid(created, NoLock, true);
+		if (OidIsValid(altered))
+			check_table(altered, touched, all);
 	}
 }
 
