@@ -48,6 +48,7 @@ _PG_init(void)
 	wc_cells_init();
 	wc_client_init();
 	wc_snapshot_init();
+	wc_declcheck_init();
 	/* After the settings are defined: it drops placeholders it does not know. */
 	MarkGUCPrefixReserved("widecolumn_fdw");
 	MarkGUCPrefixReserved("widecolumn");

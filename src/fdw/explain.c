@@ -39,7 +39,8 @@ describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
 
 		appendStringInfoString(out, "parts");
 		for (int i = 0; i < neq; i++)
-			appendStringInfo(out, "%s %d = %s", i == 0 ? "" : ",", i + 1,
+			appendStringInfo(out, "%s %d %s %s", i == 0 ? "" : ",", i + 1,
+							 intVal(list_nth(node, 6 + neq + i)) ? "= ANY" : "=",
 							 deparse_expression(list_nth(exprs, intVal(list_nth(node, 2 + i))),
 												dpcontext, false, false));
 		for (int b = 0; b < 2; b++)

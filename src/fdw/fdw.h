@@ -47,6 +47,8 @@ typedef enum WcColumnKind
 	WC_COL_CELL
 } WcColumnKind;
 
+typedef struct WcKeyFormat WcKeyFormat;	/* keyformat.c */
+
 typedef struct WcColumn
 {
 	WcColumnKind kind;
@@ -56,6 +58,7 @@ typedef struct WcColumn
 	Oid			collation;
 	int			rowkey_part;	/* 1-based segment, for WC_COL_PART */
 	bool		rowkey_reverse; /* digits stored as 9 - d: newest first */
+	WcKeyFormat *rowkey_format; /* option rowkey_format, or NULL */
 	char	   *family;
 	char	   *qualifier;		/* NULL for a map column */
 	Oid			map_type;		/* a map column (mapcolumn.c): the type its
@@ -299,6 +302,21 @@ extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable 
 extern WcKeyRange *wc_table_range(WcTable *t);
 extern WcKeyRange *wc_row_range(WcTable *t, const uint8 *key, size_t len);
 
+/* in declcheck.c */
+extern void wc_declcheck_init(void);
+
+/* in keyformat.c */
+struct pg_tm;
+extern const WcKeyFormat *wc_keyformat_default(Oid type);
+extern WcKeyFormat *wc_keyformat_parse(const char *s);
+extern void wc_keyformat_check(WcTable *t, WcColumn *col);
+extern int	wc_keyformat_width(const WcKeyFormat *f);
+extern const char *wc_keyformat_text(const WcKeyFormat *f);
+extern bool wc_keyformat_encode(const WcKeyFormat *f, const struct pg_tm *tm, int fsec,
+								bool reverse, StringInfo out);
+extern bool wc_keyformat_decode(const WcKeyFormat *f, const char *p, int len, bool reverse,
+								struct pg_tm *tm, int *fsec);
+
 /* in rowkey.c */
 extern bool wc_segment_type_ok(Oid type);
 extern bool wc_segment_fixed_width(Oid type);
@@ -308,6 +326,8 @@ typedef enum WcSegmentFit
 	WC_SEGMENT_FITS,			/* it can be stored: encoded */
 	WC_SEGMENT_BELOW,			/* before every value that can */
 	WC_SEGMENT_ABOVE,			/* after every one */
+	WC_SEGMENT_BETWEEN,			/* between two: encoded is the one before,
+								 * a time with a unit the format lacks */
 	WC_SEGMENT_UNORDERED		/* equal to none, and not among them */
 } WcSegmentFit;
 
@@ -318,7 +338,10 @@ typedef enum WcSegmentWhy
 	WC_SEGMENT_INFINITE_DATE,
 	WC_SEGMENT_INFINITE_TIMESTAMP,
 	WC_SEGMENT_TIMESTAMP_RANGE,
-	WC_SEGMENT_YEAR_RANGE
+	WC_SEGMENT_YEAR_RANGE,
+	WC_SEGMENT_NEGATIVE,		/* a formatted integer has no sign */
+	WC_SEGMENT_TOO_WIDE,		/* ... nor more digits than its width */
+	WC_SEGMENT_FINER_UNIT		/* WC_SEGMENT_BETWEEN */
 } WcSegmentWhy;
 
 extern void wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo out);
@@ -329,6 +352,10 @@ extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values
 
 /* in sizes.c */
 extern double wc_size_rows(WcTable *t, List *ranges, double *tuples);
+
+/* in partorder.c */
+extern List *wc_parts_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcTable *t,
+							   bool backward);
 
 /* in plan.c */
 extern void wc_plan_register(FdwRoutine *routine);

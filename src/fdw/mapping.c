@@ -149,6 +149,7 @@ map_part(WcTable *t, WcColumn *col, int attnum, int part, bool rowkey,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 				 errmsg("option \"rowkey_reverse\" of column \"%s\" needs a date or timestamp column",
 						col->name)));
+	wc_keyformat_check(t, col);
 	if (part > t->nparts)
 	{
 		t->part_attnum = t->part_attnum ?
@@ -265,6 +266,8 @@ map_column(WcTable *t, Form_pg_attribute att, const char *family)
 			part = wc_parse_size_option(def, 1, WC_MAX_ROWKEY_PARTS);
 		else if (strcmp(def->defname, "rowkey_reverse") == 0)
 			col->rowkey_reverse = defGetBoolean(def);
+		else if (strcmp(def->defname, "rowkey_format") == 0)
+			col->rowkey_format = wc_keyformat_parse(defGetString(def));
 		else if (strcmp(def->defname, "family") == 0)
 			map_family_name = defGetString(def);
 		else if (strcmp(def->defname, "map_values") == 0)
@@ -285,6 +288,11 @@ map_column(WcTable *t, Form_pg_attribute att, const char *family)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 				 errmsg("option \"rowkey_reverse\" of column \"%s\" needs option \"rowkey_part\"",
+						col->name)));
+	if (col->rowkey_format)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("option \"rowkey_format\" of column \"%s\" needs option \"rowkey_part\"",
 						col->name)));
 	if (rowkey)
 	{

@@ -50,6 +50,7 @@ static const WcOption valid_options[] = {
 	{"rowkey", AttributeRelationId},
 	{"rowkey_part", AttributeRelationId},
 	{"rowkey_reverse", AttributeRelationId},
+	{"rowkey_format", AttributeRelationId},
 	{"column", AttributeRelationId},
 	{"family", AttributeRelationId},	/* a map column */
 	{"map_values", AttributeRelationId},
@@ -295,7 +296,8 @@ check_map_column(List *seen)
 		else if (strcmp(name, "map_values") == 0)
 			map_values = true;
 		else if (strcmp(name, "column") == 0 || strcmp(name, "rowkey") == 0 ||
-				 strcmp(name, "rowkey_part") == 0 || strcmp(name, "rowkey_reverse") == 0)
+				 strcmp(name, "rowkey_part") == 0 || strcmp(name, "rowkey_reverse") == 0 ||
+				 strcmp(name, "rowkey_format") == 0)
 			other = name;
 	}
 	if (map_values && !family)
@@ -388,6 +390,8 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 			(void) wc_parse_size_option(def, 1, WC_MAX_ROWKEY_PARTS);
 		else if (strcmp(def->defname, "rowkey_delimiter") == 0)
 			(void) wc_parse_delimiter(def);
+		else if (strcmp(def->defname, "rowkey_format") == 0)
+			(void) wc_keyformat_parse(defGetString(def));
 		else if (strcmp(def->defname, "block_cache_size") == 0)
 			(void) wc_parse_size_option(def, 0, 65536);
 		else if (strcmp(def->defname, "write_buffer_size") == 0)

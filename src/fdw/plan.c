@@ -276,8 +276,11 @@ wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	WcPlanState *ps = baserel->fdw_private;
 	Cost		startup,
 				total;
-	List	   *asc = rowkey_pathkeys(root, baserel, ps, false);
+	bool		parts = ps->table->nparts > 0;
+	List	   *asc = parts ? wc_parts_pathkeys(root, baserel, ps->table, false) :
+		rowkey_pathkeys(root, baserel, ps, false);
 	double		limit;
+	int			common;
 
 	scan_cost(root, ps, ps->rows_read, ps->local_conds, &startup, &total);
 	limit = scan_limit(root, baserel, ps, asc);
@@ -288,11 +291,13 @@ wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 												makeInteger((int) Min(limit, PG_INT32_MAX)))));
 
 	/* Bigtable's reverse scan, when the query wants descending keys. */
-	if (ps->bytewise && root->query_pathkeys != NIL)
+	if ((ps->bytewise || parts) && root->query_pathkeys != NIL)
 	{
-		List	   *desc = rowkey_pathkeys(root, baserel, ps, true);
+		List	   *desc = parts ? wc_parts_pathkeys(root, baserel, ps->table, true) :
+			rowkey_pathkeys(root, baserel, ps, true);
 
-		if (desc != NIL && pathkeys_contained_in(desc, root->query_pathkeys))
+		(void) pathkeys_count_contained_in(root->query_pathkeys, desc, &common);
+		if (common > 0)
 		{
 			limit = scan_limit(root, baserel, ps, desc);
 			add_path(baserel, (Path *)

@@ -348,18 +348,56 @@ part_comparison(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col,
 		return NULL;
 	if (!var_left)
 		*strategy = BTCommuteStrategyNumber(*strategy);
+	/* a range on a text part is a range of keys only in byte order */
+	if (*strategy != BTEqualStrategyNumber && !wc_segment_fixed_width(col->type) &&
+		!wc_collation_is_bytewise(col->type, op->inputcollid))
+		return NULL;
 	return value;
+}
+
+/* The array a clause "part = ANY (array)" compares with. */
+static Node *
+part_in(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col, int attnum)
+{
+	ScalarArrayOpExpr *sa;
+	Node	   *left;
+	Oid			opclass = GetDefaultOpClass(col->type, BTREE_AM_OID);
+	Oid			lefttype,
+				righttype;
+
+	if (ri->pseudoconstant || !IsA(ri->clause, ScalarArrayOpExpr) || !OidIsValid(opclass))
+		return NULL;
+	sa = (ScalarArrayOpExpr *) ri->clause;
+	if (!sa->useOr || list_length(sa->args) != 2)
+		return NULL;
+	left = linitial(sa->args);
+	while (left && IsA(left, RelabelType))
+		left = (Node *) ((RelabelType *) left)->arg;
+	if (!IsA(left, Var) || ((Var *) left)->varno != relid || ((Var *) left)->varattno != attnum ||
+		((Var *) left)->varlevelsup != 0 || !is_key_value(root, lsecond(sa->args), relid))
+		return NULL;
+	op_input_types(sa->opno, &lefttype, &righttype);
+	if (getBaseType(lefttype) != get_opclass_input_type(opclass) ||
+		getBaseType(righttype) != get_opclass_input_type(opclass))
+		return NULL;
+	if (OidIsValid(sa->inputcollid) && !get_collation_isdeterministic(sa->inputcollid))
+		return NULL;
+	if (get_op_opfamily_strategy(sa->opno, get_opclass_family(opclass)) != BTEqualStrategyNumber)
+		return NULL;
+	return lsecond(sa->args);
 }
 
 /*
  * classify_parts
  *		wc_classify_clauses for a row key made of parts: equality on the
  *		leading parts is a prefix, and a range on the next part, if it has a
- *		fixed width, narrows it to one range of keys.
+ *		fixed width or is the last (a text one compared in a bytewise
+ *		collation), narrows it to one range of keys.
  *
  * The condition is one WC_KEY_PARTS node: the number of equal parts, their
  * expressions, then the strategy and expression of a lower and an upper
- * bound on the next part (strategy 0: none).
+ * bound on the next part (strategy 0: none), then for each equal part
+ * whether it is "= ANY (array)": one of several values, each a prefix.
  */
 static List *
 classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
@@ -372,12 +410,14 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 				hi_strategy = 0,
 				lo_expr = -1,
 				hi_expr = -1;
+	List	   *in = NIL;
 	ListCell   *lc;
 
 	for (int p = 0; p < t->nparts; p++)
 	{
 		int			a = t->part_attnum[p];
 		Node	   *eq = NULL;
+		bool		is_in = false;
 
 		foreach(lc, clauses)
 		{
@@ -392,12 +432,26 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 			}
 		}
 		if (eq == NULL)
+			foreach(lc, clauses)
+			{
+				eq = part_in(root, lfirst(lc), rel->relid, &t->cols[a - 1], a);
+				if (eq != NULL)
+				{
+					is_in = true;
+					used = lappend(used, lfirst(lc));
+					break;
+				}
+			}
+		if (eq == NULL)
 			break;
 		*exprs = lappend(*exprs, eq);
+		in = lappend_int(in, is_in);
 		neq++;
 	}
 
-	if (neq < t->nparts && wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type))
+	/* a text part is followed by a delimiter, unless it is the last */
+	if (neq < t->nparts && (wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type) ||
+							neq == t->nparts - 1))
 	{
 		int			a = t->part_attnum[neq];
 
@@ -442,6 +496,8 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 	node = lappend(node, makeInteger(lo_expr));
 	node = lappend(node, makeInteger(hi_strategy));
 	node = lappend(node, makeInteger(hi_expr));
+	foreach(lc, in)
+		node = lappend(node, makeInteger(lfirst_int(lc)));
 	return list_make2(makeInteger(WC_KEY_AND), node);
 }
 

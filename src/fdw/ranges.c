@@ -216,33 +216,173 @@ datum_bytes(Datum d, const uint8 **p, size_t *len)
 	*len = VARSIZE_ANY_EXHDR(v);
 }
 
-/*
- * The key prefix of the equal parts, followed by part neq holding value.
- * A value no part can hold (an infinite date, say) lies before or after
- * every key with that prefix: *fit says which, in key order, and the key is
- * the prefix alone.
- */
-static StringInfo
-prefix_and_part(WcTable *t, StringInfo prefix, int neq, Datum value,
-				WcSegmentFit *fit)
+/* One bound on the part after the equal ones, as the keys see it. */
+typedef struct WcPartBound
 {
-	StringInfo	k = makeStringInfo();
+	int			strategy;		/* BT*StrategyNumber, 0: none */
+	StringInfo	key;			/* prefix and the part's encoding */
+	WcSegmentFit fit;
+} WcPartBound;
+
+/*
+ * part_bound
+ *		The bound "part neq <strategy> value" after the key prefix of the
+ *		equal parts.
+ *
+ * A value no part can hold (an infinite date, say) lies before or after
+ * every key with that prefix: fit says which, in value order, and the key
+ * is the prefix alone.  A value between two that can be held (a time with
+ * seconds, of a format that stops at minutes) becomes a bound on the one
+ * before it: > and >= become >, < and <= become <=.
+ */
+static WcPartBound
+part_bound(WcTable *t, StringInfo prefix, int neq, int strategy, Datum value)
+{
+	WcPartBound b;
 	WcColumn   *col = &t->cols[t->part_attnum[neq] - 1];
 	WcSegmentWhy why;
 
-	appendBinaryStringInfo(k, prefix->data, prefix->len);
-	*fit = wc_segment_fit(t, col, value, k, &why);
-	if (*fit == WC_SEGMENT_UNORDERED)
-		wc_segment_encode(t, col, value, k);	/* no order: its error */
-	/* a reversed part stores later values first */
-	if (col->rowkey_reverse && *fit != WC_SEGMENT_FITS)
-		*fit = *fit == WC_SEGMENT_BELOW ? WC_SEGMENT_ABOVE : WC_SEGMENT_BELOW;
-	return k;
+	b.strategy = strategy;
+	b.key = makeStringInfo();
+	if (strategy == 0)
+		return b;
+	appendBinaryStringInfo(b.key, prefix->data, prefix->len);
+	if (!wc_segment_fixed_width(col->type))
+	{
+		/* the last part (pushdown.c): its bytes bound the keys' end */
+		text	   *v = DatumGetTextPP(value);
+
+		appendBinaryStringInfo(b.key, VARDATA_ANY(v), VARSIZE_ANY_EXHDR(v));
+		b.fit = WC_SEGMENT_FITS;
+		return b;
+	}
+	b.fit = wc_segment_fit(t, col, value, b.key, &why);
+	if (b.fit == WC_SEGMENT_UNORDERED)
+		wc_segment_encode(t, col, value, b.key);	/* no order: its error */
+	if (b.fit == WC_SEGMENT_BETWEEN)
+	{
+		b.fit = WC_SEGMENT_FITS;
+		b.strategy = strategy == BTGreaterStrategyNumber ||
+			strategy == BTGreaterEqualStrategyNumber ?
+			BTGreaterStrategyNumber : BTLessEqualStrategyNumber;
+	}
+	return b;
+}
+
+/*
+ * parts_range
+ *		The keys that start with prefix (the equal parts and a delimiter)
+ *		and whose part neq is within the bounds (strategy 0: none).
+ */
+static WcIntervals
+parts_range(WcTable *t, StringInfo prefix, int neq, int lo_strategy, Datum lo_value,
+			int hi_strategy, Datum hi_value)
+{
+	WcPartBound lb,
+				hb;
+	WcBound		lo,
+				hi;
+	bool		text_part = !wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type);
+
+	lb = part_bound(t, prefix, neq, lo_strategy, lo_value);
+	hb = part_bound(t, prefix, neq, hi_strategy, hi_value);
+	/* A reversed part stores later values first: the bounds swap. */
+	if ((lb.strategy != 0 || hb.strategy != 0) &&
+		t->cols[t->part_attnum[neq] - 1].rowkey_reverse)
+	{
+		WcPartBound s = lb;
+
+		lb = hb;
+		hb = s;
+		if (lb.strategy)
+		{
+			lb.strategy = BTCommuteStrategyNumber(lb.strategy);
+			if (lb.fit != WC_SEGMENT_FITS)
+				lb.fit = lb.fit == WC_SEGMENT_BELOW ? WC_SEGMENT_ABOVE : WC_SEGMENT_BELOW;
+		}
+		if (hb.strategy)
+		{
+			hb.strategy = BTCommuteStrategyNumber(hb.strategy);
+			if (hb.fit != WC_SEGMENT_FITS)
+				hb.fit = hb.fit == WC_SEGMENT_BELOW ? WC_SEGMENT_ABOVE : WC_SEGMENT_BELOW;
+		}
+	}
+
+	lo = prefix->len > 0 ? bound((uint8 *) prefix->data, prefix->len, true) : infinite();
+	hi = prefix->len > 0 ? after_prefix((uint8 *) prefix->data, prefix->len) : infinite();
+	if (lb.strategy != 0)
+	{
+		/* above every key of the prefix: none; below: no bound of its own */
+		if (lb.fit == WC_SEGMENT_ABOVE)
+			return none();
+		if (lb.fit == WC_SEGMENT_FITS && text_part)
+			lo = bound((uint8 *) lb.key->data, lb.key->len,
+					   lb.strategy == BTGreaterEqualStrategyNumber);
+		else if (lb.fit == WC_SEGMENT_FITS)
+		{
+			/* > v: past every key whose part is v (fixed width: they share a prefix) */
+			lo = lb.strategy == BTGreaterEqualStrategyNumber ?
+				bound((uint8 *) lb.key->data, lb.key->len, true) :
+				after_prefix((uint8 *) lb.key->data, lb.key->len);
+			if (lo.inf)
+				return none();
+			lo.incl = true;
+		}
+	}
+	if (hb.strategy != 0)
+	{
+		if (hb.fit == WC_SEGMENT_BELOW)
+			return none();
+		if (hb.fit == WC_SEGMENT_FITS && text_part)
+			hi = bound((uint8 *) hb.key->data, hb.key->len,
+					   hb.strategy == BTLessEqualStrategyNumber);
+		else if (hb.fit == WC_SEGMENT_FITS)
+			hi = hb.strategy == BTLessStrategyNumber ?
+				bound((uint8 *) hb.key->data, hb.key->len, false) :
+				after_prefix((uint8 *) hb.key->data, hb.key->len);
+	}
+	return one(lo, hi);
+}
+
+/*
+ * part_values
+ *		The values equal part i may have: the value of its expression, or
+ *		the elements of its array for "= ANY" (NULLs are equal to none).
+ */
+static int
+part_values(Datum value, bool in, Datum **vals)
+{
+	ArrayType  *arr;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	bool	   *elnulls;
+	int			n,
+				m = 0;
+
+	if (!in)
+	{
+		*vals = palloc(sizeof(Datum));
+		(*vals)[0] = value;
+		return 1;
+	}
+	arr = DatumGetArrayTypeP(value);
+	get_typlenbyvalalign(ARR_ELEMTYPE(arr), &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(arr, ARR_ELEMTYPE(arr), elmlen, elmbyval, elmalign,
+					  vals, &elnulls, &n);
+	for (int j = 0; j < n; j++)
+		if (!elnulls[j])
+			(*vals)[m++] = (*vals)[j];
+	return m;
 }
 
 /*
  * eval_parts
  *		The keys a WC_KEY_PARTS condition selects (pushdown.c's classify_parts).
+ *
+ * Each leading part equal to one value, or to one of an array's, makes the
+ * prefixes longer, or more: the keys are the union of one range per prefix,
+ * which the scan reads in one ordered pass.
  */
 static WcIntervals
 eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
@@ -252,82 +392,67 @@ eval_parts(List *node, Datum *values, bool *nulls, WcTable *t)
 	int			lo_expr = intVal(list_nth(node, 3 + neq));
 	int			hi_strategy = intVal(list_nth(node, 4 + neq));
 	int			hi_expr = intVal(list_nth(node, 5 + neq));
-	StringInfoData prefix;
-	WcBound		lo,
-				hi;
+	List	   *prefixes = list_make1(makeStringInfo());
+	WcIntervals all;
+	ListCell   *lc;
 
-	initStringInfo(&prefix);
 	for (int i = 0; i < neq; i++)
 	{
 		int			e = intVal(list_nth(node, 2 + i));
-		WcSegmentWhy why;
+		bool		in = intVal(list_nth(node, 6 + neq + i)) != 0;
+		WcColumn   *col = &t->cols[t->part_attnum[i] - 1];
+		List	   *longer = NIL;
+		Datum	   *vals;
+		int			n;
 
 		if (nulls[e])
 			return none();
-		if (i > 0)
-			appendStringInfoChar(&prefix, t->delimiter);
-		/* equal to a value no part can hold: no key */
-		if (wc_segment_fit(t, &t->cols[t->part_attnum[i] - 1], values[e],
-						   &prefix, &why) != WC_SEGMENT_FITS)
-			return none();
-	}
-	if (neq == t->nparts)
-		return one(bound((uint8 *) prefix.data, prefix.len, true),
-				   bound((uint8 *) prefix.data, prefix.len, true));
-	if (neq > 0)
-		appendStringInfoChar(&prefix, t->delimiter);
-
-	/* A reversed part stores later values first: the bounds swap. */
-	if (lo_strategy != 0 || hi_strategy != 0)
-	{
-		WcColumn   *col = &t->cols[t->part_attnum[neq] - 1];
-
-		if (col->rowkey_reverse)
+		n = part_values(values[e], in, &vals);
+		foreach(lc, prefixes)
 		{
-			int			s = lo_strategy,
-						e = lo_expr;
+			StringInfo	p = lfirst(lc);
 
-			lo_strategy = hi_strategy ? BTCommuteStrategyNumber(hi_strategy) : 0;
-			lo_expr = hi_expr;
-			hi_strategy = s ? BTCommuteStrategyNumber(s) : 0;
-			hi_expr = e;
+			for (int j = 0; j < n; j++)
+			{
+				StringInfo	k = makeStringInfo();
+				WcSegmentWhy why;
+
+				appendBinaryStringInfo(k, p->data, p->len);
+				if (i > 0)
+					appendStringInfoChar(k, t->delimiter);
+				/* equal to a value no part can hold: no key */
+				if (wc_segment_fit(t, col, vals[j], k, &why) == WC_SEGMENT_FITS)
+					longer = lappend(longer, k);
+			}
 		}
-		if ((lo_strategy && nulls[lo_expr]) || (hi_strategy && nulls[hi_expr]))
+		prefixes = longer;
+		if (prefixes == NIL)
 			return none();
 	}
+	if ((lo_strategy && nulls[lo_expr]) || (hi_strategy && nulls[hi_expr]))
+		return none();
 
-	lo = prefix.len > 0 ? bound((uint8 *) prefix.data, prefix.len, true) : infinite();
-	hi = prefix.len > 0 ? after_prefix((uint8 *) prefix.data, prefix.len) : infinite();
-	if (lo_strategy != 0)
+	all.n = 0;
+	all.iv = palloc(sizeof(WcInterval) * list_length(prefixes));
+	foreach(lc, prefixes)
 	{
-		WcSegmentFit fit;
-		StringInfo	k = prefix_and_part(t, &prefix, neq, values[lo_expr], &fit);
+		StringInfo	p = lfirst(lc);
+		WcIntervals r;
 
-		/* above every key of the prefix: none; below: no bound of its own */
-		if (fit == WC_SEGMENT_ABOVE)
-			return none();
-		if (fit == WC_SEGMENT_FITS)
+		if (neq == t->nparts)
+			r = one(bound((uint8 *) p->data, p->len, true),
+					bound((uint8 *) p->data, p->len, true));
+		else
 		{
-			/* > v: past every key whose part is v (fixed width: they share a prefix) */
-			lo = lo_strategy == BTGreaterEqualStrategyNumber ?
-				bound((uint8 *) k->data, k->len, true) : after_prefix((uint8 *) k->data, k->len);
-			if (lo.inf)
-				return none();
-			lo.incl = true;
+			if (neq > 0)
+				appendStringInfoChar(p, t->delimiter);
+			r = parts_range(t, p, neq, lo_strategy, lo_strategy ? values[lo_expr] : 0,
+							hi_strategy, hi_strategy ? values[hi_expr] : 0);
 		}
+		if (r.n == 1)
+			all.iv[all.n++] = r.iv[0];
 	}
-	if (hi_strategy != 0)
-	{
-		WcSegmentFit fit;
-		StringInfo	k = prefix_and_part(t, &prefix, neq, values[hi_expr], &fit);
-
-		if (fit == WC_SEGMENT_BELOW)
-			return none();
-		if (fit == WC_SEGMENT_FITS)
-			hi = hi_strategy == BTLessStrategyNumber ?
-				bound((uint8 *) k->data, k->len, false) : after_prefix((uint8 *) k->data, k->len);
-	}
-	return one(lo, hi);
+	return normalize(all);
 }
 
 static WcIntervals

@@ -14,7 +14,9 @@
  *	  10^width - 1 + n, so negatives sort first and in order;
  *	- date: YYYYMMDD; timestamp and timestamptz (in UTC): YYYYMMDDHHMMSSffffff;
  *	  with column option rowkey_reverse each digit d is stored as 9 - d, so
- *	  the newest sorts first, as Bigtable's schema guide recommends.
+ *	  the newest sorts first, as Bigtable's schema guide recommends;
+ *	- with column option rowkey_format (keyformat.c): an integer as that
+ *	  many zero-padded digits, no sign; a date or timestamp as its pattern.
  * Fixed-width segments keep the whole key's order equal to the order of the
  * segments, so a range on one of them, after equality on the ones before,
  * is one range of keys.
@@ -92,6 +94,31 @@ segment_error(WcTable *t, WcColumn *col, WcSegmentWhy why)
 		case WC_SEGMENT_YEAR_RANGE:
 			SEGMENT_ERROR(errdetail("Only years 1 to 9999 can be row-key parts."));
 			break;
+		case WC_SEGMENT_NEGATIVE:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("value of row-key part \"%s\" of foreign table \"%s\" cannot be stored",
+							col->name, t->relname),
+					 errdetail("The value is negative, and format '%s' has no sign.",
+							   wc_keyformat_text(col->rowkey_format))));
+			break;
+		case WC_SEGMENT_TOO_WIDE:
+			ereport(ERROR,
+					(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+					 errmsg("value of row-key part \"%s\" of foreign table \"%s\" cannot be stored",
+							col->name, t->relname),
+					 errdetail("The value has more digits than format '%s' holds.",
+							   wc_keyformat_text(col->rowkey_format))));
+			break;
+		case WC_SEGMENT_FINER_UNIT:
+			ereport(ERROR,
+					(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+					 errmsg("value of row-key part \"%s\" of foreign table \"%s\" cannot be stored",
+							col->name, t->relname),
+					 errdetail("The value has a smaller unit than format '%s' holds, which the key would lose.",
+							   wc_keyformat_text(col->rowkey_format)),
+					 errhint("Truncate the value, for example with date_trunc().")));
+			break;
 	}
 #undef SEGMENT_ERROR
 }
@@ -122,7 +149,6 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 			   WcSegmentWhy *why)
 {
 	static char buf[64];
-	int			start = out->len;
 
 	switch (col->type)
 	{
@@ -147,11 +173,18 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 			{
 				int64		n = col->type == INT2OID ? DatumGetInt16(value) :
 					col->type == INT4OID ? DatumGetInt32(value) : DatumGetInt64(value);
-				int			w = int_width(col->type);
+				int			fw = wc_keyformat_width(col->rowkey_format);
+				int			w = fw ? fw : int_width(col->type);
 				uint64		limit = 1;
 
 				for (int i = 0; i < w; i++)
 					limit *= 10;
+				/* a width of its own: digits only, no more than it holds */
+				if (fw && (n < 0 || (uint64) n >= limit))
+				{
+					*why = n < 0 ? WC_SEGMENT_NEGATIVE : WC_SEGMENT_TOO_WIDE;
+					return n < 0 ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
+				}
 				if (n >= 0)
 					snprintf(buf, sizeof(buf), "%0*llu", w, (unsigned long long) n);
 				else
@@ -170,6 +203,7 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 				struct pg_tm tm;
 				fsec_t		fsec = 0;
 
+				memset(&tm, 0, sizeof(tm));
 				if (col->type == DATEOID)
 				{
 					DateADT		d = DatumGetDateADT(value);
@@ -201,16 +235,13 @@ wc_segment_fit(WcTable *t, WcColumn *col, Datum value, StringInfo out,
 					*why = WC_SEGMENT_YEAR_RANGE;
 					return tm.tm_year < 1 ? WC_SEGMENT_BELOW : WC_SEGMENT_ABOVE;
 				}
-				if (col->type == DATEOID)
-					snprintf(buf, sizeof(buf), "%04d%02d%02d", tm.tm_year, tm.tm_mon, tm.tm_mday);
-				else
-					snprintf(buf, sizeof(buf), "%04d%02d%02d%02d%02d%02d%06d",
-							 tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_hour, tm.tm_min,
-							 tm.tm_sec, (int) fsec);
-				appendStringInfoString(out, buf);
-				if (col->rowkey_reverse)
-					for (int i = start; i < out->len; i++)
-						out->data[i] = '9' - (out->data[i] - '0');
+				if (!wc_keyformat_encode(col->rowkey_format ? col->rowkey_format :
+										 wc_keyformat_default(col->type),
+										 &tm, fsec, col->rowkey_reverse, out))
+				{
+					*why = WC_SEGMENT_FINER_UNIT;
+					return WC_SEGMENT_BETWEEN;
+				}
 				return WC_SEGMENT_FITS;
 			}
 	}
@@ -231,7 +262,6 @@ all_digits(const char *p, int len)
 static bool
 segment_decode(WcColumn *col, const char *p, int len, Datum *value)
 {
-	char		digits[32];
 
 	switch (col->type)
 	{
@@ -245,8 +275,9 @@ segment_decode(WcColumn *col, const char *p, int len, Datum *value)
 		case INT4OID:
 		case INT8OID:
 			{
-				int			w = int_width(col->type);
-				bool		neg = len == w + 1 && p[0] == '-';
+				int			fw = wc_keyformat_width(col->rowkey_format);
+				int			w = fw ? fw : int_width(col->type);
+				bool		neg = !fw && len == w + 1 && p[0] == '-';
 				uint64		u = 0;
 				uint64		limit = 1;
 				int64		n;
@@ -280,22 +311,12 @@ segment_decode(WcColumn *col, const char *p, int len, Datum *value)
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 			{
-				int			want = col->type == DATEOID ? 8 : 20;
 				struct pg_tm tm;
 				int			fsec = 0;
 
-				if (len != want || !all_digits(p, len))
-					return false;
-				memcpy(digits, p, len);
-				digits[len] = '\0';
-				if (col->rowkey_reverse)
-					for (int i = 0; i < len; i++)
-						digits[i] = '9' - (digits[i] - '0');
-				memset(&tm, 0, sizeof(tm));
-				if (sscanf(digits, "%4d%2d%2d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday) != 3)
-					return false;
-				if (col->type != DATEOID &&
-					sscanf(digits + 8, "%2d%2d%2d%6d", &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &fsec) != 4)
+				if (!wc_keyformat_decode(col->rowkey_format ? col->rowkey_format :
+										 wc_keyformat_default(col->type),
+										 p, len, col->rowkey_reverse, &tm, &fsec))
 					return false;
 				/* year 0000 would be 1 BC, which no part is written as */
 				if (tm.tm_year < 1 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||

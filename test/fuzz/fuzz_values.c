@@ -2,8 +2,8 @@
  *
  * fuzz_values.c
  *	  libFuzzer harness of the value codecs: src/fdw/valuecodec.c (cell bytes
- *	  to SQL values and back) and src/fdw/rowkey.c (stored row keys to their
- *	  typed parts and back).
+ *	  to SQL values and back) and src/fdw/rowkey.c with keyformat.c (stored
+ *	  row keys to their typed parts and back).
  *
  * The codecs call PostgreSQL's own type input, output, send and receive
  * functions and look types up in the catalogs, so they cannot run in a
@@ -107,8 +107,9 @@ static const FuzzColumn columns[] = {
 #define NCOLUMNS lengthof(columns)
 
 /*
- * Segmented row keys: the delimiter and the part types of each layout, and
- * which are stored reversed (as option.c allows: dates and timestamps only).
+ * Segmented row keys: the delimiter and the part types of each layout,
+ * which are stored reversed (as option.c allows: dates and timestamps only)
+ * and which have a rowkey_format (keyformat.c; NULL: the default).
  */
 typedef struct FuzzLayout
 {
@@ -116,6 +117,7 @@ typedef struct FuzzLayout
 	int			nparts;
 	Oid			types[4];
 	bool		reverse[4];
+	const char *format[4];
 } FuzzLayout;
 
 static const FuzzLayout layouts[] = {
@@ -125,6 +127,9 @@ static const FuzzLayout layouts[] = {
 	{'#', 4, {TEXTOID, TEXTOID, DATEOID, INT8OID}, {false, false, true, false}},
 	{'/', 1, {INT8OID}, {false}},
 	{'#', 1, {TIMESTAMPTZOID}, {true}},
+	{'#', 3, {TEXTOID, INT4OID, TIMESTAMPOID}, {false, false, false}, {NULL, "4", "YYYY-MM-DD-HH24MI"}},
+	{'#', 3, {TIMESTAMPTZOID, DATEOID, INT8OID}, {true, false, false},
+	{"YYYY-MM-DD\"T\"HH24:MI:SS.MS", "YYYYMM", "13"}},
 };
 
 #define NLAYOUTS lengthof(layouts)
@@ -184,6 +189,8 @@ make_tables(void)
 			c->typmod = -1;
 			c->rowkey_part = i + 1;
 			c->rowkey_reverse = lay->reverse[i];
+			if (lay->format[i] != NULL)
+				c->rowkey_format = wc_keyformat_parse(lay->format[i]);
 			t->part_attnum[i] = i + 1;
 		}
 		key_tables[l] = t;

@@ -241,7 +241,7 @@ VALUE_COLUMNS = ["bool", "int2", "int4", "int8", "float4", "float8", "date",
                  "cidr", "macaddr", "time", "timetz", "money", "point", "box",
                  "path", "polygon", "varbit", "int4[]", "text[]", "float8[]",
                  "int4range", "tsvector", "tsquery", "oid", "char", "name"]
-KEY_LAYOUTS = 6
+KEY_LAYOUTS = 8
 TEXT_ROWKEY = len(VALUE_COLUMNS) + KEY_LAYOUTS
 
 
@@ -289,6 +289,10 @@ def values_seeds():
         "key-ts-reversed": layout(5) + reverse_digits(b"00010101000000000000"),
         # found by the fuzzer: year 0000 was read as 1 BC, which no key is
         "key-ts-year-0": layout(5) + b"99998994895099988498",
+        "key-format-balloon": layout(6) + b"us-west2#3698#2021-03-05-1204",
+        "key-format-reversed-month-ms": layout(7) + reverse_digits(b"2024") + b"-" + reverse_digits(b"01") + b"-"
+        + reverse_digits(b"01") + b"T" + reverse_digits(b"00") + b":" + reverse_digits(b"00") + b":"
+        + reverse_digits(b"07") + b"." + reverse_digits(b"500") + b"#202402#1423523569918",
         "rowkey-text": u8(TEXT_ROWKEY) + b"us-west2#3698#2021-03-05-1200",
     }
 
