@@ -37,7 +37,28 @@ SELECT count(*), count(humidity) FROM balloon;
 ROLLBACK;
 SELECT count(*), count(humidity) FROM balloon;
 
--- Column families and their garbage-collection policies, as cbt has them
--- (recorded now; applied to old versions in a later version).
-SELECT widecolumn.create_family('wc', 'weather', 'measurements', 'maxage=7d or maxversions=3');
+-- Column families and their garbage-collection policies, as cbt has them.
+-- The first write created the family it wrote to, keeping one version;
+-- now it keeps three, for a week.
 SELECT * FROM widecolumn.families('wc');
+SELECT widecolumn.set_gc_policy('wc', 'weather', 'measurements', 'maxage=7d or maxversions=3');
+SELECT * FROM widecolumn.families('wc');
+
+-- Every version of every cell: a cells-layout table over the same stored table.
+UPDATE balloon SET pressure = pressure + 1 WHERE rowkey = 'us-west2#3698#2021-03-05-1204';
+UPDATE balloon SET pressure = pressure + 1 WHERE rowkey = 'us-west2#3698#2021-03-05-1204';
+CREATE FOREIGN TABLE balloon_cells (
+    rowkey text COLLATE "C", family text COLLATE "C", qualifier text COLLATE "C",
+    ts timestamptz, value bigint
+) SERVER wc OPTIONS (table 'weather', layout 'cells');
+SELECT qualifier, value FROM balloon_cells
+ WHERE rowkey = 'us-west2#3698#2021-03-05-1204' AND qualifier = 'pressure';
+
+-- A family as a map: qualifiers as data, one cell written per change.
+CREATE FOREIGN TABLE friends (
+    rowkey  text  OPTIONS (rowkey 'true') COLLATE "C",
+    follows jsonb OPTIONS (family 'follows')
+) SERVER wc;
+INSERT INTO friends VALUES ('alice', '{"bob": "2021-03-05"}');
+UPDATE friends SET follows = follows || '{"carol": "2021-03-06"}' WHERE rowkey = 'alice';
+SELECT rowkey, follows, follows ? 'bob' AS follows_bob FROM friends;
