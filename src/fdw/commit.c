@@ -312,6 +312,7 @@ wc_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PARALLEL_ABORT:
 			restore_interrupts();
 			txn_reset();
+			wc_families_forget();
 			wc_client_xact_end(true);
 			break;
 	}

@@ -607,6 +607,20 @@ wc_family_list_aggregate(const char *table, const char *list, size_t len,
 	return NULL;
 }
 
+/*
+ * wc_families_forget
+ *		The transaction was rolled back: the lists read at its COMMIT, with
+ *		its own changes in them, are not what is stored.
+ */
+void
+wc_families_forget(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, known_lists)
+		((WcKnownList *) lfirst(lc))->changes = PG_UINT64_MAX;
+}
+
 /* A commit that changed a family list has been applied. */
 void
 wc_families_changed(void)

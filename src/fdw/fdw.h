@@ -133,6 +133,7 @@ extern void wc_return_old_row(TupleTableSlot *planSlot, AttrNumber wholerow,
 extern void wc_families_written(Oid serverid, const char *table,
 								const char **families, int n);
 extern void wc_families_changed(void);
+extern void wc_families_forget(void);
 extern char *wc_family_list_aggregate(const char *table, const char *list, size_t len,
 									  const char *family);
 extern int	wc_parse_size_option(DefElem *def, int min, int max);
