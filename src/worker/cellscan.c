@@ -114,13 +114,38 @@ struct WcCellScan
 static const WcGcPolicy *version_policy(void *arg, const uint8 *fq, size_t fqlen,
 										uint64 *dropped);
 
-static pg_attribute_noreturn() void
-corrupt_key(const uint8 *k, size_t n)
+/*
+ * wc_corrupt_key, wc_check_value_tag, wc_corrupt_merge
+ *		The errors of an entry that is not what widecolumn_fdw writes, for
+ *		every reader of rows (this file and cellversions.c).
+ */
+void
+wc_corrupt_key(const uint8 *k, size_t n)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("malformed key in LevelDB database"),
 			 errdetail("The key is %zu bytes long and does not have the widecolumn_fdw layout.", n)));
+}
+
+void
+wc_check_value_tag(const uint8 *v, size_t vlen)
+{
+	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
+					  !wc_agg_is_merge(v[0])))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("malformed value in LevelDB database"),
+				 errdetail("A stored value does not begin with a valid tag byte.")));
+}
+
+void
+wc_corrupt_merge(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("malformed value in LevelDB database"),
+			 errdetail("A merge entry of an aggregate family does not hold an 8-byte integer.")));
 }
 
 /*
@@ -138,7 +163,7 @@ parse_cell(const uint8 *k, size_t n, size_t rowend)
 {
 	if (n < rowend + 4 + WC_TS_LEN ||
 		k[n - WC_TS_LEN - 2] != 0x00 || k[n - WC_TS_LEN - 1] != 0x01)
-		corrupt_key(k, n);
+		wc_corrupt_key(k, n);
 	return n - WC_TS_LEN;
 }
 
@@ -155,7 +180,7 @@ parse_key(const uint8 *k, size_t n, size_t *rowend, size_t *cellend)
 	for (int part = 0; part < 2; part++)
 	{
 		if (wc_component_end(k + pos, n - pos, &c) != 0)
-			corrupt_key(k, n);
+			wc_corrupt_key(k, n);
 		pos += c;
 	}
 	*rowend = pos;
@@ -304,7 +329,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	if (wc_component_end(k, rowend, &tlen) != 0 ||
 		wc_unescape(k + tlen, rowend - tlen, wc_write_batch_row(&s->batch, rowend),
 					&consumed, &rlen) != 0)
-		corrupt_key(k, rowend);
+		wc_corrupt_key(k, rowend);
 	wc_write_batch_row_key(&s->batch, rlen);
 	row->colpos = 0;
 	row->other = false;
@@ -339,7 +364,7 @@ family_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t
 		enlargeStringInfo(&s->qual, fqlen - flen);
 		if (wc_unescape(fq + flen, fqlen - flen, (uint8 *) s->qual.data,
 						&consumed, &qlen) != 0)
-			corrupt_key(fq, fqlen);
+			wc_corrupt_key(fq, fqlen);
 		wc_write_map_entry(&s->row.fam_cells[i], (const uint8 *) s->qual.data, qlen, v, vlen);
 		return true;
 	}
@@ -419,14 +444,6 @@ emit_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_
 	wc_write_batch_cell(&s->batch, col->idx, data, len);
 }
 
-static pg_attribute_noreturn() void
-bad_merge(void)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("malformed value in LevelDB database"),
-			 errdetail("A merge entry of an aggregate family does not hold an 8-byte integer.")));
-}
 
 /*
  * fold_entry
@@ -449,7 +466,7 @@ fold_entry(WcCellScan *s, uint64 ts, const uint8 *v, size_t vlen)
 	if (wc_agg_is_merge(v[0]))
 	{
 		if (vlen != 1 + WC_AGG_LEN)
-			bad_merge();
+			wc_corrupt_merge();
 		row->fold_value = wc_agg_apply(v[0], true, row->fold_value, wc_agg_get(v + 1));
 		return WC_ENTRY_USED;
 	}
@@ -552,12 +569,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	if (row->policy != NULL &&
 		wc_gc_deletes(row->policy, idx, s->now > ts ? s->now - ts : 0))
 		return WC_ENTRY_USED;
-	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
-					  !wc_agg_is_merge(v[0])))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("malformed value in LevelDB database"),
-				 errdetail("A stored value does not begin with a valid tag byte.")));
+	wc_check_value_tag(v, vlen);
 	if (v[0] == WC_VALUE_TOMBSTONE)
 		return WC_ENTRY_USED;
 
@@ -565,7 +577,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	if (wc_agg_is_merge(v[0]))
 	{
 		if (vlen != 1 + WC_AGG_LEN)
-			bad_merge();
+			wc_corrupt_merge();
 		row->folding = true;
 		row->fold_closed = false;
 		row->fold_tag = v[0];

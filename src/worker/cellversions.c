@@ -105,14 +105,6 @@ copy_bytes(WcBytes b)
 	return c;
 }
 
-static pg_attribute_noreturn() void
-corrupt(const uint8 *k, size_t n)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("malformed key in LevelDB database"),
-			 errdetail("The key is %zu bytes long and does not have the widecolumn_fdw layout.", n)));
-}
 
 /*
  * versions_scan_open
@@ -401,7 +393,7 @@ unescape_name(WcVersionScan *vs, const uint8 *c, size_t n)
 	resetStringInfo(&vs->name);
 	enlargeStringInfo(&vs->name, n);
 	if (wc_unescape(c, n, (uint8 *) vs->name.data, &consumed, &len) != 0)
-		corrupt(c, n);
+		wc_corrupt_key(c, n);
 	vs->name.len = len;
 	return consumed;
 }
@@ -423,7 +415,7 @@ emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
 	if (wc_component_end(p, vs->row.len, &tlen) != 0 ||
 		wc_unescape(p + tlen, vs->row.len - tlen, wc_write_batch_row(w, vs->row.len),
 					&consumed, &rlen) != 0)
-		corrupt(p, vs->row.len);
+		wc_corrupt_key(p, vs->row.len);
 	wc_write_batch_row_key(w, rlen);
 	flen = unescape_name(vs, fq, fqlen);
 	wc_write_batch_cell(w, 0, (const uint8 *) vs->name.data, vs->name.len);
@@ -456,10 +448,7 @@ fold_merges(WcVersionScan *vs, const char *cell, size_t celllen, uint64 dropped,
 	size_t		n;
 
 	if (vlen != 1 + WC_AGG_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("malformed value in LevelDB database"),
-				 errdetail("A merge entry of an aggregate family does not hold an 8-byte integer.")));
+		wc_corrupt_merge();
 	acc = wc_agg_get(v + 1);
 	mi_next(vs);
 	while ((k = key_under(vs, cell, celllen, &n)) != NULL && n == celllen + WC_TS_LEN)
@@ -503,7 +492,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 
 	if (n < rowlen + 4 + WC_TS_LEN || k[n - WC_TS_LEN - 2] != 0x00 ||
 		k[n - WC_TS_LEN - 1] != 0x01)
-		corrupt(k, n);
+		wc_corrupt_key(k, n);
 	/* the cell's key before its timestamp: entries of the cell have it */
 	celllen = n - WC_TS_LEN;
 	cell = palloc(celllen);
@@ -541,12 +530,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 		if (policy != NULL && wc_gc_deletes(policy, idx, vs->now > ts ? vs->now - ts : 0))
 			break;				/* and every older version too */
 		v = mi_value(vs, &vlen);
-		if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
-						  !wc_agg_is_merge(v[0])))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("malformed value in LevelDB database"),
-					 errdetail("A stored value does not begin with a valid tag byte.")));
+		wc_check_value_tag(v, vlen);
 		if (v[0] == WC_VALUE_TOMBSTONE)
 			break;
 		if (wc_agg_is_merge(v[0]))
@@ -661,7 +645,7 @@ row_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *k, size_t n, size
 			uint8	   *fam;
 
 			if (wc_component_end(k + rowend, n - rowend, &flen) != 0)
-				corrupt(k, n);
+				wc_corrupt_key(k, n);
 			fam = palloc(flen);
 			memcpy(fam, k + rowend, flen);
 			family_versions(vs, w, fam, flen);
@@ -721,7 +705,7 @@ versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
 		}
 		if (wc_component_end(k, n, &c) != 0 ||
 			wc_component_end(k + c, n - c, &rowend) != 0)
-			corrupt(k, n);
+			wc_corrupt_key(k, n);
 		row_versions(vs, w, k, n, c + rowend);
 	}
 	*entries += vs->entries;
