@@ -7,7 +7,7 @@
 # the control file, META.json and the install script agree with it.
 
 EXTENSION = widecolumn_fdw
-EXTVERSION = 0.3.0
+EXTVERSION = 0.4.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
@@ -18,16 +18,16 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
-       src/fdw/sizes.o \
+       src/fdw/sizes.o src/fdw/rowdrop.o \
        src/worker/main.o src/worker/serve.o src/worker/databases.o \
-       src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/sizes.o src/worker/cellcommit.o src/worker/storage.o
+       src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/rowdrops.o src/worker/sizes.o src/worker/cellcommit.o src/worker/storage.o
 # The install script of this version, the full scripts of older versions
 # (to install one and test the upgrade from it) and the upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds differential sizes
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds differential sizes droprange
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

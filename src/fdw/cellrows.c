@@ -524,6 +524,14 @@ cells_start(ForeignScanState *node, WcCellsScan *cs)
 	req.quals = wc_client_wire_ranges(w.points);
 	own_writes(cs, &req);
 
+	if (wc_rowdrop_ranges(t, cs->horizon, ranges) != ranges)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot read cells-layout foreign table \"%s\" after dropping a row range of it in the same transaction",
+						t->relname),
+				 errdetail("The transaction called widecolumn.drop_row_range on stored table \"%s\".",
+						   t->table),
+				 errhint("Commit the drop first, or read the rows through a foreign table that maps their columns.")));
 	cs->scan = wc_client_scan_request(cs->db, &req, ranges,
 									  cs->subid != InvalidSubTransactionId ? cs->subid :
 									  GetCurrentSubTransactionId());

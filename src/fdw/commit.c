@@ -45,6 +45,10 @@ check_row_size(WcTxnTable *tt, const WcTxnRow *row)
 /*
  * flush_db
  *		Send every row written to tables of one database, then commit it.
+ *
+ * The rows of the table of families go first, as they sort: the worker
+ * learns a commit's row-range drops from them before it meets the rows
+ * (worker/rowdrops.c).
  */
 static void
 flush_db(const char *path, uint32 horizon)
@@ -54,9 +58,16 @@ flush_db(const char *path, uint32 horizon)
 	uint32		db = 0;
 	bool		sync = false;
 	bool		opened = false;
+	List	   *tables = NIL;
 
-	initStringInfo(&payload);
 	foreach(lc, wc_txn_tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+
+		tables = tt->table[0] == '\0' ? lcons(tt, tables) : lappend(tables, tt);
+	}
+	initStringInfo(&payload);
+	foreach(lc, tables)
 	{
 		WcTxnTable *tt = lfirst(lc);
 

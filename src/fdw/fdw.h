@@ -35,6 +35,13 @@
  */
 #define WC_META_DROPPED_FAMILY	"dropped:"
 
+/*
+ * The family of those cells, and the qualifier prefix of drop_row_range's
+ * (rowdrop.c): its range follows, escape(start) escape(end).
+ */
+#define WC_META_FAMILY			"wc"
+#define WC_META_DROPPED_ROWS	"dropped_rows:"
+
 /* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
@@ -144,6 +151,18 @@ extern Oid	wc_parse_map_values(DefElem *def);
 /* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);
 extern WcTable *wc_get_meta_table(Oid serverid);
+extern WcTable *wc_table_arg(FunctionCallInfo fcinfo, AclMode mode);
+
+/* rowdrop.c: drop_row_range, and what its transaction reads */
+struct WcTxnTable;
+extern void wc_rowdrop(WcTable *t, const uint8 *start, size_t slen,
+					   const uint8 *end, size_t elen);
+extern uint32 wc_rowdrop_dropped_at(struct WcTxnTable *tt, const uint8 *key, size_t len,
+									uint32 horizon);
+extern bool wc_rowdrop_any(void);
+extern List *wc_rowdrop_ranges(WcTable *t, uint32 horizon, List *ranges);
+extern void wc_rowdrop_truncate(uint32 len);
+extern void wc_rowdrop_reset(void);
 
 /* in aggregate.c */
 struct WcTxnCell;

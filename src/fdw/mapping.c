@@ -16,14 +16,18 @@
 #include "postgres.h"
 
 #include "access/table.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "foreign/foreign.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "fdw/fdw.h"
 
@@ -446,4 +450,49 @@ wc_get_meta_table(Oid serverid)
 	cell->collation = C_COLLATION_OID;
 	map_cell(cell, WC_META_FAMILIES_CELL, NULL);
 	return t;
+}
+
+/*
+ * wc_table_arg
+ *		The foreign table of a SQL function's argument 0 (regclass), if it is
+ *		a widecolumn_fdw table and the user has the privilege mode on it: the
+ *		one the statement the function stands for needs (SELECT to describe
+ *		its rows, DELETE to drop them).  It stays locked, as that statement
+ *		would lock it.
+ */
+WcTable *
+wc_table_arg(FunctionCallInfo fcinfo, AclMode mode)
+{
+	Oid			relid;
+	ForeignTable *ft;
+	ForeignDataWrapper *fdw;
+	AclResult	acl;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"t\" must not be null")));
+	relid = PG_GETARG_OID(0);
+	LockRelationOid(relid, mode == ACL_SELECT ? AccessShareLock : RowExclusiveLock);
+	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (get_rel_relkind(relid) != RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a foreign table", get_rel_name(relid)),
+				 errhint("Name a foreign table of a widecolumn_fdw server.")));
+	ft = GetForeignTable(relid);
+	fdw = GetForeignDataWrapper(GetForeignServer(ft->serverid)->fdwid);
+	if (!OidIsValid(fdw->fdwhandler) ||
+		strcmp(get_func_name(fdw->fdwhandler), "widecolumn_fdw_handler") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("foreign table \"%s\" is not a widecolumn_fdw table", get_rel_name(relid)),
+				 errdetail("Its foreign-data wrapper is \"%s\".", fdw->fdwname)));
+	acl = pg_class_aclcheck(relid, GetUserId(), mode);
+	if (acl != ACLCHECK_OK)
+		aclcheck_error(acl, OBJECT_FOREIGN_TABLE, get_rel_name(relid));
+	return wc_get_table(relid);
 }

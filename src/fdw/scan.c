@@ -326,7 +326,10 @@ scan_open(WcScanState *ss, List *ranges)
 	 * With our own writes merged in, or rows the scan filters itself,
 	 * storage cannot stop at the limit.
 	 */
-	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of, ss->ranges,
+	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of,
+									wc_rowdrop_any() ?
+									wc_rowdrop_ranges(ss->table, ss->horizon, ss->ranges) :
+									ss->ranges,
 									ss->reverse, ss->bulk, ss->versions,
 									ss->norows > 0 || ss->like_checks != NIL ? 0 : ss->limit,
 									ss->req_cols, ss->req_lens, ss->nreq,

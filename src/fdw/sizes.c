@@ -62,48 +62,6 @@ typedef struct WcKnownSize
 
 static List *known_sizes = NIL;
 
-/*
- * The foreign table of argument 0, if it is a widecolumn_fdw table and the
- * user may SELECT from it (the rows these functions describe are the
- * rows SELECT reads).  It stays locked, as a SELECT would lock it.
- */
-static WcTable *
-table_arg(FunctionCallInfo fcinfo)
-{
-	Oid			relid;
-	ForeignTable *ft;
-	ForeignDataWrapper *fdw;
-	AclResult	acl;
-
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("argument \"t\" must not be null")));
-	relid = PG_GETARG_OID(0);
-	LockRelationOid(relid, AccessShareLock);
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-	if (get_rel_relkind(relid) != RELKIND_FOREIGN_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a foreign table", get_rel_name(relid)),
-				 errhint("Name a foreign table of a widecolumn_fdw server.")));
-	ft = GetForeignTable(relid);
-	fdw = GetForeignDataWrapper(GetForeignServer(ft->serverid)->fdwid);
-	if (!OidIsValid(fdw->fdwhandler) ||
-		strcmp(get_func_name(fdw->fdwhandler), "widecolumn_fdw_handler") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("foreign table \"%s\" is not a widecolumn_fdw table", get_rel_name(relid)),
-				 errdetail("Its foreign-data wrapper is \"%s\".", fdw->fdwname)));
-	acl = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-	if (acl != ACLCHECK_OK)
-		aclcheck_error(acl, OBJECT_FOREIGN_TABLE, get_rel_name(relid));
-	return wc_get_table(relid);
-}
-
 /* Are the table's row keys bytea (else text)? */
 static bool
 rowkey_is_bytea(WcTable *t)
@@ -147,7 +105,7 @@ rowkey_text(WcTable *t, const uint8 *data, size_t len)
 Datum
 wc_sample_row_keys(PG_FUNCTION_ARGS)
 {
-	WcTable    *t = table_arg(fcinfo);
+	WcTable    *t = wc_table_arg(fcinfo, ACL_SELECT);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	uint64		total;
 	int			n;
@@ -178,7 +136,7 @@ wc_sample_row_keys(PG_FUNCTION_ARGS)
 Datum
 wc_approximate_size(PG_FUNCTION_ARGS)
 {
-	WcTable    *t = table_arg(fcinfo);
+	WcTable    *t = wc_table_arg(fcinfo, ACL_SELECT);
 	WcKeyRange *kr = wc_table_range(t);
 
 	if (!PG_ARGISNULL(1))

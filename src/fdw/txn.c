@@ -675,6 +675,7 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 	int		   *slot_of;
 	uint32	   *used = NULL;	/* the columns of out->cells, in order */
 	bool		any = false;
+	uint32		dropped_at = 0;
 
 	out->rowkey = row->key.data;
 	out->rowkey_len = row->key.len;
@@ -692,6 +693,8 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 			tt->col_slot[c] = -1;
 	}
 	slot_of = tt->col_slot;
+	if (wc_rowdrop_any())
+		dropped_at = wc_rowdrop_dropped_at(tt, row->key.data, row->key.len, horizon);
 
 	for (int i = 0; i < row->nops; i++)
 	{
@@ -700,6 +703,8 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 
 		if (row->ops[i] >= horizon)
 			break;
+		if (row->ops[i] < dropped_at)
+			continue;			/* before drop_row_range (rowdrop.c) */
 		op = &LOG_ENTRY(row->ops[i])->op;
 		if (op->kind == WC_OP_TOUCH)
 			continue;
@@ -745,6 +750,8 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 			slot_of[used[c]] = -1;
 		pfree(used);
 	}
+	if (dropped_at > 0)
+		out->deleted = true;
 	return any;
 }
 
@@ -902,6 +909,7 @@ truncate_log(uint32 len)
 			row->nops--;
 	}
 	txn_log_len = len;
+	wc_rowdrop_truncate(len);
 }
 
 /*
@@ -964,6 +972,7 @@ wc_txn_reset(void)
 	command_spans = NULL;
 	ncommand_spans = 0;
 	command_spans_cap = 0;
+	wc_rowdrop_reset();
 }
 
 /* Has this transaction written to a widecolumn_fdw table? */

@@ -268,6 +268,25 @@ commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
 	storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
 }
 
+/* Put the refill marks wc_rowdrops_refill gave, present and empty. */
+static void
+put_marks(WcCommit *cm, StringInfo marks, StringInfo key, StringInfo val,
+		  const uint8 *tsbuf)
+{
+	for (int pos = 0; pos < marks->len;)
+	{
+		uint32		len;
+
+		memcpy(&len, marks->data + pos, sizeof(len));
+		pos += sizeof(len);
+		resetStringInfo(key);
+		appendBinaryStringInfo(key, marks->data + pos, len);
+		pos += len;
+		commit_put(cm, key, val, len, (const uint8 *) "", 0, tsbuf, WC_VALUE_PRESENT,
+				   (const uint8 *) "", 0);
+	}
+}
+
 /*
  * Is this commit written in chunks by cells_commit?  The caller must then
  * wait for the commit writer first (storage_writer_drain), so that the
@@ -310,6 +329,8 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	WcCommit	cm;
 	StringInfoData key;
 	StringInfoData val;
+	StringInfoData marks;
+	bool		live;
 	ListCell   *lc;
 
 	memset(&cm, 0, sizeof(cm));
@@ -327,6 +348,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	wc_encode_ts(ts, tsbuf);
 	initStringInfo(&key);
 	initStringInfo(&val);
+	initStringInfo(&marks);
 	cm.chunked = cells_commit_is_large(w);
 
 	/*
@@ -342,6 +364,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	{
 		if (cm.chunked)
 			pending_write(&cm);
+		wc_rowdrops_commit_begin(odb, w);
 		/* The rows were checked as they came (serve.c, wc_read_write). */
 		foreach(lc, w->msgs)
 		{
@@ -360,12 +383,14 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 				if (row.deleted)
 					commit_put(&cm, &key, &val, row.prefix.len, wc_row_tombstone_fq,
 							   sizeof(wc_row_tombstone_fq), tsbuf, -1, NULL, 0);
+				live = false;
 				for (uint32 i = 0; i < row.ncells; i++)
 				{
 					WcCellWrite cell;
 
 					if (!wc_next_row_cell(&rows, &cell))
 						break;
+					live |= cell.present || cell.merge;
 					if (cell.exact)
 						commit_exact(&cm, &key, row.prefix.len, &cell, &val);
 					else
@@ -374,6 +399,13 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 								   cell.merge ? cell.merge :
 								   cell.present ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE,
 								   cell.value.data, cell.value.len);
+				}
+				/* a value in a dropped row range: mark the range (rowdrops.c) */
+				if (live)
+				{
+					resetStringInfo(&marks);
+					if (wc_rowdrops_refill(odb, row.prefix.data, row.prefix.len, ts, &marks))
+						put_marks(&cm, &marks, &key, &val, tsbuf);
 				}
 			}
 			if (rows.bad)
@@ -404,6 +436,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 		}
 		odb->last_commit_ts = ts;
 		storage_batch_free(cm.batch);
+		wc_rowdrops_forget(odb);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();

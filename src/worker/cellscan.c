@@ -58,6 +58,7 @@ typedef struct WcRowState
 	uint64		cell_versions;	/* its versions seen so far */
 	const WcGcPolicy *policy;	/* its family's, or NULL */
 	uint64		dropped;		/* its versions older than this are gone */
+	uint64		range_dropped;	/* the row's, by drop_row_range (rowdrops.c) */
 	/* an aggregate family's cell whose merges are being folded (fold_entry) */
 	bool		folding;		/* its value is the fold, sent at its end */
 	bool		fold_closed;	/* its older entries are not part of it */
@@ -111,8 +112,9 @@ struct WcCellScan
 	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
 };
 
-static const WcGcPolicy *version_policy(void *arg, const uint8 *fq, size_t fqlen,
-										uint64 *dropped);
+static const WcGcPolicy *version_policy(void *arg, const uint8 *row, size_t rowlen,
+										size_t fqlen, uint64 *dropped);
+static void skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req);
 
 /*
  * wc_corrupt_key, wc_check_value_tag, wc_corrupt_merge
@@ -228,6 +230,41 @@ load_policies(WcCellScan *s)
 }
 
 /*
+ * skip_dropped_ranges
+ *		Take the row ranges drop_row_range dropped, and nothing was written
+ *		into since, out of the scan's key ranges: it never reads them.
+ */
+static void
+skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
+{
+	WcScanRequest r = *req;
+	WcWireRange *in = palloc(sizeof(WcWireRange) * (s->nranges + 1));
+
+	for (int i = 0; i < s->nranges; i++)
+	{
+		in[i].start.data = s->starts[i].p;
+		in[i].start.len = s->starts[i].len;
+		in[i].end.data = s->ends[i].p;
+		in[i].end.len = s->ends[i].len;
+	}
+	r.nranges = wc_rowdrops_subtract(&s->meta, in, s->nranges, &r.ranges);
+	s->nranges = r.nranges;
+	s->starts = palloc(sizeof(WcSlice) * (r.nranges + 1));
+	s->ends = palloc(sizeof(WcSlice) * (r.nranges + 1));
+	for (int i = 0; i < r.nranges; i++)
+	{
+		s->starts[i].p = r.ranges[i].start.data;
+		s->starts[i].len = r.ranges[i].start.len;
+		s->ends[i].p = r.ranges[i].end.data;
+		s->ends[i].len = r.ranges[i].end.len;
+	}
+	if (req->flags & WC_SCAN_CELLS)
+		s->vs = versions_scan_open(&r, s->it, s->now,
+								   Max(s->now, s->odb->last_commit_ts + 1),
+								   version_policy, s);
+}
+
+/*
  * cells_scan_open
  *		Start the scan a SCAN request asks for.
  */
@@ -289,7 +326,9 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	s->now = cells_unix_micros();
 	initStringInfo(&s->last_family);
 	load_policies(s);
-	if (req->flags & WC_SCAN_CELLS)
+	if (s->meta.nrowdrops > 0)
+		skip_dropped_ranges(s, req);
+	else if (req->flags & WC_SCAN_CELLS)
 		s->vs = versions_scan_open(req, s->it, s->now,
 								   Max(s->now, odb->last_commit_ts + 1),
 								   version_policy, s);
@@ -336,6 +375,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->live = false;
 	row->tomb_ts = 0;
 	row->version = 0;
+	row->range_dropped = s->meta.nrowdrops > 0 ? wc_rowdrops_row(&s->meta, k, rowend) : 0;
 	row->have_last = false;
 	row->folding = false;
 	for (int i = 0; i < s->nfams; i++)
@@ -396,12 +436,14 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 
 /* policy_of for cellversions.c */
 static const WcGcPolicy *
-version_policy(void *arg, const uint8 *fq, size_t fqlen, uint64 *dropped)
+version_policy(void *arg, const uint8 *row, size_t rowlen, size_t fqlen, uint64 *dropped)
 {
 	WcCellScan *s = arg;
-	const WcFamilyMeta *fm = policy_of(s, fq, fqlen);
+	const WcFamilyMeta *fm = policy_of(s, row + rowlen, fqlen);
 
 	*dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
+	if (s->meta.nrowdrops > 0)
+		*dropped = Max(*dropped, wc_rowdrops_row(&s->meta, row, rowlen));
 	return fm && fm->has_policy ? &fm->policy : NULL;
 }
 
@@ -534,7 +576,8 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 			const WcFamilyMeta *fm = tombstone ? NULL : policy_of(s, fq, fqlen);
 
 			row->policy = fm && fm->has_policy ? &fm->policy : NULL;
-			row->dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
+			row->dropped = Max(Max(s->meta.dropped, fm ? fm->dropped : 0),
+							   row->range_dropped);
 		}
 
 		/* any commit that wrote the row wrote the newest entry of some cell */

@@ -486,7 +486,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 	size_t		celllen;
 	char	   *cell;
 	const WcGcPolicy *policy;
-	uint64		dropped;		/* drop_table's or drop_family's time */
+	uint64		dropped;		/* drop_table's, drop_family's or drop_row_range's time */
 	uint64		idx = 0;
 	int			newer = 0;
 
@@ -497,7 +497,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 	celllen = n - WC_TS_LEN;
 	cell = palloc(celllen);
 	memcpy(cell, k, celllen);
-	policy = vs->policy_of(vs->policy_arg, k + rowlen, celllen - rowlen, &dropped);
+	policy = vs->policy_of(vs->policy_arg, k, rowlen, celllen - rowlen, &dropped);
 
 	while (!vs->done && (k = key_under(vs, cell, celllen, &n)) != NULL &&
 		   n == celllen + WC_TS_LEN)

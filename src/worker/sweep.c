@@ -11,7 +11,8 @@
  * every entry of a cell counts, tombstones too):
  *
  * - a version its family's policy deletes, and every version older than
- *   its family's drop (drop_family) or its table's (drop_table).  What a
+ *   its family's drop (drop_family), its table's (drop_table) or its row
+ *   range's (drop_row_range).  What a
  *   policy deletes is always a cell's oldest versions, so the index of a
  *   version it keeps never changes, and a read as of any time finds what it
  *   found before;
@@ -61,6 +62,8 @@ int			wc_debug_crash_after_sweep_batches = 0;
 
 /* The qualifier prefix of a drop_family marker (tablemeta.c), escaped family "wc". */
 static const uint8 dropped_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', ':'};
+/* ... of drop_row_range's cells and their refill marks (rowdrops.c) */
+static const uint8 dropped_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', '_', 'r', 'o', 'w', 's'};
 
 struct WcSweep
 {
@@ -204,6 +207,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	bool		counting = false;
 	uint64		oldest_kept = PG_UINT64_MAX;	/* of the row's cell entries */
 	uint64		row_tomb = 0;	/* the newest row tombstone that counts */
+	uint64		row_dropped;	/* the table's drop, or its range's */
 
 	if (wc_component_end(k + tlen, n - tlen, &rowlen) != 0 ||
 		n < tlen + rowlen + WC_TS_LEN)
@@ -217,6 +221,8 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	resetStringInfo(&sw->pending);
 	resetStringInfo(&sw->rowtombs);
 	initStringInfo(&cell);
+	row_dropped = Max(sw->meta.dropped, sw->meta.nrowdrops > 0 ?
+					  wc_rowdrops_row(&sw->meta, k, rowlen) : 0);
 
 	for (;;)
 	{
@@ -233,7 +239,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 			memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
 		{
 			/* decided at the row's end, when its oldest kept entry is known */
-			if (ts < sw->meta.dropped)
+			if (ts < row_dropped)
 				pending_add(&sw->rowtombs, k, n, 0);
 			else
 			{
@@ -256,7 +262,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 				appendBinaryStringInfo(&cell, (const char *) fq, fqlen);
 				idx = 0;
 				policy = fm && fm->has_policy ? &fm->policy : NULL;
-				dropped = Max(sw->meta.dropped, fm ? fm->dropped : 0);
+				dropped = Max(row_dropped, fm ? fm->dropped : 0);
 				counting = sw->family.len == 0 ||
 					(wc_component_end(fq, fqlen, &flen) == 0 && flen == (size_t) sw->family.len &&
 					 memcmp(fq, sw->family.data, flen) == 0);
@@ -322,7 +328,74 @@ has_markers(const WcTableMeta *m)
 	for (int i = 0; i < m->nfamilies; i++)
 		if (m->families[i].dropped != 0)
 			return true;
-	return m->dropped != 0;
+	return m->dropped != 0 || m->nrowdrops > 0;
+}
+
+/*
+ * range_marker_goes
+ *		Does a version, at ts, of a cell wc:dropped_rows:<range> or
+ *		wc:dropped_rows_refilled:<range> (escaped fq) go after a walk that
+ *		began when the table's meta was m?  A drop goes if m has it at ts or
+ *		later: every entry it hid is gone.  A drop cells sort before
+ *		refill marks, so kept collects the ranges dropped again since (as
+ *		a length and the range's bytes each); the refill marks of any other
+ *		range in m go with its drop.
+ */
+static bool
+range_marker_goes(const uint8 *fq, size_t fqlen, uint64 ts, const WcTableMeta *m,
+				  StringInfo kept)
+{
+	static const char refilled[] = "dropped_rows_refilled:";
+	uint8	   *q = palloc(fqlen);
+	size_t		consumed,
+				qlen;
+	bool		refill;
+	size_t		skip;
+	bool		goes = false;
+
+	if (wc_unescape(fq + 4, fqlen - 4, q, &consumed, &qlen) != 0)
+		return false;
+	refill = qlen > sizeof(refilled) - 1 && memcmp(q, refilled, sizeof(refilled) - 1) == 0;
+	skip = refill ? sizeof(refilled) - 1 : sizeof("dropped_rows:") - 1;
+	for (int i = 0; i < m->nrowdrops; i++)
+	{
+		const WcRowDrop *d = &m->rowdrops[i];
+
+		if (d->qualifier.len != qlen - skip ||
+			memcmp(d->qualifier.data, q + skip, qlen - skip) != 0)
+			continue;
+		if (!refill)
+		{
+			goes = ts <= d->dropped;
+			if (!goes)
+			{
+				uint32		len = d->qualifier.len;
+
+				if (kept->data == NULL)
+					initStringInfo(kept);
+				appendBinaryStringInfo(kept, (const char *) &len, sizeof(len));
+				appendBinaryStringInfo(kept, (const char *) d->qualifier.data, len);
+			}
+		}
+		else
+		{
+			goes = true;
+			for (int pos = 0; kept->data && pos < kept->len;)
+			{
+				uint32		len;
+
+				memcpy(&len, kept->data + pos, sizeof(len));
+				pos += sizeof(len);
+				if (len == d->qualifier.len &&
+					memcmp(kept->data + pos, d->qualifier.data, len) == 0)
+					goes = false;
+				pos += len;
+			}
+		}
+		break;
+	}
+	pfree(q);
+	return goes;
 }
 
 /*
@@ -335,6 +408,7 @@ static void
 remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *m)
 {
 	StringInfoData row;
+	StringInfoData kept = {0};
 
 	if (!has_markers(m) || sw->count_only)
 		return;
@@ -378,12 +452,20 @@ remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *
 				del = fm != NULL && ts <= fm->dropped;
 			}
 		}
+		if (!del && fqlen > sizeof(dropped_rows_cell) &&
+			memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0)
+			del = range_marker_goes(fq, fqlen, ts, m, &kept);
 		if (del)
 			storage_batch_delete(sw->batch, k, n);
 		storage_iter_next(sw->it);
 	}
 	storage_iter_check(sw->it);
 	pfree(row.data);
+	if (kept.data)
+		pfree(kept.data);
+	/* the commits' knowledge of the drops is out of date (rowdrops.c) */
+	if (m->nrowdrops > 0)
+		wc_rowdrops_forget(sw->odb);
 }
 
 /* The walk over the table it was walking is over. */

@@ -48,6 +48,7 @@ typedef struct WcOpenDb
 	WcDb	   *db;				/* NULL: closed after a failed write */
 	uint64		last_commit_ts;
 	uint64		clock_stored;	/* the clock as stored: above every commit */
+	struct WcRowDropCache *rowdrops;	/* rowdrops.c: tables' dropped ranges */
 	bool		commit_partial; /* a commit's first batches are written, not
 								 * its last: reopen to roll them back */
 } WcOpenDb;
@@ -155,7 +156,8 @@ extern pg_attribute_noreturn() void wc_corrupt_merge(void);
 /* in cellversions.c: every version, for a cells-layout table */
 typedef struct WcVersionScan WcVersionScan;
 /* a cell's family's policy (NULL: none), and the time of its drop, if any */
-typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *fq, size_t fqlen,
+typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *row,
+													   size_t rowlen, size_t fqlen,
 													   uint64 *dropped);
 extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
 										 uint64 pending_ts, WcVersionPolicyFn policy_of,
@@ -174,9 +176,24 @@ typedef struct WcFamilyMeta
 								 * gone (0: none) */
 } WcFamilyMeta;
 
+/*
+ * A row range drop_row_range dropped, as key bounds of the table's entries:
+ * [start, end), end the table's own end when the range has none.
+ */
+typedef struct WcRowDrop
+{
+	WcBytes		start;
+	WcBytes		end;
+	uint64		dropped;		/* the drop's time: older entries are gone */
+	uint64		refilled;		/* the first commit into it since; 0: none */
+	WcBytes		qualifier;		/* the range, as the drop cell's qualifier */
+} WcRowDrop;
+
 typedef struct WcTableMeta
 {
 	uint64		dropped;		/* drop_table's time: older entries are gone */
+	int			nrowdrops;		/* drop_row_range's, by start */
+	WcRowDrop  *rowdrops;
 	int			nfamilies;
 	WcFamilyMeta *families;
 	const WcFamilyMeta *unlisted;	/* what a family in no list has; NULL:
@@ -188,6 +205,17 @@ extern void wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen,
 							   WcTableMeta *m);
 extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
 												const uint8 *fq, size_t fqlen);
+
+/* in rowdrops.c: the row ranges drop_row_range dropped */
+extern void wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
+							const uint8 *qual, size_t qlen, uint64 ts);
+extern int	wc_rowdrops_subtract(const WcTableMeta *m, const WcWireRange *ranges,
+								 int nranges, WcWireRange **out);
+extern uint64 wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen);
+extern void wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w);
+extern bool wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen,
+							   uint64 ts, StringInfo key);
+extern void wc_rowdrops_forget(WcOpenDb *odb);
 
 /* in sweep.c: walks that delete what no read can return any more */
 typedef struct WcSweep WcSweep;

@@ -1,0 +1,484 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowdrops.c
+ *	  Row ranges that widecolumn.drop_row_range dropped, as the storage
+ *	  worker applies them: the ranges a scan need not read, the drop time
+ *	  of a row, and the mark a commit leaves when it writes into a range.
+ *
+ * A drop is a cell of the table's row in the table of families
+ * (docs/format.md, "Dropped row ranges"), wc:dropped_rows:<range>, whose
+ * version is the drop's commit time: every entry of the range older than
+ * that is gone, as for drop_table, at the cost of one entry however many
+ * rows the range holds.  A read could hide those entries one by one, but
+ * then a scan across a dropped range would still read them all.  So the
+ * first commit that writes a value into a dropped range also writes
+ * wc:dropped_rows_refilled:<range>: while a range has no such mark newer
+ * than its drop, every entry in it is older than the drop, and a scan
+ * leaves the whole range out of its key ranges (wc_rowdrops_subtract);
+ * after one, the scan reads the range and hides the older entries row by
+ * row (wc_rowdrops_row), until the sweep has deleted them and the marks.
+ *
+ * The commit needs the table's drops as they are now, the commits before
+ * it included: they are cached per database, loaded after the commit
+ * writer has written every commit before (a drop may be among them), and
+ * forgotten whenever a commit or the sweep changes a row of the table of
+ * families.  A mark too many only makes reads of the range slower; a mark
+ * missing would hide a committed row, which this order rules out.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "common/keycodec.h"
+#include "worker/worker.h"
+
+/* The qualifiers of the two cells, before the range. */
+static const char dropped_rows[] = "dropped_rows:";
+static const char refilled_rows[] = "dropped_rows_refilled:";
+
+/* A table's drops, as the commits know them. */
+typedef struct WcCachedTable
+{
+	uint8	   *table;			/* escaped, as the first component of a key */
+	size_t		tlen;
+	int			ndrops;
+	WcRowDrop  *drops;
+} WcCachedTable;
+
+typedef struct WcRowDropCache
+{
+	MemoryContext cxt;
+	int			ntables;
+	int			cap;
+	WcCachedTable *tables;
+	WcCachedTable *last;		/* the table the last row was in */
+	WcTableMeta pending;		/* the drops of the commit being stamped */
+	bool		stale;			/* that commit changed the table of families */
+} WcRowDropCache;
+
+static WcBytes
+bytes_copy(const uint8 *p, size_t len)
+{
+	WcBytes		b;
+
+	b.data = memcpy(palloc(len + 1), p, len);
+	b.len = len;
+	return b;
+}
+
+/*
+ * wc_rowdrops_add
+ *		Note in m a cell of table's row in the table of families whose
+ *		qualifier (unescaped) is qual, if it is a drop or a refill mark.
+ *		Drops come first (their qualifier sorts first).
+ */
+void
+wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
+				const uint8 *qual, size_t qlen, uint64 ts)
+{
+	bool		refill;
+	size_t		skip;
+	const uint8 *range;
+	size_t		rlen;
+	uint8	   *bound;
+	size_t		c1,
+				c2,
+				slen,
+				elen;
+	WcRowDrop  *d;
+
+	if (qlen > sizeof(refilled_rows) - 1 &&
+		memcmp(qual, refilled_rows, sizeof(refilled_rows) - 1) == 0)
+		refill = true;
+	else if (qlen > sizeof(dropped_rows) - 1 &&
+			 memcmp(qual, dropped_rows, sizeof(dropped_rows) - 1) == 0)
+		refill = false;
+	else
+		return;
+	skip = refill ? sizeof(refilled_rows) - 1 : sizeof(dropped_rows) - 1;
+	range = qual + skip;
+	rlen = qlen - skip;
+
+	if (refill)
+	{
+		for (int i = 0; i < m->nrowdrops; i++)
+			if (m->rowdrops[i].qualifier.len == rlen &&
+				memcmp(m->rowdrops[i].qualifier.data, range, rlen) == 0)
+				m->rowdrops[i].refilled = ts;
+		return;
+	}
+
+	/* the range: escape(start) escape(end), an empty end for none */
+	if (wc_component_end(range, rlen, &c1) != 0 ||
+		wc_component_end(range + c1, rlen - c1, &c2) != 0 || c1 + c2 != rlen)
+		return;					/* not what drop_row_range writes */
+	bound = palloc(tlen + 2 * rlen + 2);
+	m->rowdrops = m->nrowdrops == 0 ? palloc(sizeof(WcRowDrop) * 4) :
+		repalloc(m->rowdrops, sizeof(WcRowDrop) * (m->nrowdrops + 1));
+	d = &m->rowdrops[m->nrowdrops++];
+	memset(d, 0, sizeof(*d));
+	d->dropped = ts;
+	d->qualifier = bytes_copy(range, rlen);
+
+	/* start: the table, then the start's escaped bytes without terminator */
+	memcpy(bound, table, tlen);
+	{
+		uint8	   *raw = palloc(c1);
+		size_t		consumed;
+
+		(void) wc_unescape(range, c1, raw, &consumed, &slen);
+		slen = wc_escape_body(raw, slen, bound + tlen);
+		pfree(raw);
+	}
+	d->start = bytes_copy(bound, tlen + slen);
+	if (c2 == 2)
+	{
+		/* no end: the table's */
+		size_t		n = tlen;
+
+		memcpy(bound, table, tlen);
+		(void) wc_successor(bound, &n);
+		d->end = bytes_copy(bound, n);
+	}
+	else
+	{
+		uint8	   *raw = palloc(c2);
+		size_t		consumed;
+
+		(void) wc_unescape(range + c1, c2, raw, &consumed, &elen);
+		elen = wc_escape_body(raw, elen, bound + tlen);
+		d->end = bytes_copy(bound, tlen + elen);
+		pfree(raw);
+	}
+	pfree(bound);
+}
+
+/* A drop whose range no entry newer than the drop is in. */
+static bool
+skippable(const WcRowDrop *d)
+{
+	return d->refilled < d->dropped;
+}
+
+static int
+drop_cmp(const void *a, const void *b)
+{
+	const WcRowDrop *x = *(const WcRowDrop *const *) a;
+	const WcRowDrop *y = *(const WcRowDrop *const *) b;
+
+	return wc_compare_bytes(x->start.data, x->start.len, y->start.data, y->start.len);
+}
+
+/*
+ * wc_rowdrops_subtract
+ *		The key ranges (ascending, apart, an empty end for none) without
+ *		the dropped ranges that hold nothing newer than their drop: a scan
+ *		never reads those.  Returns the number of ranges in *out.
+ */
+int
+wc_rowdrops_subtract(const WcTableMeta *m, const WcWireRange *ranges, int nranges,
+					 WcWireRange **out)
+{
+	const WcRowDrop **drops;
+	int			ndrops = 0;
+	int			n = 0;
+	int			cap = nranges + 1;
+
+	*out = (WcWireRange *) ranges;
+	for (int i = 0; i < m->nrowdrops; i++)
+		if (skippable(&m->rowdrops[i]))
+			ndrops++;
+	if (ndrops == 0)
+		return nranges;
+	drops = palloc(sizeof(WcRowDrop *) * ndrops);
+	ndrops = 0;
+	for (int i = 0; i < m->nrowdrops; i++)
+		if (skippable(&m->rowdrops[i]))
+			drops[ndrops++] = &m->rowdrops[i];
+	qsort(drops, ndrops, sizeof(WcRowDrop *), drop_cmp);
+
+	*out = palloc(sizeof(WcWireRange) * cap);
+	for (int r = 0; r < nranges; r++)
+	{
+		WcBytes		cur = ranges[r].start;
+		WcBytes		end = ranges[r].end;
+
+		for (int i = 0; i < ndrops; i++)
+		{
+			const WcRowDrop *d = drops[i];
+
+			if (wc_compare_bytes(d->end.data, d->end.len, cur.data, cur.len) <= 0)
+				continue;		/* before cur */
+			if (end.len > 0 &&
+				wc_compare_bytes(d->start.data, d->start.len, end.data, end.len) >= 0)
+				break;			/* this and the rest are after the range */
+			if (wc_compare_bytes(d->start.data, d->start.len, cur.data, cur.len) > 0)
+			{
+				if (n == cap)
+					*out = repalloc(*out, sizeof(WcWireRange) * (cap *= 2));
+				(*out)[n].start = cur;
+				(*out)[n].end = d->start;
+				n++;
+			}
+			cur = d->end;
+			if (end.len > 0 && wc_compare_bytes(cur.data, cur.len, end.data, end.len) >= 0)
+				break;
+		}
+		if (end.len == 0 || wc_compare_bytes(cur.data, cur.len, end.data, end.len) < 0)
+		{
+			if (n == cap)
+				*out = repalloc(*out, sizeof(WcWireRange) * (cap *= 2));
+			(*out)[n].start = cur;
+			(*out)[n].end = end;
+			n++;
+		}
+	}
+	pfree(drops);
+	return n;
+}
+
+/* Is the row (its key's table and row-key components) in d's range? */
+static bool
+in_range(const WcRowDrop *d, const uint8 *row, size_t rowlen)
+{
+	return wc_compare_bytes(row, rowlen, d->start.data, d->start.len) >= 0 &&
+		wc_compare_bytes(row, rowlen, d->end.data, d->end.len) < 0;
+}
+
+/*
+ * wc_rowdrops_row
+ *		The time of the latest drop of a range the row is in (0: none):
+ *		its entries older than that are gone.
+ */
+uint64
+wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen)
+{
+	uint64		dropped = 0;
+
+	for (int i = 0; i < m->nrowdrops; i++)
+		if (m->rowdrops[i].dropped > dropped && in_range(&m->rowdrops[i], row, rowlen))
+			dropped = m->rowdrops[i].dropped;
+	return dropped;
+}
+
+/*
+ * wc_rowdrops_forget
+ *		Forget what the commits knew of the database's drops.
+ */
+void
+wc_rowdrops_forget(WcOpenDb *odb)
+{
+	if (odb->rowdrops == NULL)
+		return;
+	MemoryContextDelete(odb->rowdrops->cxt);
+	pfree(odb->rowdrops);
+	odb->rowdrops = NULL;
+}
+
+static WcRowDropCache *
+cache_of(WcOpenDb *odb)
+{
+	if (odb->rowdrops == NULL)
+	{
+		WcRowDropCache *c = MemoryContextAllocZero(TopMemoryContext,
+												   sizeof(WcRowDropCache));
+
+		c->cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw row drops",
+									   ALLOCSET_SMALL_SIZES);
+		odb->rowdrops = c;
+	}
+	return odb->rowdrops;
+}
+
+/*
+ * wc_rowdrops_commit_begin
+ *		A commit is about to be stamped: if it writes to the table of
+ *		families, what the cache knows may change, and the drops it writes
+ *		itself count for its own rows.
+ */
+void
+wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
+{
+	ListCell   *lc;
+	bool		meta = false;
+	WcRowDropCache *c = NULL;
+	MemoryContext old = CurrentMemoryContext;
+
+	/*
+	 * The tables loaded during a commit that changed the table of
+	 * families lack its changes: load them again, after it is written.
+	 */
+	if (odb->rowdrops != NULL && odb->rowdrops->stale)
+		wc_rowdrops_forget(odb);
+	if (odb->rowdrops != NULL)
+		odb->rowdrops->pending.nrowdrops = 0;
+
+	/* the table of families' rows come first (fdw/commit.c) */
+	foreach(lc, w->msgs)
+	{
+		StringInfo	msg = lfirst(lc);
+		WcReader	rows;
+		WcRowWrite	row;
+
+		wc_reader_init(&rows, msg->data, msg->len);
+		while (wc_next_row(&rows, &row))
+		{
+			size_t		tlen;
+
+			if (row.prefix.len < sizeof(wc_meta_table) ||
+				memcmp(row.prefix.data, wc_meta_table, sizeof(wc_meta_table)) != 0)
+				goto done;
+			if (!meta)
+			{
+				wc_rowdrops_forget(odb);
+				c = cache_of(odb);
+				c->stale = true;
+				old = MemoryContextSwitchTo(c->cxt);
+				meta = true;
+			}
+			if (wc_component_end(row.prefix.data + sizeof(wc_meta_table),
+								 row.prefix.len - sizeof(wc_meta_table), &tlen) != 0)
+				tlen = 0;		/* read its cells all the same */
+			for (uint32 i = 0; i < row.ncells; i++)
+			{
+				WcCellWrite cell;
+				size_t		flen,
+							consumed,
+							qlen;
+				uint8	   *qual;
+
+				if (!wc_next_row_cell(&rows, &cell))
+					break;
+				if (!cell.present || tlen == 0 ||
+					wc_component_end(cell.famqual.data, cell.famqual.len, &flen) != 0)
+					continue;
+				qual = palloc(cell.famqual.len);
+				/* the row's key is the data table's name, escaped alike */
+				if (wc_unescape(cell.famqual.data + flen, cell.famqual.len - flen, qual,
+								&consumed, &qlen) == 0)
+					wc_rowdrops_add(&c->pending, row.prefix.data + sizeof(wc_meta_table),
+									tlen, qual, qlen, 1);
+			}
+		}
+	}
+done:
+	if (meta)
+		MemoryContextSwitchTo(old);
+}
+
+/* What the cache knows of the table of a row, loaded if need be. */
+static WcCachedTable *
+cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
+{
+	WcRowDropCache *c = cache_of(odb);
+	size_t		tlen;
+	WcCachedTable *t;
+	WcTableMeta m;
+	WcIter	   *it;
+	MemoryContext old;
+
+	if (wc_component_end(row, rowlen, &tlen) != 0)
+		return NULL;
+	if (c->last && c->last->tlen == tlen && memcmp(c->last->table, row, tlen) == 0)
+		return c->last;
+	for (int i = 0; i < c->ntables; i++)
+		if (c->tables[i].tlen == tlen && memcmp(c->tables[i].table, row, tlen) == 0)
+			return c->last = &c->tables[i];
+
+	/* a commit the writer has not written yet may have dropped a range */
+	storage_writer_drain();
+	old = MemoryContextSwitchTo(c->cxt);
+	it = storage_iter(odb->db, NULL, true);
+	PG_TRY();
+	{
+		wc_table_meta_load(it, row, tlen, &m);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+	}
+	PG_END_TRY();
+	if (c->ntables == c->cap)
+	{
+		c->cap = Max(8, c->cap * 2);
+		c->tables = c->tables ? repalloc(c->tables, sizeof(WcCachedTable) * c->cap) :
+			palloc(sizeof(WcCachedTable) * c->cap);
+	}
+	t = &c->tables[c->ntables++];
+	t->table = memcpy(palloc(tlen), row, tlen);
+	t->tlen = tlen;
+	t->ndrops = m.nrowdrops;
+	t->drops = m.rowdrops;
+	MemoryContextSwitchTo(old);
+	return c->last = t;
+}
+
+/* Append the cell key (without its time) of d's refill mark to marks. */
+static void
+add_mark(StringInfo marks, const uint8 *table, size_t tlen, const WcRowDrop *d)
+{
+	uint8	   *q = palloc(sizeof(refilled_rows) - 1 + d->qualifier.len);
+	size_t		qlen = sizeof(refilled_rows) - 1 + d->qualifier.len;
+	uint32		len;
+	StringInfoData key;
+
+	memcpy(q, refilled_rows, sizeof(refilled_rows) - 1);
+	memcpy(q + sizeof(refilled_rows) - 1, d->qualifier.data, d->qualifier.len);
+	initStringInfo(&key);
+	appendBinaryStringInfo(&key, (const char *) wc_meta_table, sizeof(wc_meta_table));
+	appendBinaryStringInfo(&key, (const char *) table, tlen);
+	enlargeStringInfo(&key, 6 + WC_ESCAPED_MAX(qlen));
+	key.len += wc_escape((const uint8 *) "wc", 2, (uint8 *) key.data + key.len);
+	key.len += wc_escape(q, qlen, (uint8 *) key.data + key.len);
+	len = key.len;
+	appendBinaryStringInfo(marks, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(marks, key.data, key.len);
+	pfree(key.data);
+	pfree(q);
+}
+
+/*
+ * wc_rowdrops_refill
+ *		A commit stamped ts writes a value into the row (escaped table and
+ *		row key): append to marks, each as its length (uint32) and bytes,
+ *		the cell keys (without time) of the refill marks it must write with
+ *		it, for each range the row is in that has none newer than its drop.
+ *		Returns whether it appended any.
+ */
+bool
+wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen, uint64 ts,
+				   StringInfo marks)
+{
+	WcCachedTable *t = cached_table(odb, row, rowlen);
+	WcRowDropCache *c = odb->rowdrops;
+	bool		any = false;
+
+	if (t == NULL)
+		return false;
+	for (int i = 0; i < t->ndrops; i++)
+	{
+		WcRowDrop  *d = &t->drops[i];
+
+		if (skippable(d) && in_range(d, row, rowlen))
+		{
+			add_mark(marks, t->table, t->tlen, d);
+			d->refilled = ts;
+			any = true;
+		}
+	}
+	/* the commit's own drops, marked with their own time 1 until now */
+	for (int i = 0; i < c->pending.nrowdrops; i++)
+	{
+		WcRowDrop  *d = &c->pending.rowdrops[i];
+
+		if (d->refilled == 0 && in_range(d, row, rowlen))
+		{
+			add_mark(marks, t->table, t->tlen, d);
+			d->refilled = ts;
+			any = true;
+		}
+	}
+	return any;
+}
