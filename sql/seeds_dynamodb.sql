@@ -213,14 +213,14 @@ SELECT entries_read('0123');
 SET widecolumn.as_of = '2023-09-10 17:00:00+00';
 SELECT rowkey, format IS NOT NULL AS has_format, comment FROM videos;
 RESET widecolumn.as_of;
--- "if the video is deleted, the video row with all its comments is deleted
--- by a single request, transactionally" (DynamoDB: scan the partition and
--- delete item by item)
--- (the counter's cell is "a 64-bit big-endian signed integer", as
--- Bigtable's increments read it)
+-- every cell of a video is in its row; the counter's cell holds "a 64-bit
+-- big-endian signed integer", as Bigtable's increments read it
 SELECT family, qualifier, length(value) AS bytes,
        CASE family WHEN 'stats' THEN ('x' || encode(value, 'hex'))::bit(64)::bigint END AS counter
   FROM video_bytes WHERE rowkey = '0124';
+-- "if the video is deleted, the video row with all its comments is deleted
+-- by a single request, transactionally" (DynamoDB: scan the partition and
+-- delete item by item)
 BEGIN;
 DELETE FROM videos WHERE rowkey = '0124';
 SELECT count(*) AS cells_of_0124 FROM video_bytes WHERE rowkey = '0124';
@@ -342,8 +342,11 @@ INSERT INTO payments_native
 SELECT invoice, total, paid, total - paid AS owed FROM balances ORDER BY invoice;
 SELECT differences($$SELECT * FROM balances$$, $$SELECT * FROM balances_native$$);
 SELECT invoice FROM balances WHERE paid < total;
--- the invoice as it was: before its details were written (15:21:48) two
--- payments were there already
+-- the invoice as it was at 15:21:45, before its details were written
+-- (15:21:48): payment 0789 was there already.  0680 (15:21:40) is not,
+-- although it was voided only later: Payments keeps one version of each
+-- cell, and the deletion is the newest entry of 0680's cell, so nothing
+-- older is kept (history is for families that keep more versions)
 SET widecolumn.as_of = '2023-09-10 15:21:45+00';
 SELECT rowkey, details, (SELECT array_agg(k ORDER BY k) FROM jsonb_object_keys(payments) k) AS payments
   FROM invoices WHERE rowkey = '0123';
