@@ -559,18 +559,3 @@ wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
 		return NIL;
 	return cond;
 }
-
-/* Is this a join clause "rowkey = expression of other relations"? */
-bool
-wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
-					  RestrictInfo *ri)
-{
-	List	   *exprs = NIL;
-	bool		exact = true;
-	List	   *c;
-
-	if (t->nparts > 0)
-		return false;
-	c = key_condition(root, (Node *) ri->clause, rel->relid, t, &exprs, &exact);
-	return c != NULL && exact && intVal(linitial(c)) == WC_KEY_EQ;
-}
