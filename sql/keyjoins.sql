@@ -60,7 +60,7 @@ DECLARE a text; b text;
 BEGIN
   EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text) FROM (%s) x', q) INTO a;
   EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text) FROM (%s) x',
-                 regexp_replace(q, '\m(kj|kji|kjt) f\M', '\1_n f', 'g')) INTO b;
+                 regexp_replace(q, '\m(kj|kji|kjt|kjd) f\M', '\1_n f', 'g')) INTO b;
   IF a IS DISTINCT FROM b THEN
     RETURN NEXT 'MISMATCH: ' || q || ' foreign=' || coalesce(a, '<none>') || ' native=' || coalesce(b, '<none>');
   END IF;
@@ -163,7 +163,34 @@ SELECT kj_check(q) FROM unnest(ARRAY[
   $q$SELECT * FROM kjt f WHERE location IN ('x', 'us-east1') AND balloon IN (3690, 3739, 4000) AND ts > '2021-03-05 12:37'$q$
 ]) q;
 
+-- a range on a text part that a delimiter follows: a wider range of keys,
+-- and the clauses checked again (before a delimiter, 'a b#' < 'a#')
+CREATE FOREIGN TABLE kjd (a text OPTIONS (rowkey_part '1') COLLATE "C", b int OPTIONS (rowkey_part '2'), v int)
+  SERVER kj_srv OPTIONS (table 'kjd', rowkey_delimiter '#');
+CREATE TABLE kjd_n (a text COLLATE "C", b int, v int);
+INSERT INTO kjd_n SELECT a, b, row_number() OVER ()
+  FROM unnest(ARRAY['', ' ', '!', 'a', 'a ', 'a b', 'a!', 'a"', 'a$', 'a$b', 'aa', 'a~', 'b', 'b!', 'ba', 'é']) a,
+       generate_series(1, 3) b;
+INSERT INTO kjd SELECT * FROM kjd_n;
+CREATE TABLE kjd_o (lo text COLLATE "C", hi text COLLATE "C");
+INSERT INTO kjd_o SELECT lo, hi
+  FROM unnest(ARRAY['', 'a', 'a ', 'a!', 'a"', 'a#', 'a$', 'aa', 'b', 'b!', NULL]) lo,
+       unnest(ARRAY['', 'a', 'a ', 'a!', 'a"', 'a#', 'a$', 'aa', 'b', 'b!', 'z', NULL]) hi;
+ANALYZE kjd, kjd_n, kjd_o;
+EXPLAIN (COSTS OFF) SELECT * FROM kjd WHERE a >= 'a' AND a < 'a$';
+EXPLAIN (COSTS OFF) SELECT * FROM kjd WHERE a > 'a!' AND a <= 'b';
+EXPLAIN (COSTS OFF) SELECT * FROM kjd WHERE a IN ('a', 'b') AND b >= 2;
+SELECT count(*) FROM kjd WHERE a >= 'a' AND a < 'a$';
+-- every pair of bounds, probing by key from each
+EXPLAIN (COSTS OFF) SELECT o.lo, o.hi, f.v FROM kjd_o o JOIN kjd f ON f.a >= o.lo AND f.a < o.hi;
+SELECT kj_check(q) FROM unnest(ARRAY[
+  $q$SELECT o.lo, o.hi, f.v FROM kjd_o o JOIN kjd f ON f.a >= o.lo AND f.a < o.hi$q$,
+  $q$SELECT o.lo, o.hi, f.v FROM kjd_o o JOIN kjd f ON f.a > o.lo AND f.a <= o.hi$q$,
+  $q$SELECT o.lo, f.v FROM kjd_o o JOIN kjd f ON f.a < o.lo$q$,
+  $q$SELECT o.hi, f.v FROM kjd_o o JOIN kjd f ON f.a >= o.hi$q$
+]) q;
+
 RESET timezone;
 DROP FUNCTION kj_check(text);
-DROP TABLE kj_n, kji_n, kjt_n, kj_o, kj_big, kj_small_n;
+DROP TABLE kj_n, kji_n, kjt_n, kj_o, kj_big, kj_small_n, kjd_n, kjd_o;
 DROP SERVER kj_srv CASCADE;
