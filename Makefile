@@ -15,7 +15,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
-       src/fdw/plan.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
+       src/fdw/plan.o src/fdw/joinpaths.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
        src/fdw/sizes.o src/fdw/rowdrop.o \
@@ -27,7 +27,7 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb differential sizes droprange
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb differential sizes keyjoins droprange
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

@@ -313,8 +313,6 @@ extern void wc_like_prefix(const char *pat, int len, bool bytes, StringInfo pref
 extern List *wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
 								 List *clauses, List **exprs, List **local,
 								 List **pushed);
-extern bool wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
-								  RestrictInfo *ri);
 
 /* in ranges.c */
 extern List *wc_eval_key_ranges(List *cond, Datum *values, bool *nulls, WcTable *t,
@@ -379,6 +377,11 @@ extern List *wc_parts_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcTable *
 
 /* in plan.c */
 extern void wc_plan_register(FdwRoutine *routine);
+extern void wc_scan_cost(PlannerInfo *root, double rows_read, List *local,
+						 Cost *startup, Cost *total);
+
+/* in joinpaths.c */
+extern void wc_add_param_paths(PlannerInfo *root, RelOptInfo *baserel, WcTable *t);
 
 /* in explain.c */
 extern void wc_explain_register(FdwRoutine *routine);

@@ -9,7 +9,7 @@
  * rows it returns; the plan carries that to the executor (scan.c) in
  * fdw_private, indexed by WcScanPrivateIndex (scan.h).  Paths are offered
  * in row-key order, in reverse order, and parameterized by an outer row's
- * key for nested loops.
+ * values for nested loops (joinpaths.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -145,13 +145,12 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 }
 
 /*
- * scan_cost
+ * wc_scan_cost
  *		A round trip to the worker to start, then a small cost per row read
  *		and the local filters on each.
  */
-static void
-scan_cost(PlannerInfo *root, WcPlanState *ps, double rows_read, List *local,
-		  Cost *startup, Cost *total)
+void
+wc_scan_cost(PlannerInfo *root, double rows_read, List *local, Cost *startup, Cost *total)
 {
 	QualCost	qc;
 
@@ -206,70 +205,6 @@ scan_limit(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps, List *pathke
 	return root->limit_tuples;
 }
 
-static bool
-ec_matches_rowkey(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
-				  EquivalenceMember *em, void *arg)
-{
-	WcPlanState *ps = arg;
-	Expr	   *e = em->em_expr;
-
-	while (e && IsA(e, RelabelType))
-		e = ((RelabelType *) e)->arg;
-	return e && IsA(e, Var) && ((Var *) e)->varno == rel->relid &&
-		((Var *) e)->varattno == ps->table->rowkey_attnum;
-}
-
-/*
- * add_param_paths
- *		Paths that look up "rowkey = outer value" once per outer row, so a
- *		nested loop probes by key instead of scanning.
- */
-static void
-add_param_paths(PlannerInfo *root, RelOptInfo *baserel, WcPlanState *ps)
-{
-	List	   *clauses = NIL;
-	List	   *done = NIL;
-	ListCell   *lc;
-
-	foreach(lc, baserel->joininfo)
-		clauses = lappend(clauses, lfirst(lc));
-	if (baserel->has_eclass_joins)
-		clauses = list_concat(clauses,
-							  generate_implied_equalities_for_column(root, baserel,
-																	 ec_matches_rowkey, ps,
-																	 baserel->lateral_referencers));
-	foreach(lc, clauses)
-	{
-		RestrictInfo *ri = lfirst(lc);
-		Relids		outer;
-		ParamPathInfo *ppi;
-		Cost		startup,
-					total;
-		ListCell   *lc2;
-		bool		seen = false;
-
-		if (!wc_is_join_key_clause(root, baserel, ps->table, ri))
-			continue;
-		outer = bms_union(bms_difference(ri->clause_relids, baserel->relids),
-						  baserel->lateral_relids);
-		if (bms_is_empty(outer))
-			continue;
-		foreach(lc2, done)
-			if (bms_equal(lfirst(lc2), outer))
-				seen = true;
-		if (seen)
-			continue;
-		done = lappend(done, outer);
-
-		ppi = get_baserel_parampathinfo(root, baserel, outer);
-		scan_cost(root, ps, 1, ps->local_conds, &startup, &total);
-		add_path(baserel, (Path *)
-				 create_foreignscan_path(root, baserel, NULL, Min(ppi->ppi_rows, 1),
-										 startup, total, NIL, outer, NULL,
-										 list_make2(makeInteger(0), makeInteger(0))));
-	}
-}
-
 static void
 wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 {
@@ -282,7 +217,7 @@ wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	double		limit;
 	int			common;
 
-	scan_cost(root, ps, ps->rows_read, ps->local_conds, &startup, &total);
+	wc_scan_cost(root, ps->rows_read, ps->local_conds, &startup, &total);
 	limit = scan_limit(root, baserel, ps, asc);
 	add_path(baserel, (Path *)
 			 create_foreignscan_path(root, baserel, NULL, baserel->rows, startup, total,
@@ -308,7 +243,7 @@ wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 		}
 	}
 
-	add_param_paths(root, baserel, ps);
+	wc_add_param_paths(root, baserel, ps->table);
 }
 
 /*

@@ -390,9 +390,9 @@ part_in(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col, int att
 /*
  * classify_parts
  *		wc_classify_clauses for a row key made of parts: equality on the
- *		leading parts is a prefix, and a range on the next part, if it has a
- *		fixed width or is the last (a text one compared in a bytewise
- *		collation), narrows it to one range of keys.
+ *		leading parts is a prefix, and a range on the next part (a text one
+ *		compared in a bytewise collation) narrows it to one range of keys,
+ *		exactly if the part has a fixed width or is the last.
  *
  * The condition is one WC_KEY_PARTS node: the number of equal parts, their
  * expressions, then the strategy and expression of a lower and an upper
@@ -449,11 +449,17 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 		neq++;
 	}
 
-	/* a text part is followed by a delimiter, unless it is the last */
-	if (neq < t->nparts && (wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type) ||
-							neq == t->nparts - 1))
+	/*
+	 * A range on the next part is a range of keys.  A text part that a
+	 * delimiter follows is not ("a b#" < "a#" although 'a' < 'a b'): the
+	 * keys of its range are within a wider one (ranges.c), read, and the
+	 * clauses checked again.
+	 */
+	if (neq < t->nparts)
 	{
 		int			a = t->part_attnum[neq];
+		bool		recheck = !wc_segment_fixed_width(t->cols[a - 1].type) &&
+			neq < t->nparts - 1;
 
 		foreach(lc, clauses)
 		{
@@ -469,6 +475,8 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 				*exprs = lappend(*exprs, v);
 				lo_expr = list_length(*exprs) - 1;
 				used = lappend(used, lfirst(lc));
+				if (recheck)
+					*local = lappend(*local, lfirst(lc));
 			}
 			else if ((strategy == BTLessStrategyNumber || strategy == BTLessEqualStrategyNumber) &&
 					 hi_strategy == 0)
@@ -477,6 +485,8 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 				*exprs = lappend(*exprs, v);
 				hi_expr = list_length(*exprs) - 1;
 				used = lappend(used, lfirst(lc));
+				if (recheck)
+					*local = lappend(*local, lfirst(lc));
 			}
 		}
 	}
@@ -558,19 +568,4 @@ wc_classify_clauses(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
 	if (list_length(cond) == 1)
 		return NIL;
 	return cond;
-}
-
-/* Is this a join clause "rowkey = expression of other relations"? */
-bool
-wc_is_join_key_clause(PlannerInfo *root, RelOptInfo *rel, WcTable *t,
-					  RestrictInfo *ri)
-{
-	List	   *exprs = NIL;
-	bool		exact = true;
-	List	   *c;
-
-	if (t->nparts > 0)
-		return false;
-	c = key_condition(root, (Node *) ri->clause, rel->relid, t, &exprs, &exact);
-	return c != NULL && exact && intVal(linitial(c)) == WC_KEY_EQ;
 }

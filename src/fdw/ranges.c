@@ -270,6 +270,30 @@ part_bound(WcTable *t, StringInfo prefix, int neq, int strategy, Datum value)
 }
 
 /*
+ * delimited_upper
+ *		Past every key whose text part, followed by the delimiter d, is at
+ *		most v: key holds the prefix (plen bytes), then v.
+ *
+ * A part s < v sorts before v at their first difference, so its keys are
+ * below v's; but when s is a prefix of v, its keys go on with d, which
+ * sorts after v's next byte if that byte is below d.  So v is cut before
+ * its first byte at or below d, d appended, and the keys that start with
+ * that are included: a few more than the part's range, checked again.
+ */
+static WcBound
+delimited_upper(StringInfo key, int plen, char d)
+{
+	for (int i = plen; i < key->len; i++)
+		if ((uint8) key->data[i] <= (uint8) d)
+		{
+			key->len = i;
+			appendStringInfoChar(key, d);
+			break;
+		}
+	return after_prefix((uint8 *) key->data, key->len);
+}
+
+/*
  * parts_range
  *		The keys that start with prefix (the equal parts and a delimiter)
  *		and whose part neq is within the bounds (strategy 0: none).
@@ -283,6 +307,7 @@ parts_range(WcTable *t, StringInfo prefix, int neq, int lo_strategy, Datum lo_va
 	WcBound		lo,
 				hi;
 	bool		text_part = !wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type);
+	bool		delimited = text_part && neq < t->nparts - 1;
 
 	lb = part_bound(t, prefix, neq, lo_strategy, lo_value);
 	hb = part_bound(t, prefix, neq, hi_strategy, hi_value);
@@ -317,7 +342,7 @@ parts_range(WcTable *t, StringInfo prefix, int neq, int lo_strategy, Datum lo_va
 			return none();
 		if (lb.fit == WC_SEGMENT_FITS && text_part)
 			lo = bound((uint8 *) lb.key->data, lb.key->len,
-					   lb.strategy == BTGreaterEqualStrategyNumber);
+					   lb.strategy == BTGreaterEqualStrategyNumber || delimited);
 		else if (lb.fit == WC_SEGMENT_FITS)
 		{
 			/* > v: past every key whose part is v (fixed width: they share a prefix) */
@@ -333,7 +358,9 @@ parts_range(WcTable *t, StringInfo prefix, int neq, int lo_strategy, Datum lo_va
 	{
 		if (hb.fit == WC_SEGMENT_BELOW)
 			return none();
-		if (hb.fit == WC_SEGMENT_FITS && text_part)
+		if (hb.fit == WC_SEGMENT_FITS && delimited)
+			hi = delimited_upper(hb.key, prefix->len, t->delimiter);
+		else if (hb.fit == WC_SEGMENT_FITS && text_part)
 			hi = bound((uint8 *) hb.key->data, hb.key->len,
 					   hb.strategy == BTLessEqualStrategyNumber);
 		else if (hb.fit == WC_SEGMENT_FITS)
