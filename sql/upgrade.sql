@@ -45,9 +45,10 @@ SELECT pg_describe_object(classid, objid, 0) AS member
  ORDER BY 1;
 DROP SERVER up_srv CASCADE;
 
--- From 0.2.0 to 0.3.0, here from an early build of 0.2.0 that had no
--- compact(): the update makes it, revoked from PUBLIC, and the extension
--- then has the members and privileges of a new installation (shown next).
+-- From 0.2.0 through 0.3.0 to 0.4.0, here from an early build of 0.2.0
+-- that had no compact(): the update makes it, revoked from PUBLIC, and the
+-- extension then has the members and privileges of a new installation
+-- (shown next).
 \c contrib_regression
 CREATE DATABASE wc_upgrade2;
 \c wc_upgrade2
