@@ -108,6 +108,76 @@ SELECT count(*), widecolumn.drop_row_range('dr', 'c#001') FROM dr WHERE rowkey L
 SELECT count(*) FROM dr WHERE rowkey LIKE 'c#001%';
 DELETE FROM dr_native WHERE rowkey LIKE 'c#001%';
 
+-- DELETE by row-key ranges alone (a point, IN, a prefix, a range) takes the
+-- same path: the ranges are dropped, and the count (psql's ROW_COUNT) is of
+-- the rows the statement saw.
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#02%';
+DELETE FROM dr WHERE rowkey LIKE 'c#02%';
+\echo deleted :ROW_COUNT
+DELETE FROM dr_native WHERE rowkey LIKE 'c#02%';
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey >= 'c#030' AND rowkey < 'c#0305';
+DELETE FROM dr WHERE rowkey >= 'c#030' AND rowkey < 'c#0305';
+\echo deleted :ROW_COUNT
+DELETE FROM dr_native WHERE rowkey >= 'c#030' AND rowkey < 'c#0305';
+DELETE FROM dr WHERE rowkey = 'c#0400' OR rowkey IN ('c#0402', 'c#0404', 'c#04049');
+\echo deleted :ROW_COUNT
+DELETE FROM dr_native WHERE rowkey = 'c#0400' OR rowkey IN ('c#0402', 'c#0404', 'c#04049');
+SELECT * FROM dr_diff;
+-- a range dropped reads nothing: its rows are not even passed over
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT count(*) FROM dr WHERE rowkey >= 'c#0195' AND rowkey < 'c#0305';
+-- in a transaction, seen by it, undone by ROLLBACK
+BEGIN;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM dr WHERE rowkey LIKE 'c#05%';
+SELECT count(*) FROM dr WHERE rowkey LIKE 'c#05%';
+ROLLBACK;
+SELECT count(*) FROM dr WHERE rowkey LIKE 'c#05%';
+-- with a parameter, in a generic plan too
+PREPARE del_one(text) AS DELETE FROM dr WHERE rowkey = $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE del_one('c#0600');
+EXECUTE del_one('c#0600');
+\echo deleted :ROW_COUNT
+EXECUTE del_one('c#0601');
+EXECUTE del_one('nosuch');
+\echo deleted :ROW_COUNT
+RESET plan_cache_mode;
+DELETE FROM dr_native WHERE rowkey IN ('c#0600', 'c#0601');
+SELECT * FROM dr_diff;
+-- anything more than ranges is a DELETE row by row, as before: RETURNING,
+-- another condition, a LIKE with wildcards inside, a row trigger
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#07%' RETURNING rowkey;
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#07%' AND v > 705;
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#07_1';
+DELETE FROM dr WHERE rowkey LIKE 'c#07%' AND v > 705 RETURNING rowkey;
+DELETE FROM dr_native WHERE rowkey LIKE 'c#07%' AND v > 705;
+CREATE FUNCTION dr_trig() RETURNS trigger LANGUAGE plpgsql AS
+  $$BEGIN RAISE NOTICE 'deleting %', OLD.rowkey; RETURN OLD; END$$;
+CREATE TRIGGER dr_trig BEFORE DELETE ON dr FOR EACH ROW EXECUTE FUNCTION dr_trig();
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#0700%';
+DELETE FROM dr WHERE rowkey LIKE 'c#0700%';
+DROP TRIGGER dr_trig ON dr;
+DROP FUNCTION dr_trig();
+DELETE FROM dr_native WHERE rowkey LIKE 'c#0700%';
+SELECT * FROM dr_diff;
+-- key parts: equality on the leading parts is a prefix
+CREATE FOREIGN TABLE dr_parts (
+    tenant text OPTIONS (rowkey_part '1') COLLATE "C",
+    n int OPTIONS (rowkey_part '2'),
+    v int
+) SERVER dr_srv OPTIONS (table 'dr_parts', rowkey_delimiter '#');
+INSERT INTO dr_parts SELECT t, i, i FROM unnest(ARRAY['x', 'y']) t, generate_series(1, 50) i;
+EXPLAIN (COSTS OFF) DELETE FROM dr_parts WHERE tenant = 'x';
+DELETE FROM dr_parts WHERE tenant = 'x';
+\echo deleted :ROW_COUNT
+DELETE FROM dr_parts WHERE tenant = 'y' AND n > 10 AND n <= 40;
+\echo deleted :ROW_COUNT
+SELECT tenant, count(*), min(n), max(n) FROM dr_parts GROUP BY tenant;
+-- no WHERE: every row
+DELETE FROM dr_parts;
+\echo deleted :ROW_COUNT
+SELECT count(*) FROM dr_parts;
+
 -- bytea prefixes, and a prefix of 0xff bytes, whose range has no end
 CREATE FOREIGN TABLE drb (
     rowkey bytea OPTIONS (rowkey 'true'),

@@ -119,6 +119,16 @@ routePlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelatio
 	return mapped.PlanForeignModify(root, plan, resultRelation, subplan_index);
 }
 
+/* A cells-layout table's DELETE removes versions: never whole ranges. */
+static bool
+routePlanDirectModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+					  int subplan_index)
+{
+	if (wc_cells_layout(planner_rt_fetch(resultRelation, root)->relid))
+		return false;
+	return wc_plan_range_delete(root, plan, resultRelation, subplan_index);
+}
+
 static void
 routeBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 						List *fdw_private, int subplan_index, int eflags)
@@ -168,6 +178,7 @@ wc_cells_register(FdwRoutine *routine)
 	routine->BeginForeignScan = routeBeginForeignScan;
 	routine->AddForeignUpdateTargets = routeAddForeignUpdateTargets;
 	routine->PlanForeignModify = routePlanForeignModify;
+	routine->PlanDirectModify = routePlanDirectModify;
 	routine->BeginForeignModify = routeBeginForeignModify;
 	routine->BeginForeignInsert = routeBeginForeignInsert;
 	routine->AnalyzeForeignTable = routeAnalyzeForeignTable;

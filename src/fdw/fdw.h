@@ -377,6 +377,9 @@ extern List *wc_parts_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcTable *
 
 /* in plan.c */
 extern void wc_plan_register(FdwRoutine *routine);
+extern void wc_range_delete_register(FdwRoutine *routine);
+extern bool wc_plan_range_delete(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
+								 int subplan_index);
 extern void wc_scan_cost(PlannerInfo *root, double rows_read, List *local,
 						 Cost *startup, Cost *total);
 

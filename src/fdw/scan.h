@@ -60,6 +60,7 @@ typedef struct WcScanState
 	bool		reverse;
 	bool		bulk;			/* a full scan: keep it out of the block cache */
 	List	   *like_checks;	/* WcLikeCheck, for this (re)scan */
+	bool		ranges_dropped;	/* a DELETE's: done (rangedelete.c) */
 	uint64		limit;
 	bool		lock_rows;
 	LOCKMODE	lock_mode;
