@@ -259,6 +259,19 @@ END {
 			   fmt(med("counters", "merge_foreign")), fmt(med("counters", "update_foreign")),
 			   fmt(med("counters", "update_native")), v["counters_sum.foreign"], v["counters_committed.foreign"],
 			   v["counters_sum.native"], v["counters_committed.native"])
+	if (v["droprange_ms.drop_row_range"] != "")
+		printf("\n\nDropping a tenth of the table (issue 17): the rows of `%s`, %s (rows|of the prefix|sum of pressure), each way on a fresh copy, timed with its COMMIT: `widecolumn.drop_row_range` %s ms, `DELETE ... WHERE rowkey LIKE` on the foreign table %s ms (%s: %s), the same DELETE on a native table %s ms; drop_row_range ÷ native DELETE %s, foreign DELETE ÷ native DELETE %s (times: below 1 the foreign table is faster). Then `count(*)` of the prefix, right after and again (median of 5): after drop_row_range %s and %s ms, %s entries read; after the foreign DELETE %s and %s ms, %s entries read; after the native DELETE %s and %s ms; foreign after drop_row_range ÷ native %s and %s. The three tables held the same rows before and after (%s).",
+			   v["droprange_prefix"], v["droprange_rows_before"], v["droprange_ms.drop_row_range"],
+			   v["droprange_ms.delete_like"], v["droprange_delete_path"], v["droprange_delete_plan"],
+			   v["droprange_ms.native_delete"], rfmt(v["droprange_ratio.drop_row_range_native_delete"] + 0),
+			   rfmt(v["droprange_ratio.delete_like_native_delete"] + 0),
+			   v["droprange_count_first_ms.drop_row_range"], v["droprange_count_ms.drop_row_range"],
+			   v["droprange_count_entries.drop_row_range"],
+			   v["droprange_count_first_ms.delete_like"], v["droprange_count_ms.delete_like"],
+			   v["droprange_count_entries.delete_like"],
+			   v["droprange_count_first_ms.native_delete"], v["droprange_count_ms.native_delete"],
+			   rfmt(v["droprange_ratio.count_first_foreign_native"] + 0), rfmt(v["droprange_ratio.count_foreign_native"] + 0),
+			   v["droprange_rows_after"])
 	if (quick)
 		printf(" (A smoke run: the targets are about the 1,000,000-row run.)")
 	print ""

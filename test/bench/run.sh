@@ -18,6 +18,8 @@
 #                   QUICK 2); the tables show the median
 #   BENCH_ONLY=counters  only the counter workload, its results printed
 #                   (no raw LevelDB, no load, no report)
+#   BENCH_ONLY=droprange  the same for the row range drop workload (it
+#                   loads its own copies of the SCALE rows)
 #   BENCH_OUT       a directory for the results (default
 #                   /tmp/widecolumn_fdw-bench): performance.md, results.txt,
 #                   runs.txt, pgbench logs, plans, check outputs
@@ -82,6 +84,42 @@ inside() {
 	sql() {
 		psql -X -q -At -v ON_ERROR_STOP=1 "$@"
 	}
+	locs="ARRAY['us-west2', 'us-east1', 'us-central1', 'europe-west1', 'europe-north1', 'asia-south1', 'asia-east1', 'australia-southeast1', 'southamerica-east1', 'northamerica-northeast1']"
+	# The key functions of the balloon rows.
+	key_functions() {
+		cat <<-SQL
+		-- Row k (0 .. rows-1): location k / (100 ntimes), balloon 3600 + k / ntimes
+		-- % 100, the (k % ntimes)-th minute from 2021-03-05 00:00.  Only immutable
+		-- operations, so the planner inlines it and folds it into a constant
+		-- under custom plans.  test/bench/raw_leveldb.c makes the same keys.
+		CREATE FUNCTION bench_key(k bigint) RETURNS text
+		LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+		SELECT ($locs)[k / (100 * $NT) + 1] || '#' || (3600 + k / $NT % 100)::text
+		    || '#2021-03-' || lpad((5 + k % $NT / 1440)::text, 2, '0')
+		    || '-' || lpad((k % $NT % 1440 / 60 * 100 + k % $NT % 60)::text, 4, '0')
+		\$\$;
+		-- 'location#balloon#' of location l (0-9) and balloon 3600 + b (b 0-99).
+		CREATE FUNCTION bench_prefix(l int, b int) RETURNS text
+		LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+		SELECT ($locs)[l + 1] || '#' || (3600 + b)::text || '#'
+		\$\$;
+		-- Keys of inserted rows: balloons 9000-9099, never loaded.
+		CREATE FUNCTION bench_new_key(l int, b int, r bigint) RETURNS text
+		LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
+		SELECT ($locs)[l + 1] || '#' || (9000 + b)::text || '#' || lpad(r::text, 12, '0')
+		\$\$;
+		SQL
+	}
+	# The SELECT of the balloon rows (the load and droprange's copies).
+	balloon_rows() {
+		cat <<-SQL
+		SELECT bench_key(k), 94000 + (b * 37 + t) % 900,
+		       ((b * 7 + t) % 700)::float8 / 10 - 50, ((b + t * 3) % 1000)::float8 / 10,
+		       (1000 + (b * 13 + t * 7) % 30000)::float8
+		FROM generate_series(0, $SCALE - 1) k,
+		     LATERAL (SELECT k / $NT % 100 AS b, k % $NT AS t) x
+		SQL
+	}
 
 	put pg_version "$(sql -c 'SHOW server_version' | sed 's/ .*//')"
 	if [ "${BENCH_ONLY:-}" = counters ]; then
@@ -90,11 +128,15 @@ inside() {
 		counter_workload
 		return
 	fi
+	if [ "${BENCH_ONLY:-}" = droprange ]; then
+		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
+		droprange_workload
+		return
+	fi
 	put pg_settings "$(sql -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'jit', 'plan_cache_mode', 'max_parallel_workers_per_gather', 'shared_preload_libraries')")"
 	datadir=$(sql -c 'SHOW data_directory')
 
 	say "creating the tables and the key functions"
-	locs="ARRAY['us-west2', 'us-east1', 'us-central1', 'europe-west1', 'europe-north1', 'asia-south1', 'asia-east1', 'australia-southeast1', 'southamerica-east1', 'northamerica-northeast1']"
 	sql <<-SQL
 	CREATE EXTENSION widecolumn_fdw;
 	$(foreign_balloon balloon wc)
@@ -105,26 +147,7 @@ inside() {
 	    humidity float8,
 	    altitude float8
 	);
-	-- Row k (0 .. rows-1): location k / (100 ntimes), balloon 3600 + k / ntimes
-	-- % 100, the (k % ntimes)-th minute from 2021-03-05 00:00.  Only immutable
-	-- operations, so the planner inlines it and folds it into a constant
-	-- under custom plans.  test/bench/raw_leveldb.c makes the same keys.
-	CREATE FUNCTION bench_key(k bigint) RETURNS text
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
-	SELECT ($locs)[k / (100 * $NT) + 1] || '#' || (3600 + k / $NT % 100)::text
-	    || '#2021-03-' || lpad((5 + k % $NT / 1440)::text, 2, '0')
-	    || '-' || lpad((k % $NT % 1440 / 60 * 100 + k % $NT % 60)::text, 4, '0')
-	\$\$;
-	-- 'location#balloon#' of location l (0-9) and balloon 3600 + b (b 0-99).
-	CREATE FUNCTION bench_prefix(l int, b int) RETURNS text
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
-	SELECT ($locs)[l + 1] || '#' || (3600 + b)::text || '#'
-	\$\$;
-	-- Keys of inserted rows: balloons 9000-9099, never loaded.
-	CREATE FUNCTION bench_new_key(l int, b int, r bigint) RETURNS text
-	LANGUAGE sql IMMUTABLE PARALLEL SAFE AS \$\$
-	SELECT ($locs)[l + 1] || '#' || (9000 + b)::text || '#' || lpad(r::text, 12, '0')
-	\$\$;
+	$(key_functions)
 	SQL
 	srvdir=$(sql -c "SELECT d.oid || '-' || s.oid FROM pg_database d, pg_foreign_server s WHERE d.datname = current_database() AND s.srvname = 'wc'")
 	ldb=$datadir/widecolumn_fdw/$srvdir
@@ -132,13 +155,7 @@ inside() {
 	say "generating $SCALE rows"
 	data=$WORK/balloon.tsv
 	sql <<-SQL
-	COPY (
-	    SELECT bench_key(k), 94000 + (b * 37 + t) % 900,
-	           ((b * 7 + t) % 700)::float8 / 10 - 50, ((b + t * 3) % 1000)::float8 / 10,
-	           (1000 + (b * 13 + t * 7) % 30000)::float8
-	    FROM generate_series(0, $SCALE - 1) k,
-	         LATERAL (SELECT k / $NT % 100 AS b, k % $NT AS t) x
-	) TO '$data';
+	COPY ($(balloon_rows)) TO '$data';
 	SQL
 
 	# COPY, timed by psql (the statement, its commit included), in ROUNDS
@@ -394,6 +411,7 @@ inside() {
 
 	map_workload
 	counter_workload
+	droprange_workload
 	# A cells-layout table's range read of 1,000 versions: the newest 1,000
 	# of a cell of 2,000 (a timestamp range), beside raw LevelDB reading the
 	# same 1,000 entries (raw_leveldb versions, before the cluster starts).
@@ -547,6 +565,132 @@ counter_workload() {
 	sql -c "DROP SERVER wc_counters CASCADE" -c "DROP TABLE counters_native" >/dev/null
 }
 
+# Dropping a tenth of the rows (issue 17): the prefix of the first
+# location, 'us-west2#', holds SCALE / 10 rows.  Three fresh copies of the
+# balloon rows (two foreign tables, each on a server of its own, and a
+# native table with a primary key on the "C"-collated key, so that the
+# native LIKE reads the index): the prefix dropped by drop_row_range, by
+# DELETE ... LIKE on the foreign table, by the same DELETE on the native
+# table; each timed by psql, COMMIT included, after a CHECKPOINT and a
+# sync; then a count(*) of the prefix on the table just emptied of it,
+# first and again.  The three tables must hold the same rows before and
+# after, or the bench stops.  Inside the cluster.
+droprange_workload() {
+	p=$(sql -c "SELECT ($locs)[1] || '#'")
+	tenth=$((SCALE / 10))
+	say "workload droprange: '$p%', $tenth of $SCALE rows, dropped three ways"
+	sql -c "COPY ($(balloon_rows)) TO '$WORK/drop.tsv'"
+	sql <<-SQL
+	$(foreign_balloon drop_range wc_drop_range)
+	$(foreign_balloon drop_like wc_drop_like)
+	CREATE TABLE drop_native (
+	    rowkey   text COLLATE "C" PRIMARY KEY,
+	    pressure bigint,
+	    temp     float8,
+	    humidity float8,
+	    altitude float8
+	);
+	COPY drop_range FROM '$WORK/drop.tsv';
+	COPY drop_like FROM '$WORK/drop.tsv';
+	COPY drop_native FROM '$WORK/drop.tsv';
+	VACUUM (ANALYZE) drop_native;
+	SQL
+	rm -f "$WORK/drop.tsv"
+	# rows, rows of the prefix, and a sum over the rows: equal on the three
+	contents() {
+		sql -c "SELECT count(*), count(*) FILTER (WHERE rowkey LIKE '$p%'), sum(pressure) FROM $1"
+	}
+	same() {	# what, expected rows|prefix rows
+		a=$(contents drop_native)
+		for t in drop_range drop_like; do
+			b=$(contents $t)
+			if [ "$a" != "$b" ] || [ "${a%|*}" != "$2" ]; then
+				say "MISMATCH $1: drop_native has $a, $t has $b (rows|prefix rows|sum; expected $2|...)"
+				exit 1
+			fi
+		done
+		put "droprange_rows_$1" "$a"
+	}
+	same before "$SCALE|$tenth"
+	# Which path the DELETE takes: row by row (a Foreign Scan feeding the
+	# Foreign Delete) or drop_row_range's (no scan).
+	sql -c "EXPLAIN (COSTS OFF) DELETE FROM drop_like WHERE rowkey LIKE '$p%'" >"$OUT/explain.droprange_delete.txt"
+	if grep -q 'Foreign Scan' "$OUT/explain.droprange_delete.txt"; then
+		put droprange_delete_path "row by row"
+	else
+		put droprange_delete_path "row range drop"
+	fi
+	put droprange_delete_plan "$(sed 's/^ *\(-> *\)\{0,1\}//' "$OUT/explain.droprange_delete.txt" | paste -sd '/' | sed 's|/| / |g')"
+	# statements from stdin under \timing into $OUT/droprange.$1.log: ms,
+	# the sum of their times
+	timed() {
+		sql -c CHECKPOINT
+		sync
+		{ printf '%s\n' '\timing on'; cat; } | sql >"$OUT/droprange.$1.log" 2>&1 || {
+			cat "$OUT/droprange.$1.log" >&2
+			say "droprange: $1 failed"
+			exit 1
+		}
+		ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/droprange.$1.log" | awk '{ s += $1 } END { printf "%.3f", s }')
+	}
+	# The prefix counted on table $2 after the drop $1: once, right after
+	# the drop (first), then 5 times more (their median: count).
+	count_after() {
+		printf "SELECT count(*) FROM $2 WHERE rowkey LIKE '$p%%';\n%.0s" 1 2 3 4 5 6 >"$WORK/drop_count.sql"
+		timed "count.$1" <"$WORK/drop_count.sql"
+		if [ "$(grep -v '^Time:' "$OUT/droprange.count.$1.log" | sort -u)" != 0 ]; then
+			say "MISMATCH: the count of '$p%' on $2 after $1 is not 0 (see $OUT/droprange.count.$1.log)"
+			exit 1
+		fi
+		times=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/droprange.count.$1.log")
+		first=$(echo "$times" | sed -n 1p)
+		count=$(echo "$times" | sed 1d | sort -n | sed -n 3p)
+		put "droprange_count_first_ms.$1" "$first"
+		put "droprange_count_ms.$1" "$count"
+		if [ "$2" = drop_native ]; then opts="ANALYZE, COSTS OFF, BUFFERS"; else opts="ANALYZE, COSTS OFF"; fi
+		sql -c "EXPLAIN ($opts) SELECT count(*) FROM $2 WHERE rowkey LIKE '$p%'" >"$OUT/explain.droprange_count.$1.txt"
+		[ "$2" = drop_native ] ||
+			put "droprange_count_entries.$1" "$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.droprange_count.$1.txt")"
+	}
+	put droprange_prefix "$p%"
+	timed drop_row_range <<-SQL
+	BEGIN;
+	SELECT widecolumn.drop_row_range('drop_range', '$p');
+	COMMIT;
+	SQL
+	put droprange_ms.drop_row_range "$ms"
+	drop_ms=$ms
+	count_after drop_row_range drop_range
+	drop_count=$count drop_count_first=$first
+	timed delete_like <<-SQL
+	BEGIN;
+	DELETE FROM drop_like WHERE rowkey LIKE '$p%';
+	COMMIT;
+	SQL
+	put droprange_ms.delete_like "$ms"
+	like_ms=$ms
+	count_after delete_like drop_like
+	timed native_delete <<-SQL
+	BEGIN;
+	DELETE FROM drop_native WHERE rowkey LIKE '$p%';
+	COMMIT;
+	SQL
+	put droprange_ms.native_delete "$ms"
+	native_ms=$ms
+	count_after native_delete drop_native
+	same after "$((SCALE - tenth))|0"
+	# time ÷ time: below 1, the foreign table is faster
+	awk -v a="$drop_ms" -v b="$like_ms" -v n="$native_ms" -v c="$drop_count" -v cn="$count" \
+		-v cf="$drop_count_first" -v cfn="$first" 'BEGIN {
+		printf "droprange_ratio.drop_row_range_native_delete %.4f\n", a / n
+		printf "droprange_ratio.delete_like_native_delete %.4f\n", b / n
+		printf "droprange_ratio.count_foreign_native %.4f\n", c / cn
+		printf "droprange_ratio.count_first_foreign_native %.4f\n", cf / cfn
+	}' >>"$res"
+	sql -c "SET client_min_messages = warning" -c "DROP SERVER wc_drop_range CASCADE" \
+		-c "DROP SERVER wc_drop_like CASCADE" -c "DROP TABLE drop_native" >/dev/null
+}
+
 # A point read of a row whose map column has 100 qualifiers (issue 16),
 # beside raw LevelDB's seek and read of the same 100 cells (raw_leveldb map):
 # 1,000 such rows, a random one each transaction.  Inside the cluster.
@@ -627,14 +771,15 @@ mkdir -p "$OUT"
 rm -rf "$OUT/pgbench"
 rm -f "$OUT/results.txt" "$OUT/runs.txt" "$OUT/raw.txt" "$OUT/raw.scattered.txt" \
 	"$OUT"/explain.*.txt "$OUT"/check.*.out "$OUT/check.diff" "$OUT"/copy.*.log \
-	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md"
+	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md" \
+	"$OUT"/droprange.*.log
 WORK=$(mktemp -d /tmp/wcbench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 export SCALE NT SECONDS_PER_RUN ROUNDS FULLSCAN_TX OUT WORK
 res=$OUT/results.txt
 started=$(date +%s)
 
-if [ "${BENCH_ONLY:-}" = counters ]; then
+if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ]; then
 	export BENCH_ONLY
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
