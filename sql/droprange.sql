@@ -108,9 +108,10 @@ SELECT count(*), widecolumn.drop_row_range('dr', 'c#001') FROM dr WHERE rowkey L
 SELECT count(*) FROM dr WHERE rowkey LIKE 'c#001%';
 DELETE FROM dr_native WHERE rowkey LIKE 'c#001%';
 
--- DELETE by row-key ranges alone (a point, IN, a prefix, a range) takes the
+-- DELETE by row-key ranges alone (a prefix, a range, no WHERE) takes the
 -- same path: the ranges are dropped, and the count (psql's ROW_COUNT) is of
--- the rows the statement saw.
+-- the rows the statement saw.  Keys alone (=, IN) are deleted row by row,
+-- locking only their rows.
 EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#02%';
 DELETE FROM dr WHERE rowkey LIKE 'c#02%';
 \echo deleted :ROW_COUNT
@@ -132,20 +133,20 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) DELETE FROM dr WHERE rowke
 SELECT count(*) FROM dr WHERE rowkey LIKE 'c#05%';
 ROLLBACK;
 SELECT count(*) FROM dr WHERE rowkey LIKE 'c#05%';
--- with a parameter, in a generic plan too
-PREPARE del_one(text) AS DELETE FROM dr WHERE rowkey = $1;
+-- with parameters, in a generic plan too
+PREPARE del_range(text, text) AS DELETE FROM dr WHERE rowkey >= $1 AND rowkey < $2;
 SET plan_cache_mode = force_generic_plan;
-EXPLAIN (COSTS OFF) EXECUTE del_one('c#0600');
-EXECUTE del_one('c#0600');
+EXPLAIN (COSTS OFF) EXECUTE del_range('c#0600', 'c#0602');
+EXECUTE del_range('c#0600', 'c#0602');
 \echo deleted :ROW_COUNT
-EXECUTE del_one('c#0601');
-EXECUTE del_one('nosuch');
+EXECUTE del_range('nosuch', 'nosuch~');
 \echo deleted :ROW_COUNT
 RESET plan_cache_mode;
 DELETE FROM dr_native WHERE rowkey IN ('c#0600', 'c#0601');
+EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey = 'c#0400' OR rowkey IN ('c#0402', 'c#0404');
 SELECT * FROM dr_diff;
--- anything more than ranges is a DELETE row by row, as before: RETURNING,
--- another condition, a LIKE with wildcards inside, a row trigger
+-- so is anything more than ranges: RETURNING, another condition, a LIKE
+-- with wildcards inside, a row trigger
 EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#07%' RETURNING rowkey;
 EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#07%' AND v > 705;
 EXPLAIN (COSTS OFF) DELETE FROM dr WHERE rowkey LIKE 'c#07_1';

@@ -4,9 +4,9 @@
  *	  DELETE by row-key ranges alone, done as drop_row_range does it: one
  *	  drop per range (rowdrop.c), not a tombstone per row.
  *
- * A DELETE whose rows are exactly a set of row-key ranges (a point, IN, a
- * prefix, a range, or no WHERE at all), with no other condition, no
- * RETURNING and no row trigger (PostgreSQL checks that before it asks),
+ * A DELETE whose rows are exactly a set of row-key ranges (a prefix, a
+ * range, or no WHERE at all; with keys as well), with no other condition,
+ * no RETURNING and no row trigger (PostgreSQL checks that before it asks),
  * is planned as a direct modification: the foreign scan that would hand
  * the ModifyTable its rows instead counts them, for the command's row
  * count, and then drops its ranges in the transaction.  Counting reads a
@@ -14,8 +14,10 @@
  * row also locks and rereads each row and writes a tombstone for it.
  *
  * What such a DELETE removes is what drop_row_range does: every row of the
- * ranges as of its COMMIT, including rows other sessions commit into them
- * before then (README, "Dropping row ranges").
+ * ranges as of its COMMIT, including rows other sessions INSERT into them
+ * and commit before then (README, "Dropping row ranges").  Like
+ * drop_row_range it locks every row of the table (rowlock.c), so an UPDATE,
+ * DELETE or SELECT ... FOR UPDATE of another session waits for it.
  *
  *-------------------------------------------------------------------------
  */
@@ -94,6 +96,34 @@ likes_are_prefixes(List *cond, List *exprs, bool bytes)
 }
 
 /*
+ * Does the key condition select a range of keys, not only single keys?  A
+ * DELETE of a few rows by their keys stays one row at a time: it locks
+ * only those rows, where a drop locks every row of the table.
+ */
+static bool
+has_range(List *node)
+{
+	ListCell   *lc;
+
+	if (node == NIL)
+		return true;			/* the whole table */
+	switch (intVal(linitial(node)))
+	{
+		case WC_KEY_AND:
+		case WC_KEY_OR:
+			for_each_from(lc, node, 1)
+				if (has_range(lfirst(lc)))
+					return true;
+			return false;
+		case WC_KEY_EQ:
+		case WC_KEY_IN:
+			return false;
+		default:
+			return true;
+	}
+}
+
+/*
  * wc_plan_range_delete
  *		PlanDirectModify for a mapped-layout table: true if the DELETE is by
  *		row-key ranges alone.
@@ -111,7 +141,8 @@ wc_plan_range_delete(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	if (fscan == NULL || fscan->scan.plan.qual != NIL)
 		return false;
 	t = wc_get_table(planner_rt_fetch(resultRelation, root)->relid);
-	if (!likes_are_prefixes(list_nth(fscan->fdw_private, WcScanPrivateCond), fscan->fdw_exprs,
+	if (!has_range(list_nth(fscan->fdw_private, WcScanPrivateCond)) ||
+		!likes_are_prefixes(list_nth(fscan->fdw_private, WcScanPrivateCond), fscan->fdw_exprs,
 							t->nparts == 0 &&
 							t->cols[t->rowkey_attnum - 1].type == BYTEAOID))
 		return false;
@@ -130,8 +161,11 @@ wcBeginDirectModify(ForeignScanState *node, int eflags)
 	/* the scan's state, as it would read the rows (cellroute.c routes it) */
 	node->fdwroutine->BeginForeignScan(node, eflags);
 	ss = node->fdw_state;
-	if (ss != NULL)
-		ss->lock_rows = false;	/* nothing is read for a row's sake */
+	if (ss == NULL)
+		return;					/* EXPLAIN */
+	/* every row locked at once, before the rows are counted (rowlock.c) */
+	wc_txn_lock_all_rows(ss->table);
+	ss->lock_rows = false;
 }
 
 /*

@@ -88,6 +88,7 @@ wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t
 
 	PreventCommandIfReadOnly("widecolumn.drop_row_range()");
 	wc_as_of_forbid(false);
+	wc_txn_lock_all_rows(t);
 
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	d = palloc0(sizeof(WcTxnRowDrop));

@@ -61,6 +61,32 @@ lock_not_available(LockWaitPolicy wait, const char *relname)
 }
 
 /*
+ * What this transaction holds of the table hashed th (its lock tag tag):
+ * the RowExclusiveLock is taken the first time.  NULL if dont_wait and it
+ * is not to be had.
+ */
+static WcTableLocks *
+table_entry(uint64 th, LOCKTAG *tag, bool dont_wait)
+{
+	ListCell   *lc;
+	WcTableLocks *tl;
+	MemoryContext old;
+
+	foreach(lc, table_locks)
+		if (((WcTableLocks *) lfirst(lc))->table == th)
+			return lfirst(lc);
+	if (LockAcquire(tag, RowExclusiveLock, false, dont_wait) == LOCKACQUIRE_NOT_AVAIL)
+		return NULL;
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	tl = palloc0(sizeof(WcTableLocks));
+	tl->table = th;
+	tl->subid = GetCurrentSubTransactionId();
+	table_locks = lappend(table_locks, tl);
+	MemoryContextSwitchTo(old);
+	return tl;
+}
+
+/*
  * wc_txn_lock_row
  *		Lock a row of t in mode until the transaction ends.
  *
@@ -79,26 +105,12 @@ wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 	uint64		rh;
 	LOCKTAG		tag;
 	WcTableLocks *tl = NULL;
-	ListCell   *lc;
 	bool		dont_wait = wait != LockWaitBlock;
 
-	foreach(lc, table_locks)
-		if (((WcTableLocks *) lfirst(lc))->table == th)
-			tl = lfirst(lc);
 	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
+	tl = table_entry(th, &tag, dont_wait);
 	if (tl == NULL)
-	{
-		MemoryContext old;
-
-		if (LockAcquire(&tag, RowExclusiveLock, false, dont_wait) == LOCKACQUIRE_NOT_AVAIL)
-			return lock_not_available(wait, t->relname);
-		old = MemoryContextSwitchTo(TopTransactionContext);
-		tl = palloc0(sizeof(WcTableLocks));
-		tl->table = th;
-		tl->subid = GetCurrentSubTransactionId();
-		table_locks = lappend(table_locks, tl);
-		MemoryContextSwitchTo(old);
-	}
+		return lock_not_available(wait, t->relname);
 	if (tl->exclusive)
 		return true;
 	if (tl->rows >= WC_ROW_LOCKS_PER_TABLE && tl->rows % WC_ROW_LOCKS_PER_TABLE == 0 &&
@@ -129,6 +141,31 @@ wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 			break;
 	}
 	return true;
+}
+
+/*
+ * wc_txn_lock_all_rows
+ *		Lock every row of t, those to come too, until the transaction ends:
+ *		the ExclusiveLock on the table a transaction that has locked many
+ *		rows takes (above), waited for.  drop_row_range (rowdrop.c) drops
+ *		rows it does not read one by one; so an UPDATE or DELETE of one of
+ *		them waits for it, and then finds it gone, as it would after a
+ *		DELETE of the row.
+ */
+void
+wc_txn_lock_all_rows(WcTable *t)
+{
+	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
+	LOCKTAG		tag;
+	WcTableLocks *tl;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
+	tl = table_entry(th, &tag, false);
+	if (tl->exclusive)
+		return;
+	(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	tl->exclusive = true;
+	tl->exclusive_subid = GetCurrentSubTransactionId();
 }
 
 /*
