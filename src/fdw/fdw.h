@@ -36,11 +36,13 @@
 #define WC_META_DROPPED_FAMILY	"dropped:"
 
 /*
- * The family of those cells, and the qualifier prefix of drop_row_range's
- * (rowdrop.c): its range follows, escape(start) escape(end).
+ * The family of those cells, and the qualifier prefixes of drop_row_range's
+ * and of a range DELETE's (rowdrop.c): the range follows, escape(start)
+ * escape(end).
  */
 #define WC_META_FAMILY			"wc"
 #define WC_META_DROPPED_ROWS	"dropped_rows:"
+#define WC_META_DELETED_ROWS	"deleted_rows:"	/* a range DELETE's */
 
 /* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
@@ -156,7 +158,7 @@ extern WcTable *wc_table_arg(FunctionCallInfo fcinfo, AclMode mode);
 /* rowdrop.c: drop_row_range, and what its transaction reads */
 struct WcTxnTable;
 extern void wc_rowdrop(WcTable *t, const uint8 *start, size_t slen,
-					   const uint8 *end, size_t elen);
+					   const uint8 *end, size_t elen, bool tombstone);
 extern uint32 wc_rowdrop_dropped_at(struct WcTxnTable *tt, const uint8 *key, size_t len,
 									uint32 horizon);
 extern bool wc_rowdrop_any(void);

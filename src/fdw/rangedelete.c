@@ -13,9 +13,11 @@
  * row's first entry (the scan asks for no cell), where a DELETE row by
  * row also locks and rereads each row and writes a tombstone for it.
  *
- * What such a DELETE removes is what drop_row_range does: every row of the
- * ranges as of its COMMIT, including rows other sessions INSERT into them
- * and commit before then (README, "Dropping row ranges").  Like
+ * What such a DELETE removes is every row of the ranges as of its COMMIT,
+ * including rows other sessions INSERT into them and commit before then
+ * (README, "Dropping row ranges"); unlike drop_row_range, it removes them
+ * as a row tombstone on each would, so that a read as of an earlier time
+ * still finds the versions the policies keep.  Like
  * drop_row_range it locks every row of the table (rowlock.c), so an UPDATE,
  * DELETE or SELECT ... FOR UPDATE of another session waits for it.
  *
@@ -229,7 +231,7 @@ wcIterateDirectModify(ForeignScanState *node)
 		uint8	   *start = bound_row_key(ss->table, r->start, r->start_len, &slen);
 		uint8	   *end = bound_row_key(ss->table, r->end, r->end_len, &elen);
 
-		wc_rowdrop(ss->table, start, slen, end, elen);
+		wc_rowdrop(ss->table, start, slen, end, elen, true);
 	}
 	ss->ranges_dropped = true;
 

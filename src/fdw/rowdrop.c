@@ -6,7 +6,8 @@
  *	  reads and commits.
  *
  * A drop is one cell of the table's row in the table of families
- * (docs/format.md, "Dropped row ranges"), wc:dropped_rows:<range>, written
+ * (docs/format.md, "Dropped row ranges"), wc:dropped_rows:<range> (for a
+ * DELETE by row-key ranges, rangedelete.c, wc:deleted_rows:<range>), written
  * through the transaction's log as drop_family's marker is: rolled back
  * with the transaction, seen by others from its COMMIT on, when its
  * version, the commit's time, hides every older entry of the range
@@ -52,15 +53,17 @@ typedef struct WcTxnRowDrop
 
 static List *txn_drops = NIL;	/* in TopTransactionContext */
 
-/* The cell of a drop: wc:dropped_rows:escape(start)escape(end). */
+/*
+ * The cell of a drop, wc:dropped_rows:escape(start)escape(end), or of a
+ * range DELETE's tombstone, wc:deleted_rows:...
+ */
 static uint8 *
-drop_famqual(const uint8 *start, size_t slen, const uint8 *end, size_t elen,
-			 size_t *len)
+drop_famqual(const char *prefix, const uint8 *start, size_t slen, const uint8 *end,
+			 size_t elen, size_t *len)
 {
-	static const char prefix[] = WC_META_DROPPED_ROWS;
-	size_t		qcap = sizeof(prefix) + WC_ESCAPED_MAX(slen) + WC_ESCAPED_MAX(elen);
+	size_t		qcap = strlen(prefix) + WC_ESCAPED_MAX(slen) + WC_ESCAPED_MAX(elen);
 	uint8	   *q = palloc(qcap);
-	size_t		qlen = sizeof(prefix) - 1;
+	size_t		qlen = strlen(prefix);
 	uint8	   *fq = palloc(WC_ESCAPED_MAX(2) + WC_ESCAPED_MAX(qcap));
 
 	memcpy(q, prefix, qlen);
@@ -76,10 +79,14 @@ drop_famqual(const uint8 *start, size_t slen, const uint8 *end, size_t elen,
  * wc_rowdrop
  *		Drop the rows of t's stored table whose keys are in [start, end)
  *		(end NULL: to the table's end), in every family, in this
- *		transaction.
+ *		transaction: for drop_row_range, every version of them; with
+ *		tombstone (a DELETE), as a row tombstone on each row would, so that
+ *		reads as of an earlier time still find the versions the policies
+ *		keep.
  */
 void
-wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t elen)
+wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t elen,
+		   bool tombstone)
 {
 	WcTable    *meta = wc_get_meta_table(t->serverid);
 	WcTxnCell	cell;
@@ -115,7 +122,8 @@ wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t
 	MemoryContextSwitchTo(old);
 
 	memset(&cell, 0, sizeof(cell));
-	cell.famqual = drop_famqual(start, slen, end, elen, &cell.famqual_len);
+	cell.famqual = drop_famqual(tombstone ? WC_META_DELETED_ROWS : WC_META_DROPPED_ROWS,
+								start, slen, end, elen, &cell.famqual_len);
 	cell.value = (const uint8 *) "";
 	cell.value_len = 0;
 	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) t->table,
@@ -161,7 +169,7 @@ wc_drop_row_range(PG_FUNCTION_ARGS)
 	slen = len;
 	if (wc_successor(succ, &slen) != 0)
 		succ = NULL;
-	wc_rowdrop(t, p, len, succ, slen);
+	wc_rowdrop(t, p, len, succ, slen, false);
 	PG_RETURN_VOID();
 }
 

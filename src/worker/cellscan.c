@@ -58,7 +58,8 @@ typedef struct WcRowState
 	uint64		cell_versions;	/* its versions seen so far */
 	const WcGcPolicy *policy;	/* its family's, or NULL */
 	uint64		dropped;		/* its versions older than this are gone */
-	uint64		range_dropped;	/* the row's, by drop_row_range (rowdrops.c) */
+	uint64		range_dropped;	/* the row's, by drop_row_range or a range
+								 * DELETE (rowdrops.c) */
 	/* an aggregate family's cell whose merges are being folded (fold_entry) */
 	bool		folding;		/* its value is the fold, sent at its end */
 	bool		fold_closed;	/* its older entries are not part of it */
@@ -247,7 +248,7 @@ skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
 		in[i].end.data = s->ends[i].p;
 		in[i].end.len = s->ends[i].len;
 	}
-	r.nranges = wc_rowdrops_subtract(&s->meta, in, s->nranges, &r.ranges);
+	r.nranges = wc_rowdrops_subtract(&s->meta, s->as_of, in, s->nranges, &r.ranges);
 	s->nranges = r.nranges;
 	s->starts = palloc(sizeof(WcSlice) * (r.nranges + 1));
 	s->ends = palloc(sizeof(WcSlice) * (r.nranges + 1));
@@ -375,7 +376,8 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->live = false;
 	row->tomb_ts = 0;
 	row->version = 0;
-	row->range_dropped = s->meta.nrowdrops > 0 ? wc_rowdrops_row(&s->meta, k, rowend) : 0;
+	row->range_dropped = s->meta.nrowdrops > 0 ?
+		wc_rowdrops_row(&s->meta, k, rowend, WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS, s->as_of) : 0;
 	row->have_last = false;
 	row->folding = false;
 	for (int i = 0; i < s->nfams; i++)
@@ -443,7 +445,9 @@ version_policy(void *arg, const uint8 *row, size_t rowlen, size_t fqlen, uint64 
 
 	*dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
 	if (s->meta.nrowdrops > 0)
-		*dropped = Max(*dropped, wc_rowdrops_row(&s->meta, row, rowlen));
+		*dropped = Max(*dropped, wc_rowdrops_row(&s->meta, row, rowlen,
+												 WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS,
+												 s->as_of));
 	return fm && fm->has_policy ? &fm->policy : NULL;
 }
 

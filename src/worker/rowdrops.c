@@ -9,10 +9,14 @@
  * (docs/format.md, "Dropped row ranges"), wc:dropped_rows:<range>, whose
  * version is the drop's commit time: every entry of the range older than
  * that is gone, as for drop_table, at the cost of one entry however many
- * rows the range holds.  A read could hide those entries one by one, but
+ * rows the range holds.  A DELETE of row-key ranges leaves
+ * wc:deleted_rows:<range> instead, a row tombstone on every row of the
+ * range: it hides the older entries from reads as of its time on, and the
+ * sweep keeps what the policies keep behind it, as behind a row's own.  A read could hide those entries one by one, but
  * then a scan across a dropped range would still read them all.  So the
  * first commit that writes a value into a dropped range also writes
- * wc:dropped_rows_refilled:<range>: while a range has no such mark newer
+ * wc:dropped_rows_refilled:<range> (wc:deleted_rows_refilled:<range>):
+ * while a range has no such mark newer
  * than its drop, every entry in it is older than the drop, and a scan
  * leaves the whole range out of its key ranges (wc_rowdrops_subtract);
  * after one, the scan reads the range and hides the older entries row by
@@ -34,9 +38,40 @@
 #include "common/keycodec.h"
 #include "worker/worker.h"
 
-/* The qualifiers of the two cells, before the range. */
-static const char dropped_rows[] = "dropped_rows:";
-static const char refilled_rows[] = "dropped_rows_refilled:";
+/*
+ * The qualifiers of the cells, before the range: drop_row_range's drop, a
+ * DELETE's range tombstone, and the refill marks of each.
+ */
+typedef struct WcRangeCell
+{
+	const char *prefix;
+	bool		tombstone;
+	bool		refill;
+} WcRangeCell;
+
+static const WcRangeCell range_cells[] = {
+	{"dropped_rows:", false, false},
+	{"dropped_rows_refilled:", false, true},
+	{"deleted_rows:", true, false},
+	{"deleted_rows_refilled:", true, true},
+};
+
+/* Which of range_cells a qualifier is (its prefix's length in *skip); NULL: none. */
+static const WcRangeCell *
+range_cell(const uint8 *qual, size_t qlen, size_t *skip)
+{
+	for (int i = 0; i < lengthof(range_cells); i++)
+	{
+		size_t		n = strlen(range_cells[i].prefix);
+
+		if (qlen > n && memcmp(qual, range_cells[i].prefix, n) == 0)
+		{
+			*skip = n;
+			return &range_cells[i];
+		}
+	}
+	return NULL;
+}
 
 /* A table's drops, as the commits know them. */
 typedef struct WcCachedTable
@@ -78,8 +113,8 @@ void
 wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
 				const uint8 *qual, size_t qlen, uint64 ts)
 {
-	bool		refill;
 	size_t		skip;
+	const WcRangeCell *kind = range_cell(qual, qlen, &skip);
 	const uint8 *range;
 	size_t		rlen;
 	uint8	   *bound;
@@ -89,22 +124,16 @@ wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
 				elen;
 	WcRowDrop  *d;
 
-	if (qlen > sizeof(refilled_rows) - 1 &&
-		memcmp(qual, refilled_rows, sizeof(refilled_rows) - 1) == 0)
-		refill = true;
-	else if (qlen > sizeof(dropped_rows) - 1 &&
-			 memcmp(qual, dropped_rows, sizeof(dropped_rows) - 1) == 0)
-		refill = false;
-	else
+	if (kind == NULL)
 		return;
-	skip = refill ? sizeof(refilled_rows) - 1 : sizeof(dropped_rows) - 1;
 	range = qual + skip;
 	rlen = qlen - skip;
 
-	if (refill)
+	if (kind->refill)
 	{
 		for (int i = 0; i < m->nrowdrops; i++)
-			if (m->rowdrops[i].qualifier.len == rlen &&
+			if (m->rowdrops[i].tombstone == kind->tombstone &&
+				m->rowdrops[i].qualifier.len == rlen &&
 				memcmp(m->rowdrops[i].qualifier.data, range, rlen) == 0)
 				m->rowdrops[i].refilled = ts;
 		return;
@@ -119,6 +148,7 @@ wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
 		repalloc(m->rowdrops, sizeof(WcRowDrop) * (m->nrowdrops + 1));
 	d = &m->rowdrops[m->nrowdrops++];
 	memset(d, 0, sizeof(*d));
+	d->tombstone = kind->tombstone;
 	d->dropped = ts;
 	d->qualifier = bytes_copy(range, rlen);
 
@@ -155,11 +185,24 @@ wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
 	pfree(bound);
 }
 
-/* A drop whose range no entry newer than the drop is in. */
+/*
+ * Does d hide what is older than it from a read as of as_of (0: now)?  A
+ * drop does at any time, a range tombstone from its time on.
+ */
 static bool
-skippable(const WcRowDrop *d)
+applies(const WcRowDrop *d, int kinds, uint64 as_of)
 {
-	return d->refilled < d->dropped;
+	if (d->tombstone)
+		return (kinds & WC_ROWDROP_TOMBS) != 0 && (as_of == 0 || d->dropped <= as_of);
+	return (kinds & WC_ROWDROP_DROPS) != 0;
+}
+
+/* A drop that a read as of as_of needs none of the range of. */
+static bool
+skippable(const WcRowDrop *d, uint64 as_of)
+{
+	return d->refilled < d->dropped &&
+		applies(d, WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS, as_of);
 }
 
 static int
@@ -178,8 +221,8 @@ drop_cmp(const void *a, const void *b)
  *		never reads those.  Returns the number of ranges in *out.
  */
 int
-wc_rowdrops_subtract(const WcTableMeta *m, const WcWireRange *ranges, int nranges,
-					 WcWireRange **out)
+wc_rowdrops_subtract(const WcTableMeta *m, uint64 as_of, const WcWireRange *ranges,
+					 int nranges, WcWireRange **out)
 {
 	const WcRowDrop **drops;
 	int			ndrops = 0;
@@ -188,14 +231,14 @@ wc_rowdrops_subtract(const WcTableMeta *m, const WcWireRange *ranges, int nrange
 
 	*out = (WcWireRange *) ranges;
 	for (int i = 0; i < m->nrowdrops; i++)
-		if (skippable(&m->rowdrops[i]))
+		if (skippable(&m->rowdrops[i], as_of))
 			ndrops++;
 	if (ndrops == 0)
 		return nranges;
 	drops = palloc(sizeof(WcRowDrop *) * ndrops);
 	ndrops = 0;
 	for (int i = 0; i < m->nrowdrops; i++)
-		if (skippable(&m->rowdrops[i]))
+		if (skippable(&m->rowdrops[i], as_of))
 			drops[ndrops++] = &m->rowdrops[i];
 	qsort(drops, ndrops, sizeof(WcRowDrop *), drop_cmp);
 
@@ -249,18 +292,35 @@ in_range(const WcRowDrop *d, const uint8 *row, size_t rowlen)
 
 /*
  * wc_rowdrops_row
- *		The time of the latest drop of a range the row is in (0: none):
- *		its entries older than that are gone.
+ *		The time of the latest drop (of kinds) of a range the row is in that
+ *		a read as of as_of applies (0: none): the row's entries older than
+ *		that are gone for it.
  */
 uint64
-wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen)
+wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen, int kinds,
+				uint64 as_of)
 {
 	uint64		dropped = 0;
 
 	for (int i = 0; i < m->nrowdrops; i++)
-		if (m->rowdrops[i].dropped > dropped && in_range(&m->rowdrops[i], row, rowlen))
+		if (m->rowdrops[i].dropped > dropped && applies(&m->rowdrops[i], kinds, as_of) &&
+			in_range(&m->rowdrops[i], row, rowlen))
 			dropped = m->rowdrops[i].dropped;
 	return dropped;
+}
+
+/*
+ * wc_rowdrops_hiding
+ *		The sweep keeps an entry of the row at oldest_kept: the range
+ *		tombstones over it newer than that still hide something, and stay.
+ */
+void
+wc_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen, uint64 oldest_kept)
+{
+	for (int i = 0; i < m->nrowdrops; i++)
+		if (m->rowdrops[i].tombstone && m->rowdrops[i].dropped > oldest_kept &&
+			in_range(&m->rowdrops[i], row, rowlen))
+			m->rowdrops[i].hides = true;
 }
 
 /*
@@ -419,13 +479,15 @@ cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
 static void
 add_mark(StringInfo marks, const uint8 *table, size_t tlen, const WcRowDrop *d)
 {
-	uint8	   *q = palloc(sizeof(refilled_rows) - 1 + d->qualifier.len);
-	size_t		qlen = sizeof(refilled_rows) - 1 + d->qualifier.len;
+	const char *prefix = d->tombstone ? "deleted_rows_refilled:" : "dropped_rows_refilled:";
+	size_t		plen = strlen(prefix);
+	uint8	   *q = palloc(plen + d->qualifier.len);
+	size_t		qlen = plen + d->qualifier.len;
 	uint32		len;
 	StringInfoData key;
 
-	memcpy(q, refilled_rows, sizeof(refilled_rows) - 1);
-	memcpy(q + sizeof(refilled_rows) - 1, d->qualifier.data, d->qualifier.len);
+	memcpy(q, prefix, plen);
+	memcpy(q + plen, d->qualifier.data, d->qualifier.len);
 	initStringInfo(&key);
 	appendBinaryStringInfo(&key, (const char *) wc_meta_table, sizeof(wc_meta_table));
 	appendBinaryStringInfo(&key, (const char *) table, tlen);
@@ -461,7 +523,7 @@ wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen, uint64 ts,
 	{
 		WcRowDrop  *d = &t->drops[i];
 
-		if (skippable(d) && in_range(d, row, rowlen))
+		if (skippable(d, 0) && in_range(d, row, rowlen))
 		{
 			add_mark(marks, t->table, t->tlen, d);
 			d->refilled = ts;

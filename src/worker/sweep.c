@@ -64,6 +64,7 @@ int			wc_debug_crash_after_sweep_batches = 0;
 static const uint8 dropped_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', ':'};
 /* ... of drop_row_range's cells and their refill marks (rowdrops.c) */
 static const uint8 dropped_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', '_', 'r', 'o', 'w', 's'};
+static const uint8 deleted_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'e', 'l', 'e', 't', 'e', 'd', '_', 'r', 'o', 'w', 's'};
 
 struct WcSweep
 {
@@ -221,8 +222,16 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	resetStringInfo(&sw->pending);
 	resetStringInfo(&sw->rowtombs);
 	initStringInfo(&cell);
-	row_dropped = Max(sw->meta.dropped, sw->meta.nrowdrops > 0 ?
-					  wc_rowdrops_row(&sw->meta, k, rowlen) : 0);
+	row_dropped = sw->meta.dropped;
+	if (sw->meta.nrowdrops > 0)
+	{
+		/* a range DELETE's tombstone is the row's, one older than any */
+		row_dropped = Max(row_dropped, wc_rowdrops_row(&sw->meta, k, rowlen,
+													   WC_ROWDROP_DROPS, 0));
+		row_tomb = wc_rowdrops_row(&sw->meta, k, rowlen, WC_ROWDROP_TOMBS, 0);
+		if (row_tomb < row_dropped)
+			row_tomb = 0;
+	}
 
 	for (;;)
 	{
@@ -317,6 +326,10 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 		pending_delete(sw, &sw->pending, PG_UINT64_MAX);
 		/* a row tombstone no kept entry is older than hides nothing */
 		pending_delete(sw, &sw->rowtombs, oldest_kept);
+		/* the range tombstones the walk may remove at its end are these */
+		if (sw->start_meta.nrowdrops > 0)
+			wc_rowdrops_hiding(&sw->start_meta, (const uint8 *) sw->row.data, rowlen,
+							   oldest_kept);
 	}
 	pfree(cell.data);
 }
@@ -345,28 +358,33 @@ static bool
 range_marker_goes(const uint8 *fq, size_t fqlen, uint64 ts, const WcTableMeta *m,
 				  StringInfo kept)
 {
-	static const char refilled[] = "dropped_rows_refilled:";
 	uint8	   *q = palloc(fqlen);
 	size_t		consumed,
 				qlen;
+	bool		tombstone;
 	bool		refill;
 	size_t		skip;
 	bool		goes = false;
 
-	if (wc_unescape(fq + 4, fqlen - 4, q, &consumed, &qlen) != 0)
+	if (wc_unescape(fq + 4, fqlen - 4, q, &consumed, &qlen) != 0 || qlen < 13)
 		return false;
-	refill = qlen > sizeof(refilled) - 1 && memcmp(q, refilled, sizeof(refilled) - 1) == 0;
-	skip = refill ? sizeof(refilled) - 1 : sizeof("dropped_rows:") - 1;
+	/* "dropped_rows:", "deleted_rows:", each followed by "_refilled" or not */
+	tombstone = q[1] == 'e';
+	refill = q[12] == '_';
+	skip = refill ? sizeof("dropped_rows_refilled:") - 1 : sizeof("dropped_rows:") - 1;
+	if (qlen < skip)
+		return false;
 	for (int i = 0; i < m->nrowdrops; i++)
 	{
 		const WcRowDrop *d = &m->rowdrops[i];
 
-		if (d->qualifier.len != qlen - skip ||
+		if (d->tombstone != tombstone || d->qualifier.len != qlen - skip ||
 			memcmp(d->qualifier.data, q + skip, qlen - skip) != 0)
 			continue;
 		if (!refill)
 		{
-			goes = ts <= d->dropped;
+			/* a tombstone that still hides a kept entry stays */
+			goes = ts <= d->dropped && !d->hides;
 			if (!goes)
 			{
 				uint32		len = d->qualifier.len;
@@ -453,7 +471,8 @@ remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *
 			}
 		}
 		if (!del && fqlen > sizeof(dropped_rows_cell) &&
-			memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0)
+			(memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0 ||
+			 memcmp(fq, deleted_rows_cell, sizeof(deleted_rows_cell)) == 0))
 			del = range_marker_goes(fq, fqlen, ts, m, &kept);
 		if (del)
 			storage_batch_delete(sw->batch, k, n);

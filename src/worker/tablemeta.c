@@ -29,6 +29,7 @@ const uint8 wc_meta_table[2] = {0x00, 0x01};
 static const uint8 families_cell[] = {'w', 'c', 0x00, 0x01, 'f', 'a', 'm', 'i', 'l', 'i', 'e', 's', 0x00, 0x01};
 static const uint8 dropped_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', ':'};
 static const uint8 dropped_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', '_', 'r', 'o', 'w', 's'};
+static const uint8 deleted_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'e', 'l', 'e', 't', 'e', 'd', '_', 'r', 'o', 'w', 's'};
 
 /* The family's entry, added if it has none. */
 static WcFamilyMeta *
@@ -190,9 +191,13 @@ wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen, WcTableMeta *m)
 			break;
 		}
 		else if (fqlen > sizeof(dropped_rows_cell) + 2 &&
-				 memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0)
+				 (memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0 ||
+				  memcmp(fq, deleted_rows_cell, sizeof(deleted_rows_cell)) == 0))
 		{
-			/* drop_row_range's, and the marks of writes since (rowdrops.c) */
+			/*
+			 * drop_row_range's, a range DELETE's, and the marks of writes
+			 * since (rowdrops.c)
+			 */
 			uint8	   *qual = palloc(fqlen);
 			size_t		consumed,
 						qlen;

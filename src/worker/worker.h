@@ -177,16 +177,21 @@ typedef struct WcFamilyMeta
 } WcFamilyMeta;
 
 /*
- * A row range drop_row_range dropped, as key bounds of the table's entries:
- * [start, end), end the table's own end when the range has none.
+ * A row range drop_row_range dropped, or a DELETE of row-key ranges
+ * deleted, as key bounds of the table's entries: [start, end), end the
+ * table's own end when the range has none.
  */
 typedef struct WcRowDrop
 {
 	WcBytes		start;
 	WcBytes		end;
-	uint64		dropped;		/* the drop's time: older entries are gone */
+	bool		tombstone;		/* a DELETE's: a row tombstone on every row */
+	uint64		dropped;		/* the drop's time: older entries are gone
+								 * (a tombstone's: for reads from then on) */
 	uint64		refilled;		/* the first commit into it since; 0: none */
 	WcBytes		qualifier;		/* the range, as the drop cell's qualifier */
+	bool		hides;			/* the sweep met a kept entry older (a
+								 * tombstone's) */
 } WcRowDrop;
 
 typedef struct WcTableMeta
@@ -209,9 +214,15 @@ extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
 /* in rowdrops.c: the row ranges drop_row_range dropped */
 extern void wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
 							const uint8 *qual, size_t qlen, uint64 ts);
-extern int	wc_rowdrops_subtract(const WcTableMeta *m, const WcWireRange *ranges,
-								 int nranges, WcWireRange **out);
-extern uint64 wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen);
+extern int	wc_rowdrops_subtract(const WcTableMeta *m, uint64 as_of,
+								 const WcWireRange *ranges, int nranges,
+								 WcWireRange **out);
+#define WC_ROWDROP_DROPS	1	/* drop_row_range's */
+#define WC_ROWDROP_TOMBS	2	/* a DELETE's */
+extern uint64 wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen,
+							  int kinds, uint64 as_of);
+extern void wc_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen,
+							   uint64 oldest_kept);
 extern void wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w);
 extern bool wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen,
 							   uint64 ts, StringInfo key);
