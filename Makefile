@@ -27,8 +27,8 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb differential sizes keyjoins droprange
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange
+ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates droprange
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

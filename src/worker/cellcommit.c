@@ -474,10 +474,30 @@ pending_read(const char *path, StringInfo rec)
 	return true;
 }
 
+/* Remove the entry k if the commit stamped tsbuf wrote it. */
+static void
+recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, const uint8 *k,
+			  size_t n, uint64 *removed)
+{
+	if (n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0)
+	{
+		storage_batch_delete(batch, k, n);
+		(*removed)++;
+	}
+	if (storage_batch_bytes(batch) >= WC_COMMIT_CHUNK_BYTES)
+	{
+		storage_write(odb->db, batch, true);
+		storage_batch_clear(batch);
+	}
+}
+
 /*
  * cells_recover
  *		Undo a commit that was interrupted between its batches: remove every
- *		entry stamped with its timestamp between its lowest and highest row.
+ *		entry stamped with its timestamp between its lowest and highest row,
+ *		and in the table of families below its lowest row: the refill marks
+ *		of the row ranges it wrote into go there (rowdrops.c), whatever rows
+ *		it wrote.
  */
 void
 cells_recover(WcOpenDb *odb)
@@ -510,6 +530,18 @@ cells_recover(WcOpenDb *odb)
 	it = storage_iter(odb->db, NULL, false);
 	PG_TRY();
 	{
+		for (storage_iter_seek(it, wc_meta_table, sizeof(wc_meta_table)); storage_iter_valid(it); storage_iter_next(it))
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(it, &n);
+
+			if (n < sizeof(wc_meta_table) ||
+				memcmp(k, wc_meta_table, sizeof(wc_meta_table)) != 0 ||
+				wc_compare_bytes(k, n, lowest.data, lowest.len) >= 0)
+				break;
+			recover_entry(odb, batch, tsbuf, k, n, &removed);
+		}
+		storage_iter_check(it);
 		for (storage_iter_seek(it, lowest.data, lowest.len); storage_iter_valid(it); storage_iter_next(it))
 		{
 			size_t		n;
@@ -518,16 +550,7 @@ cells_recover(WcOpenDb *odb)
 			if (wc_compare_bytes(k, n, highest.data, highest.len) > 0 &&
 				(n < highest.len || memcmp(k, highest.data, highest.len) != 0))
 				break;
-			if (n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0)
-			{
-				storage_batch_delete(batch, k, n);
-				removed++;
-			}
-			if (storage_batch_bytes(batch) >= WC_COMMIT_CHUNK_BYTES)
-			{
-				storage_write(odb->db, batch, true);
-				storage_batch_clear(batch);
-			}
+			recover_entry(odb, batch, tsbuf, k, n, &removed);
 		}
 		storage_iter_check(it);
 		storage_write(odb->db, batch, true);
