@@ -54,6 +54,11 @@ CREATE FOREIGN TABLE balloon_cells (
 SELECT qualifier, value FROM balloon_cells
  WHERE rowkey = 'us-west2#3698#2021-03-05-1204' AND qualifier = 'pressure';
 
+-- A location leaves: its rows go at once, one entry however many they are
+-- (Bigtable's DropRowRange), and scans no longer read them.
+SELECT widecolumn.drop_row_range('balloon', 'asia-south1#');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM balloon;
+
 -- A family as a map: qualifiers as data, one cell written per change.
 CREATE FOREIGN TABLE friends (
     rowkey  text  OPTIONS (rowkey 'true') COLLATE "C",
