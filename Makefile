@@ -44,7 +44,7 @@ endif
 # layout in one file is a bug that is hard to see.
 $(OBJS): $(wildcard src/*/*.h)
 
-.PHONY: deps demo test unit check-long bench fuzz asan
+.PHONY: deps demo test unit check-long bench fuzz asan tsan
 
 deps:
 	sh test/scripts/deps.sh
@@ -79,11 +79,17 @@ fuzz: deps
 # Every suite against an AddressSanitizer and UndefinedBehaviorSanitizer
 # build, in a private copy of PostgreSQL (docs/fuzzing.md).
 asan: deps
-	sh test/scripts/as-postgres.sh sh test/fuzz/asan.sh
+	sh test/scripts/as-postgres.sh sh test/fuzz/sanitize.sh asan
+
+# The suites that run the storage worker's threads against a
+# ThreadSanitizer build, the same way (docs/fuzzing.md).
+tsan: deps
+	sh test/scripts/as-postgres.sh sh test/fuzz/sanitize.sh tsan
 
 # The slow tests: 8 clients writing concurrently, then invariant checks;
-# then every suite under the sanitizers, as make asan.
+# then every suite under the sanitizers, as make asan and make tsan.
 check-long: deps
 	sh test/scripts/build.sh
 	sh test/scripts/as-postgres.sh sh test/long/run.sh
-	sh test/scripts/as-postgres.sh sh test/fuzz/asan.sh
+	sh test/scripts/as-postgres.sh sh test/fuzz/sanitize.sh asan
+	sh test/scripts/as-postgres.sh sh test/fuzz/sanitize.sh tsan

@@ -6,7 +6,7 @@
  *		cc -shared -fPIC -o asan_preload.so test/fuzz/asan_preload.c
  *		LD_PRELOAD=<libclang_rt.asan-x86_64.so>:asan_preload.so postgres ...
  *
- * Used by test/fuzz/asan.sh only; not part of the extension.
+ * Used by test/fuzz/sanitize.sh only; not part of the extension.
  *
  * A preloaded ASan runtime initializes itself on the first call it
  * intercepts, usually a malloc.  In Debian's PostgreSQL binaries that first

@@ -5,7 +5,7 @@
 --
 -- The value codecs run inside the backend (palloc, ereport, the types'
 -- input and receive functions), so they are not fuzzed by libFuzzer; this
--- script fuzzes them through SQL instead, and test/fuzz/asan.sh runs it
+-- script fuzzes them through SQL instead, and test/fuzz/sanitize.sh asan runs it
 -- against the AddressSanitizer/UBSan build.  Needs a database where the
 -- extension is (or can be) created and the library is preloaded; it makes
 -- a server "vfuzz" and types "vfuzz_*" and drops them at the end.
