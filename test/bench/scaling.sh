@@ -146,7 +146,7 @@ scaling_workload() {
 	data=$WORK/balloon.tsv
 	[ -f "$data" ] || sql -c "COPY ($(balloon_rows)) TO '$data'"
 	copy_s=$(awk '$1 == "copy_s.balloon" { print $2 }' "$res")
-	run_s=$(awk -v c="${copy_s:-5}" -v s="$SECONDS_PER_RUN" 'BEGIN { d = int(3 * c + 3); print d > s ? d : s }')
+	run_s=$(awk -v c="${copy_s:-5}" -v s="$SECONDS_PER_RUN" 'BEGIN { d = int(3 * c + 3); print (d > s ? d : s) }')
 	say "scaling: point reads' p99, alone and beside a full scan and a COPY of $SCALE rows (${run_s} s runs)"
 	for side in native foreign; do
 		eval "p99_alone_$side= p99_loaded_$side= p99_n_$side= copy_loaded_$side= p99_cover_$side= scans_$side="
@@ -194,7 +194,7 @@ scaling_workload() {
 			fi
 			set -- $(p99_of "$from" "$to" "$WORK/p99/loaded.$side.$r".*)
 			# the share of the COPY's time the point reads covered
-			cover=$(awk -v a="$from" -v b="$to" -v l="$3" 'BEGIN { e = l < b ? l : b; printf "%.2f", e > a ? (e - a) / (b - a) : 0 }')
+			cover=$(awk -v a="$from" -v b="$to" -v l="$3" 'BEGIN { e = l < b ? l : b; printf "%.2f", (e > a ? (e - a) / (b - a) : 0) }')
 			eval "p99_loaded_$side=\$(append \"\$p99_loaded_$side\" $1)"
 			eval "p99_n_$side=\$(append \"\$p99_n_$side\" $2)"
 			eval "p99_cover_$side=\$(append \"\$p99_cover_$side\" $cover)"
