@@ -259,9 +259,10 @@ function scaling_section(nt, c, w, i, x, xn, side, cpu, wall, p1, p2, label) {
 		   v["scale_p99_copy_s.foreign"], v["copy_s.balloon"], v["scale_p99_cover.foreign"], v["scale_p99_scans.foreign"],
 		   v["scale_p99_alone_ms.native"], v["scale_p99_loaded_ms.native"], v["scale_p99_loaded_reads.native"],
 		   v["scale_p99_copy_s.native"], v["scale_p99_scans.native"])
-	printf("**Parallel full scans.** `count(*) WHERE temp > 1000` (no row passes), scans/s with `max_parallel_workers_per_gather` 2 and 0: foreign %s and %s, native %s and %s. Both settings and both tables gave the same `count(*), sum(pressure) WHERE temp > 19.5` (%s). Plans: `explain.pscan.*.txt`.\n\n",
+	printf("**Parallel full scans.** `count(*) WHERE temp > 1000` (no row passes), scans/s with `max_parallel_workers_per_gather` 2 and 0: foreign %s and %s, native %s and %s. Both settings gave the same `count(*), sum(pressure) WHERE temp > 19.5` on each table (native %s, foreign %s). Plans: `explain.pscan.*.txt`.\n\n",
 		   fmt(med("pscan_w2", "foreign")), fmt(med("pscan_w0", "foreign")),
-		   fmt(med("pscan_w2", "native")), fmt(med("pscan_w0", "native")), v["scale_pscan_answer"])
+		   fmt(med("pscan_w2", "native")), fmt(med("pscan_w0", "native")),
+		   v["scale_pscan_answer.native"], v["scale_pscan_answer.foreign"])
 	if ("scale_profile_cpu.worker" in v) {
 		wall = v["scale_profile_s"]
 		split(v["scale_profile_cpu.worker"], cpu, " ")

@@ -214,12 +214,13 @@ scaling_workload() {
 	put scale_p99_run_s "$run_s"
 
 	# A full scan with max_parallel_workers_per_gather 2 and 0 (the
-	# cluster's default is 2).  First the same answer both ways on both
-	# tables, and the plans.
+	# cluster's default is 2).  First the same answer both ways on each
+	# table (the two tables may differ: the full run's UPDATE workloads
+	# change random rows of each), and the plans.
 	say "scaling: full scans, max_parallel_workers_per_gather 2 and 0"
-	want=""
 	for side in native foreign; do
 		t=$(native_table "$side" balloon)
+		want=""
 		for n in 2 0; do
 			# (PGOPTIONS in a subshell: an assignment before a function
 			# call may outlive it in sh)
@@ -234,8 +235,8 @@ scaling_workload() {
 			planned=$(sed -n 's/.*Workers Planned: \([0-9]*\).*/\1/p' "$OUT/explain.pscan.$side.w$n.txt")
 			put "scale_pscan_workers_planned.$side.w$n" "${planned:-0}"
 		done
+		put "scale_pscan_answer.$side" "$want"
 	done
-	put scale_pscan_answer "$want"
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
 		for side in $(sides); do
