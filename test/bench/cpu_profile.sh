@@ -1,7 +1,8 @@
 #!/bin/sh
 # Where the CPU of one statement goes, thread by thread: run.sh calls
 # "start" just before a foreign COPY and "stop" right after it, from inside
-# the psql session that runs it.
+# the psql session that runs it; scaling.sh around a stretch of a 2-client
+# pgbench run of point reads (one of the two backends).
 #
 #   cpu_profile.sh start DIR BACKEND_PID WORKER_PID
 #   cpu_profile.sh stop DIR

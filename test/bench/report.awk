@@ -127,6 +127,153 @@ function dso_shares(t, k, n, name, pct, i, j, x, out) {
 	return out
 }
 
+# The median of a space-separated list of numbers ("" if empty or "-").
+function medlist(s, a, m, i, j, x) {
+	m = split(s, a, " ")
+	if (m == 0)
+		return ""
+	for (i = 1; i <= m; i++) {
+		if (a[i] == "-" || a[i] == "")
+			return ""
+		a[i] += 0
+	}
+	for (i = 2; i <= m; i++) {
+		x = a[i]
+		for (j = i - 1; j >= 1 && a[j] > x; j--)
+			a[j + 1] = a[j]
+		a[j + 1] = x
+	}
+	if (m % 2)
+		return a[(m + 1) / 2]
+	return (a[m / 2] + a[m / 2 + 1]) / 2
+}
+
+# "`sym` pct%, ..." : the hottest symbols of thread t of the 2-client
+# point-read profile.
+function scale_syms(t, j, f, sym, out) {
+	out = ""
+	for (j = 1; j <= 5; j++)
+		if (("scale_profile_sym." t "." j) in v) {
+			split(v["scale_profile_sym." t "." j], f, " ")
+			sym = v["scale_profile_sym." t "." j]; sub(/^[^ ]* [^ ]* /, "", sym)
+			if (length(sym) > 40) sym = substr(sym, 1, 37) "..."
+			out = out sprintf("%s`%s` (%s) %s%%", out == "" ? "" : ", ", sym, f[2], f[1])
+		}
+	return out == "" ? "—" : out
+}
+
+# The scaling section (issue 18): throughput against clients, the point
+# reads' p99 under a bulk commit and a full scan, parallel full scans, and
+# the issue's targets; also the whole report of BENCH_ONLY=scaling.
+function scaling_section(nt, c, w, i, x, xn, side, cpu, wall, p1, p2, label) {
+	if (!("scale_rows" in v))
+		return
+	nt = v["scale_rows"] / 1000
+	print "## Scaling with clients (issue 18)"
+	print ""
+	printf("Median tx/s of %s rounds of %s s pgbench runs, `-M prepared`, `-j` 2 from 2 clients up, on the loaded tables; within a round the 1, 2, 4 and 8 clients run back to back, native and foreign alternating. Point reads and prefix scans (`point.sql`, `prefix.sql`: every row of one balloon) on `balloon` and `balloon_native`; writes are single-row INSERT transactions into a table of their own (`scale_writes` on the server `wc`, `sync` on: each COMMIT waits for an fsync; native: `synchronous_commit = on`, `fsync = on`). This machine has %s CPUs, which pgbench shares with the server.\n\n",
+		   v["rounds"], v["seconds_per_run"], v["machine_nproc"])
+	print "| Clients | Point reads, native | Point reads, foreign | Prefix scans, native | Prefix scans, foreign | Write transactions, native | Write transactions, foreign |"
+	print "|---|---|---|---|---|---|---|"
+	split("1 2 4 8", c, " ")
+	split("point prefix write", w, " ")
+	for (i = 1; i <= 4; i++)
+		printf("| %s | %s | %s | %s | %s | %s | %s |\n", c[i],
+			   fmt(med("scale_point_c" c[i], "native")), fmt(med("scale_point_c" c[i], "foreign")),
+			   fmt(med("scale_prefix_c" c[i], "native")), fmt(med("scale_prefix_c" c[i], "foreign")),
+			   fmt(med("scale_write_c" c[i], "native")), fmt(med("scale_write_c" c[i], "foreign")))
+	for (i = 2; i <= 4; i++)
+		printf("| %s ÷ 1 | %s | %s | %s | %s | %s | %s |\n", c[i],
+			   rfmt(ratio(med("scale_point_c" c[i], "native"), med("scale_point_c1", "native"))),
+			   rfmt(ratio(med("scale_point_c" c[i], "foreign"), med("scale_point_c1", "foreign"))),
+			   rfmt(ratio(med("scale_prefix_c" c[i], "native"), med("scale_prefix_c1", "native"))),
+			   rfmt(ratio(med("scale_prefix_c" c[i], "foreign"), med("scale_prefix_c1", "foreign"))),
+			   rfmt(ratio(med("scale_write_c" c[i], "native"), med("scale_write_c1", "native"))),
+			   rfmt(ratio(med("scale_write_c" c[i], "foreign"), med("scale_write_c1", "foreign"))))
+	printf("| Foreign ÷ native, 1 client | | %s | | %s | | %s |\n",
+		   rfmt(ratio(med("scale_point_c1", "foreign"), med("scale_point_c1", "native"))),
+		   rfmt(ratio(med("scale_prefix_c1", "foreign"), med("scale_prefix_c1", "native"))),
+		   rfmt(ratio(med("scale_write_c1", "foreign"), med("scale_write_c1", "native"))))
+	printf("| Foreign ÷ native, 8 clients | | %s | | %s | | %s |\n",
+		   rfmt(ratio(med("scale_point_c8", "foreign"), med("scale_point_c8", "native"))),
+		   rfmt(ratio(med("scale_prefix_c8", "foreign"), med("scale_prefix_c8", "native"))),
+		   rfmt(ratio(med("scale_write_c8", "foreign"), med("scale_write_c8", "native"))))
+	print ""
+	printf("Every committed write left its row: pgbench counted %s committed and %s rows were found (native), %s and %s (foreign).\n\n",
+		   v["scale_writes_committed.native"], v["scale_writes_found.native"],
+		   v["scale_writes_committed.foreign"], v["scale_writes_found.foreign"])
+
+	# --- the targets of issue 18
+	print "### Targets of issue 18"
+	print ""
+	print "| Target | Goal | This run | |"
+	print "|---|---|---|---|"
+	met = missed = 0
+	x = ratio(med("scale_point_c2", "foreign"), med("scale_point_c1", "foreign"))
+	xn = ratio(med("scale_point_c2", "native"), med("scale_point_c1", "native"))
+	target(sprintf("Point reads, 2 clients ÷ 1 client, foreign (native: %s)", rfmt(xn)), "≥ 1.7", tfmt(x), x >= 1.7)
+	x = ratio(med("scale_prefix_c2", "foreign"), med("scale_prefix_c1", "foreign"))
+	xn = ratio(med("scale_prefix_c2", "native"), med("scale_prefix_c1", "native"))
+	target(sprintf("Prefix scans of %s rows, 2 clients ÷ 1 client, foreign (native: %s)", nt, rfmt(xn)), "≥ 1.7", tfmt(x), x >= 1.7)
+	p1 = medlist(v["scale_p99_alone_ms.foreign"]); p2 = medlist(v["scale_p99_loaded_ms.foreign"])
+	x = ratio(p2, p1)
+	xn = ratio(medlist(v["scale_p99_loaded_ms.native"]), medlist(v["scale_p99_alone_ms.native"]))
+	target(sprintf("Point-read p99 latency beside a full scan and a COPY of %s rows being committed ÷ p99 alone, foreign (%s ms ÷ %s ms; native: %s)",
+				   v["scale_rows"], fmt(p2), fmt(p1), rfmt(xn)), "≤ 3", tfmt(x), x != "" && x <= 3)
+	x = ratio(med("pscan_w2", "foreign"), med("pscan_w0", "foreign"))
+	xn = ratio(med("pscan_w2", "native"), med("pscan_w0", "native"))
+	target(sprintf("Full scan, `max_parallel_workers_per_gather` 2 ÷ 0, foreign (workers planned: %s; native: %s, workers planned: %s)",
+				   v["scale_pscan_workers_planned.foreign.w2"], rfmt(xn), v["scale_pscan_workers_planned.native.w2"]), "≥ 1.6", tfmt(x), x >= 1.6)
+	x = ratio(med("scale_write_c8", "foreign"), med("scale_write_c1", "foreign"))
+	xn = ratio(med("scale_write_c8", "native"), med("scale_write_c1", "native"))
+	target(sprintf("Single-row write transactions, `sync` on, 8 clients ÷ 1 client, foreign (native: %s)", rfmt(xn)), "≥ 3", tfmt(x), x >= 3)
+	x = ratio(med("mix4", "balloon"), med("mix4", "balloon_native"))
+	target("4-client mix, foreign ÷ native", "≥ 0.9", tfmt(x), x >= 0.9)
+	x = ratio(v["copy_rows_per_s.balloon"], v["copy_rows_per_s.balloon_native"])
+	target("COPY, foreign ÷ native rows/s", "≥ 1.0", tfmt(x), x >= 1.0)
+	# the main run's workloads when it ran them, else the scaling table's
+	# 1-client runs of the same shape
+	if (med("insert", "balloon") != "") {
+		x = ratio(med("insert", "balloon"), med("insert", "balloon_native"))
+		label = "Single-row INSERT transactions, foreign ÷ native"
+	} else {
+		x = ratio(med("scale_write_c1", "foreign"), med("scale_write_c1", "native"))
+		label = "Single-row INSERT transactions, foreign ÷ native (the scaling table's 1-client writes)"
+	}
+	target(label, "≥ 0.8", tfmt(x), x >= 0.8)
+	if (med("point", "balloon") != "") {
+		x = ratio(med("point", "balloon"), med("point", "balloon_native"))
+		label = "Point read (PostgreSQL defaults, prepared), foreign ÷ native"
+	} else {
+		x = ratio(med("scale_point_c1", "foreign"), med("scale_point_c1", "native"))
+		label = "Point read (PostgreSQL defaults, prepared), foreign ÷ native (the scaling table's 1-client reads)"
+	}
+	target(label, "≥ 1.0", tfmt(x), x >= 1.0)
+	print ""
+	printf("%d met, %d missed, %d not measured in this run.\n\n", met, missed, 9 - met - missed)
+
+	# --- details
+	printf("**Point reads beside a bulk commit.** One client reads points for %s s, alone; then again while a second session runs full scans (`count(*) WHERE temp > 1000`) back to back and, from the first second, a third COPYs the %s rows into a table of its own (foreign: on a scratch server, so another LevelDB database served by the same storage worker) and commits. The loaded p99 counts only the reads that ended while the COPY statement ran (its commit included). Per round, foreign: p99 alone %s ms, loaded %s ms, over %s reads; the COPY took %s s (alone, in the load: %s s); the reads covered %s of it; %s full scans ran meanwhile. Native: p99 alone %s ms, loaded %s ms, over %s reads; COPY %s s; %s full scans.\n\n",
+		   v["scale_p99_run_s"], v["scale_rows"],
+		   v["scale_p99_alone_ms.foreign"], v["scale_p99_loaded_ms.foreign"], v["scale_p99_loaded_reads.foreign"],
+		   v["scale_p99_copy_s.foreign"], v["copy_s.balloon"], v["scale_p99_cover.foreign"], v["scale_p99_scans.foreign"],
+		   v["scale_p99_alone_ms.native"], v["scale_p99_loaded_ms.native"], v["scale_p99_loaded_reads.native"],
+		   v["scale_p99_copy_s.native"], v["scale_p99_scans.native"])
+	printf("**Parallel full scans.** `count(*) WHERE temp > 1000` (no row passes), scans/s with `max_parallel_workers_per_gather` 2 and 0: foreign %s and %s, native %s and %s. Both settings gave the same `count(*), sum(pressure) WHERE temp > 19.5` on each table (native %s, foreign %s). Plans: `explain.pscan.*.txt`.\n\n",
+		   fmt(med("pscan_w2", "foreign")), fmt(med("pscan_w0", "foreign")),
+		   fmt(med("pscan_w2", "native")), fmt(med("pscan_w0", "native")),
+		   v["scale_pscan_answer.native"], v["scale_pscan_answer.foreign"])
+	if ("scale_profile_cpu.worker" in v) {
+		wall = v["scale_profile_s"]
+		split(v["scale_profile_cpu.worker"], cpu, " ")
+		printf("**2 clients of point reads, profiled** (one more foreign run, `cpu_profile.sh` on the storage worker and one of the two backends, %s tx/s): over %s s the storage worker's thread used %s s of user and %s s of system CPU (%s of one CPU)",
+			   fmt(med("scale_point_profiled", "foreign")), wall, cpu[1], cpu[2], rfmt(ratio(cpu[1] + cpu[2], wall)))
+		split(v["scale_profile_cpu.backend"], cpu, " ")
+		printf(", the backend %s s and %s s. Hottest user-space symbols (`point2.perf.txt`), worker: %s; backend: %s.\n\n",
+			   cpu[1], cpu[2], scale_syms("worker"), scale_syms("backend"))
+	}
+}
+
 function cat_file(f, line) {
 	while ((getline line < f) > 0)
 		print line
@@ -134,6 +281,12 @@ function cat_file(f, line) {
 }
 
 END {
+	if (only == "scaling") {
+		printf("# widecolumn_fdw scaling (BENCH_ONLY=scaling)\n\n%s rows, %s s per pgbench run, %s rounds; about %s minutes.\n\n",
+			   v["scale_rows"], v["seconds_per_run"], v["rounds"], v["bench_minutes"])
+		scaling_section()
+		exit
+	}
 	rows = v["raw_rows"] + 0
 	nt = rows / 1000
 	quick = rows < 100000
@@ -282,6 +435,8 @@ END {
 		   rfmt(ratio(med("point", "balloon"), med("wake_point", "native_busy"))),
 		   rfmt(ratio(med("prefix", "balloon"), med("wake_prefix", "native_busy"))))
 	print ""
+
+	scaling_section()
 
 	# --- polling
 	print "## Polling, and what waking an idle CPU costs here"

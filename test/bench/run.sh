@@ -20,6 +20,9 @@
 #                   (no raw LevelDB, no load, no report)
 #   BENCH_ONLY=droprange  the same for the row range drop workload (it
 #                   loads its own copies of the SCALE rows)
+#   BENCH_ONLY=scaling  only the scaling workloads of issue 18
+#                   (test/bench/scaling.sh) on the SCALE rows; prints the
+#                   report's scaling section, also in $BENCH_OUT/scaling.md
 #   BENCH_OUT       a directory for the results (default
 #                   /tmp/widecolumn_fdw-bench): performance.md, results.txt,
 #                   runs.txt, pgbench logs, plans, check outputs
@@ -81,6 +84,18 @@ inside() {
 		) SERVER $2 OPTIONS (table 'weather');
 		SQL
 	}
+	# The SQL for a native table $1 of the balloon rows.
+	native_balloon() {
+		cat <<-SQL
+		CREATE TABLE $1 (
+		    rowkey   text COLLATE "C" PRIMARY KEY,
+		    pressure bigint,
+		    temp     float8,
+		    humidity float8,
+		    altitude float8
+		);
+		SQL
+	}
 	sql() {
 		psql -X -q -At -v ON_ERROR_STOP=1 "$@"
 	}
@@ -133,6 +148,12 @@ inside() {
 		droprange_workload
 		return
 	fi
+	if [ "${BENCH_ONLY:-}" = scaling ]; then
+		datadir=$(sql -c 'SHOW data_directory')
+		scaling_load
+		scaling_workload
+		return
+	fi
 	put pg_settings "$(sql -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'shared_buffers', 'jit', 'plan_cache_mode', 'max_parallel_workers_per_gather', 'shared_preload_libraries')")"
 	datadir=$(sql -c 'SHOW data_directory')
 
@@ -140,13 +161,7 @@ inside() {
 	sql <<-SQL
 	CREATE EXTENSION widecolumn_fdw;
 	$(foreign_balloon balloon wc)
-	CREATE TABLE balloon_native (
-	    rowkey   text COLLATE "C" PRIMARY KEY,
-	    pressure bigint,
-	    temp     float8,
-	    humidity float8,
-	    altitude float8
-	);
+	$(native_balloon balloon_native)
 	$(key_functions)
 	SQL
 	srvdir=$(sql -c "SELECT d.oid || '-' || s.oid FROM pg_database d, pg_foreign_server s WHERE d.datname = current_database() AND s.srvname = 'wc'")
@@ -494,6 +509,8 @@ inside() {
 		put "inserted_rows.$t" "$(sql -c "SELECT count(*) FROM $t WHERE split_part(rowkey, '#', 2) >= '9000'")"
 	done
 
+	scaling_workload
+
 	# The server's log: errors, warnings, crashes of the run.
 	serverlog=${PG_CLUSTER_CONF_ROOT:+$(dirname "$PG_CLUSTER_CONF_ROOT")/log/postgresql-15-regress.log}
 	if [ -n "$serverlog" ] && [ -r "$serverlog" ]; then
@@ -737,6 +754,8 @@ describe_leveldb() {
 	echo "leveldb_${tag}_compactions $(cat "$ldb"/LOG "$ldb"/LOG.old 2>/dev/null | grep -c 'Compacting' || true)" >>"$OUT/results.txt"
 }
 
+. test/bench/scaling.sh
+
 if [ "${1:-}" = --inside ]; then
 	inside
 	exit 0
@@ -772,7 +791,7 @@ rm -rf "$OUT/pgbench"
 rm -f "$OUT/results.txt" "$OUT/runs.txt" "$OUT/raw.txt" "$OUT/raw.scattered.txt" \
 	"$OUT"/explain.*.txt "$OUT"/check.*.out "$OUT/check.diff" "$OUT"/copy.*.log \
 	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md" \
-	"$OUT"/droprange.*.log
+	"$OUT"/droprange.*.log "$OUT/scaling.md" "$OUT/point2.perf.txt"
 WORK=$(mktemp -d /tmp/wcbench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 export SCALE NT SECONDS_PER_RUN ROUNDS FULLSCAN_TX OUT WORK
@@ -788,6 +807,24 @@ if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ]; then
 		exit 1
 	}
 	cat "$res" "$OUT/runs.txt"
+	exit 0
+fi
+if [ "${BENCH_ONLY:-}" = scaling ]; then
+	export BENCH_ONLY
+	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
+		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
+		cat "$OUT/cluster.log" >&2
+		echo "bench: the run inside the cluster failed" >&2
+		exit 1
+	}
+	{
+		echo "machine_nproc $(nproc)"
+		echo "seconds_per_run $SECONDS_PER_RUN"
+		echo "rounds $ROUNDS"
+		echo "bench_minutes $(( ($(date +%s) - started + 59) / 60 ))"
+	} >>"$res"
+	awk -v dir="$OUT" -v only=scaling -f test/bench/report.awk "$res" "$OUT/runs.txt" >"$OUT/scaling.md"
+	cat "$OUT/scaling.md"
 	exit 0
 fi
 
