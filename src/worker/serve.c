@@ -286,6 +286,23 @@ serve_write(WcClient *c, WcReader *r)
 	MemoryContextSwitchTo(wc_request_cxt);
 }
 
+/* Write a commit's batch on this thread, and free it. */
+static void
+write_here(WcDb *db, WcBatch *batch)
+{
+	PG_TRY();
+	{
+		storage_write(db, batch, false);
+	}
+	PG_CATCH();
+	{
+		storage_batch_free(batch);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	storage_batch_free(batch);
+}
+
 /*
  * commit_writes
  *		Apply the writes a backend sent for db; they are gone either way.
@@ -328,6 +345,18 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 	discard_writes(c, db);
 	if (batch == NULL)
 		return false;
+
+	/*
+	 * Without an fsync to wait for, and with no earlier commit still with
+	 * the commit writer (whose order it must keep), the write takes a few
+	 * microseconds: handing it to the writer's thread and back costs more
+	 * than that, in two wake-ups, on every small transaction.
+	 */
+	if (!sync && storage_writer_idle())
+	{
+		write_here(odb->db, batch);
+		return false;
+	}
 	storage_submit(odb->db, batch, sync, c);
 	c->commit_waiting = true;
 	return true;

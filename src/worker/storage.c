@@ -343,6 +343,16 @@ storage_finish_written(void)
 		raise_leveldb_error(msg, WC_OP_WRITE, path);
 }
 
+/*
+ * Has every write given to the commit writer been written and collected?
+ * (Only the worker's thread changes the two counts.)
+ */
+bool
+storage_writer_idle(void)
+{
+	return !writer.running || writer.submitted == writer.collected;
+}
+
 /* Wait until every write given to the commit writer is done. */
 void
 storage_writer_drain(void)

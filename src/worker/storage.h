@@ -53,6 +53,7 @@ extern void storage_submit(WcDb *db, WcBatch *b, bool sync, void *owner);
 extern bool storage_next_written(void **owner);
 extern void storage_finish_written(void);
 extern void storage_writer_drain(void);
+extern bool storage_writer_idle(void);
 extern void storage_sync_logs(WcDb *db);
 extern bool storage_write_failed(WcDb *db);
 extern bool storage_exists(const char *path);
