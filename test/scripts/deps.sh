@@ -4,7 +4,7 @@
 # only says what is missing.
 set -e
 
-pkgs="make gcc clang postgresql-15 postgresql-server-dev-15 libleveldb-dev \
+pkgs="make gcc clang libclang-rt-14-dev postgresql-15 postgresql-server-dev-15 libleveldb-dev \
 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libipc-run-perl"
 
 missing=""
