@@ -173,12 +173,11 @@ wc_drop_row_range(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* Does d hide t's rows, for a scan that sees the log up to horizon? */
+/* Does d hide rows of a stored table, for a scan that sees the log up to horizon? */
 static bool
-drop_applies(const WcTxnRowDrop *d, const WcTable *t, uint32 horizon)
+drop_applies(const WcTxnRowDrop *d, Oid serverid, const char *table, uint32 horizon)
 {
-	return d->logpos < horizon && d->serverid == t->serverid &&
-		strcmp(d->table, t->table) == 0;
+	return d->logpos < horizon && d->serverid == serverid && strcmp(d->table, table) == 0;
 }
 
 /*
@@ -197,8 +196,7 @@ wc_rowdrop_dropped_at(WcTxnTable *tt, const uint8 *key, size_t len, uint32 horiz
 	{
 		WcTxnRowDrop *d = lfirst(lc);
 
-		if (d->logpos < horizon && d->serverid == tt->serverid &&
-			strcmp(d->table, tt->table) == 0 &&
+		if (drop_applies(d, tt->serverid, tt->table, horizon) &&
 			wc_compare_bytes(key, len, d->start, d->start_len) >= 0 &&
 			(d->end == NULL || wc_compare_bytes(key, len, d->end, d->end_len) < 0))
 			at = Max(at, d->logpos + 1);
@@ -231,7 +229,7 @@ wc_rowdrop_ranges(WcTable *t, uint32 horizon, List *ranges)
 		List	   *out = NIL;
 		ListCell   *lc2;
 
-		if (!drop_applies(d, t, horizon))
+		if (!drop_applies(d, t->serverid, t->table, horizon))
 			continue;
 		foreach(lc2, ranges)
 		{

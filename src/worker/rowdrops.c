@@ -104,14 +104,37 @@ bytes_copy(const uint8 *p, size_t len)
 }
 
 /*
- * wc_rowdrops_add
+ * The qualifier, unescaped (palloc'd), of a cell of family wc, given as
+ * its escaped family and qualifier; NULL for another family.
+ */
+static uint8 *
+wc_qualifier(const uint8 *fq, size_t fqlen, size_t *qlen)
+{
+	static const uint8 wc[] = {'w', 'c', 0x00, 0x01};
+	size_t		consumed;
+	uint8	   *q;
+
+	if (fqlen <= sizeof(wc) || memcmp(fq, wc, sizeof(wc)) != 0)
+		return NULL;
+	q = palloc(fqlen);
+	if (wc_unescape(fq + sizeof(wc), fqlen - sizeof(wc), q, &consumed, qlen) != 0 ||
+		consumed != fqlen - sizeof(wc))
+	{
+		pfree(q);
+		return NULL;
+	}
+	return q;
+}
+
+/*
+ * add_cell
  *		Note in m a cell of table's row in the table of families whose
  *		qualifier (unescaped) is qual, if it is a drop or a refill mark.
- *		Drops come first (their qualifier sorts first).
+ *		A kind's drops come before its marks (their qualifier sorts first).
  */
-void
-wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
-				const uint8 *qual, size_t qlen, uint64 ts)
+static void
+add_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
+		 const uint8 *qual, size_t qlen, uint64 ts)
 {
 	size_t		skip;
 	const WcRangeCell *kind = range_cell(qual, qlen, &skip);
@@ -183,6 +206,67 @@ wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
 		pfree(raw);
 	}
 	pfree(bound);
+}
+
+/*
+ * wc_rowdrops_cell
+ *		The version at ts of a cell (escaped family and qualifier) of table's
+ *		row in the table of families, its newest: if it is a drop or a
+ *		refill mark, note it in m and return true.
+ */
+bool
+wc_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
+				 const uint8 *fq, size_t fqlen, uint64 ts)
+{
+	size_t		qlen,
+				skip;
+	uint8	   *q = wc_qualifier(fq, fqlen, &qlen);
+	bool		ours = q != NULL && range_cell(q, qlen, &skip) != NULL;
+
+	if (ours)
+		add_cell(m, table, tlen, q, qlen, ts);
+	if (q != NULL)
+		pfree(q);
+	return ours;
+}
+
+/*
+ * wc_rowdrops_cell_goes
+ *		After a walk over the whole table that began when its meta was m,
+ *		does this version (at ts) of a drop's or refill mark's cell go?  A
+ *		drop goes if m has it at ts or later (every entry it hid is gone),
+ *		and a range tombstone only if no kept entry was older (hides); the
+ *		refill marks of a range go with its drop.
+ */
+bool
+wc_rowdrops_cell_goes(WcTableMeta *m, const uint8 *fq, size_t fqlen, uint64 ts)
+{
+	size_t		qlen,
+				skip;
+	uint8	   *q = wc_qualifier(fq, fqlen, &qlen);
+	const WcRangeCell *kind = q ? range_cell(q, qlen, &skip) : NULL;
+	bool		goes = false;
+
+	for (int i = 0; kind != NULL && i < m->nrowdrops; i++)
+	{
+		WcRowDrop  *d = &m->rowdrops[i];
+
+		if (d->tombstone != kind->tombstone || d->qualifier.len != qlen - skip ||
+			memcmp(d->qualifier.data, q + skip, qlen - skip) != 0)
+			continue;
+		if (kind->refill)
+			goes = !d->stays;
+		else
+		{
+			/* a newer drop of the range, or a tombstone still needed */
+			goes = ts <= d->dropped && !d->hides;
+			d->stays |= !goes;
+		}
+		break;
+	}
+	if (q != NULL)
+		pfree(q);
+	return goes;
 }
 
 /*
@@ -404,22 +488,14 @@ wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
 			for (uint32 i = 0; i < row.ncells; i++)
 			{
 				WcCellWrite cell;
-				size_t		flen,
-							consumed,
-							qlen;
-				uint8	   *qual;
 
 				if (!wc_next_row_cell(&rows, &cell))
 					break;
-				if (!cell.present || tlen == 0 ||
-					wc_component_end(cell.famqual.data, cell.famqual.len, &flen) != 0)
-					continue;
-				qual = palloc(cell.famqual.len);
 				/* the row's key is the data table's name, escaped alike */
-				if (wc_unescape(cell.famqual.data + flen, cell.famqual.len - flen, qual,
-								&consumed, &qlen) == 0)
-					wc_rowdrops_add(&c->pending, row.prefix.data + sizeof(wc_meta_table),
-									tlen, qual, qlen, 1);
+				if (cell.present && tlen > 0)
+					(void) wc_rowdrops_cell(&c->pending,
+											row.prefix.data + sizeof(wc_meta_table), tlen,
+											cell.famqual.data, cell.famqual.len, 1);
 			}
 		}
 	}

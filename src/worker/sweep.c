@@ -62,9 +62,6 @@ int			wc_debug_crash_after_sweep_batches = 0;
 
 /* The qualifier prefix of a drop_family marker (tablemeta.c), escaped family "wc". */
 static const uint8 dropped_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', ':'};
-/* ... of drop_row_range's cells and their refill marks (rowdrops.c) */
-static const uint8 dropped_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', '_', 'r', 'o', 'w', 's'};
-static const uint8 deleted_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'e', 'l', 'e', 't', 'e', 'd', '_', 'r', 'o', 'w', 's'};
 
 struct WcSweep
 {
@@ -345,88 +342,15 @@ has_markers(const WcTableMeta *m)
 }
 
 /*
- * range_marker_goes
- *		Does a version, at ts, of a cell wc:dropped_rows:<range> or
- *		wc:dropped_rows_refilled:<range> (escaped fq) go after a walk that
- *		began when the table's meta was m?  A drop goes if m has it at ts or
- *		later: every entry it hid is gone.  A drop cells sort before
- *		refill marks, so kept collects the ranges dropped again since (as
- *		a length and the range's bytes each); the refill marks of any other
- *		range in m go with its drop.
- */
-static bool
-range_marker_goes(const uint8 *fq, size_t fqlen, uint64 ts, const WcTableMeta *m,
-				  StringInfo kept)
-{
-	uint8	   *q = palloc(fqlen);
-	size_t		consumed,
-				qlen;
-	bool		tombstone;
-	bool		refill;
-	size_t		skip;
-	bool		goes = false;
-
-	if (wc_unescape(fq + 4, fqlen - 4, q, &consumed, &qlen) != 0 || qlen < 13)
-		return false;
-	/* "dropped_rows:", "deleted_rows:", each followed by "_refilled" or not */
-	tombstone = q[1] == 'e';
-	refill = q[12] == '_';
-	skip = refill ? sizeof("dropped_rows_refilled:") - 1 : sizeof("dropped_rows:") - 1;
-	if (qlen < skip)
-		return false;
-	for (int i = 0; i < m->nrowdrops; i++)
-	{
-		const WcRowDrop *d = &m->rowdrops[i];
-
-		if (d->tombstone != tombstone || d->qualifier.len != qlen - skip ||
-			memcmp(d->qualifier.data, q + skip, qlen - skip) != 0)
-			continue;
-		if (!refill)
-		{
-			/* a tombstone that still hides a kept entry stays */
-			goes = ts <= d->dropped && !d->hides;
-			if (!goes)
-			{
-				uint32		len = d->qualifier.len;
-
-				if (kept->data == NULL)
-					initStringInfo(kept);
-				appendBinaryStringInfo(kept, (const char *) &len, sizeof(len));
-				appendBinaryStringInfo(kept, (const char *) d->qualifier.data, len);
-			}
-		}
-		else
-		{
-			goes = true;
-			for (int pos = 0; kept->data && pos < kept->len;)
-			{
-				uint32		len;
-
-				memcpy(&len, kept->data + pos, sizeof(len));
-				pos += sizeof(len);
-				if (len == d->qualifier.len &&
-					memcmp(kept->data + pos, d->qualifier.data, len) == 0)
-					goes = false;
-				pos += len;
-			}
-		}
-		break;
-	}
-	pfree(q);
-	return goes;
-}
-
-/*
  * remove_markers
  *		After a walk over all of table (escaped), which began when its meta
  *		was m: delete drop_table's row tombstone and what it hid of the
  *		table's row of families, and drop_family's markers.
  */
 static void
-remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *m)
+remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, WcTableMeta *m)
 {
 	StringInfoData row;
-	StringInfoData kept = {0};
 
 	if (!has_markers(m) || sw->count_only)
 		return;
@@ -470,18 +394,14 @@ remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, const WcTableMeta *
 				del = fm != NULL && ts <= fm->dropped;
 			}
 		}
-		if (!del && fqlen > sizeof(dropped_rows_cell) &&
-			(memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0 ||
-			 memcmp(fq, deleted_rows_cell, sizeof(deleted_rows_cell)) == 0))
-			del = range_marker_goes(fq, fqlen, ts, m, &kept);
+		if (!del)
+			del = wc_rowdrops_cell_goes(m, fq, fqlen, ts);
 		if (del)
 			storage_batch_delete(sw->batch, k, n);
 		storage_iter_next(sw->it);
 	}
 	storage_iter_check(sw->it);
 	pfree(row.data);
-	if (kept.data)
-		pfree(kept.data);
 	/* the commits' knowledge of the drops is out of date (rowdrops.c) */
 	if (m->nrowdrops > 0)
 		wc_rowdrops_forget(sw->odb);

@@ -28,8 +28,6 @@ const uint8 wc_meta_table[2] = {0x00, 0x01};
 /* The cells of a table's row in the table of families, escaped. */
 static const uint8 families_cell[] = {'w', 'c', 0x00, 0x01, 'f', 'a', 'm', 'i', 'l', 'i', 'e', 's', 0x00, 0x01};
 static const uint8 dropped_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', ':'};
-static const uint8 dropped_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'r', 'o', 'p', 'p', 'e', 'd', '_', 'r', 'o', 'w', 's'};
-static const uint8 deleted_rows_cell[] = {'w', 'c', 0x00, 0x01, 'd', 'e', 'l', 'e', 't', 'e', 'd', '_', 'r', 'o', 'w', 's'};
 
 /* The family's entry, added if it has none. */
 static WcFamilyMeta *
@@ -190,22 +188,12 @@ wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen, WcTableMeta *m)
 			parse_families(m, (const char *) v + 1, (const char *) v + vlen, &cap);
 			break;
 		}
-		else if (fqlen > sizeof(dropped_rows_cell) + 2 &&
-				 (memcmp(fq, dropped_rows_cell, sizeof(dropped_rows_cell)) == 0 ||
-				  memcmp(fq, deleted_rows_cell, sizeof(deleted_rows_cell)) == 0))
+		else if (wc_rowdrops_cell(m, table, tlen, fq, fqlen, ts))
 		{
 			/*
 			 * drop_row_range's, a range DELETE's, and the marks of writes
 			 * since (rowdrops.c)
 			 */
-			uint8	   *qual = palloc(fqlen);
-			size_t		consumed,
-						qlen;
-
-			if (wc_unescape(fq + 4, fqlen - 4, qual, &consumed, &qlen) == 0 &&
-				consumed == fqlen - 4)
-				wc_rowdrops_add(m, table, tlen, qual, qlen, ts);
-			pfree(qual);
 		}
 		else if (fqlen > sizeof(dropped_cell) + 2 &&
 				 memcmp(fq, dropped_cell, sizeof(dropped_cell)) == 0)

@@ -192,6 +192,7 @@ typedef struct WcRowDrop
 	WcBytes		qualifier;		/* the range, as the drop cell's qualifier */
 	bool		hides;			/* the sweep met a kept entry older (a
 								 * tombstone's) */
+	bool		stays;			/* the sweep keeps its cell (and so its marks) */
 } WcRowDrop;
 
 typedef struct WcTableMeta
@@ -212,8 +213,10 @@ extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
 												const uint8 *fq, size_t fqlen);
 
 /* in rowdrops.c: the row ranges drop_row_range dropped */
-extern void wc_rowdrops_add(WcTableMeta *m, const uint8 *table, size_t tlen,
-							const uint8 *qual, size_t qlen, uint64 ts);
+extern bool wc_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
+							 const uint8 *fq, size_t fqlen, uint64 ts);
+extern bool wc_rowdrops_cell_goes(WcTableMeta *m, const uint8 *fq, size_t fqlen,
+								  uint64 ts);
 extern int	wc_rowdrops_subtract(const WcTableMeta *m, uint64 as_of,
 								 const WcWireRange *ranges, int nranges,
 								 WcWireRange **out);
