@@ -839,6 +839,16 @@ put_cstring(StringInfo buf, const char *s)
 	wc_put_bytes(buf, s ? s : "", s ? strlen(s) : 0);
 }
 
+/* The BATCH answer of a scan that has ended: its last, with no rows. */
+void
+wc_write_batch_over(StringInfo buf)
+{
+	begin(buf, WC_RESP_BATCH);
+	appendStringInfoChar(buf, 1);
+	wc_put_u32(buf, 0);
+	wc_put_u64(buf, 0);
+}
+
 void
 wc_write_error(StringInfo buf, int sqlstate, const char *message,
 			   const char *detail, const char *hint)

@@ -35,6 +35,8 @@
 
 #include "lib/stringinfo.h"
 
+#include "common/bytebuf.h"
+
 typedef enum WcMsgType
 {
 	/* requests */
@@ -290,14 +292,17 @@ typedef struct WcBatchRow
 	uint16		ncells;
 } WcBatchRow;
 
-/* The worker's state while it fills a BATCH answer. */
+/*
+ * The worker's state while it fills a BATCH answer: into a plain C buffer,
+ * as its reader threads do (bytebuf.h).
+ */
 typedef struct WcBatchWriter
 {
-	StringInfo	out;
-	int			header;			/* offset of the answer's header */
+	WcByteBuf  *out;
+	size_t		header;			/* offset of the answer's header */
 	uint32		nrows;
-	int			row_start;		/* offset of the row being written */
-	int			row_header;		/* offset of its other-cells byte */
+	size_t		row_start;		/* offset of the row being written */
+	size_t		row_header;		/* offset of its other-cells byte */
 	uint16		ncells;
 } WcBatchWriter;
 
@@ -476,6 +481,7 @@ extern void wc_write_sample_answer(StringInfo buf, uint64 total, int n,
 extern void wc_write_rows_answer(StringInfo buf, const WcRowsAnswer *a);
 extern void wc_write_error(StringInfo buf, int sqlstate, const char *message,
 						   const char *detail, const char *hint);
+extern void wc_write_batch_over(StringInfo buf);
 
 /* in wire.c: answers, as the backend reads them (r at the type byte) */
 extern bool wc_is_error(const void *data, size_t len);
@@ -499,13 +505,14 @@ extern bool wc_read_rows_answer(WcReader *r, WcRowsAnswer *a);
  * taken back out.
  */
 static inline void
-wc_write_batch_begin(WcBatchWriter *w, StringInfo out)
+wc_write_batch_begin(WcBatchWriter *w, WcByteBuf *out)
 {
+	static const uint8 header[14] = {WC_RESP_BATCH};
+
 	w->out = out;
 	w->header = out->len;
 	w->nrows = 0;
-	appendStringInfoChar(out, (char) WC_RESP_BATCH);
-	appendBinaryStringInfo(out, "\0\0\0\0\0\0\0\0\0\0\0\0\0", 13);
+	wc_bytebuf_append(out, header, sizeof(header));
 }
 
 /*
@@ -516,8 +523,8 @@ static inline uint8 *
 wc_write_batch_row(WcBatchWriter *w, size_t max_key_len)
 {
 	w->row_start = w->out->len;
-	enlargeStringInfo(w->out, 4 + max_key_len + 3);
-	return (uint8 *) w->out->data + w->out->len + 4;
+	wc_bytebuf_reserve(w->out, 4 + max_key_len + 3);
+	return w->out->data + w->out->len + 4;
 }
 
 static inline void
@@ -528,24 +535,23 @@ wc_write_batch_row_key(WcBatchWriter *w, size_t key_len)
 	memcpy(w->out->data + w->out->len, &len, 4);
 	w->out->len += 4 + len;
 	w->row_header = w->out->len;
-	appendBinaryStringInfo(w->out, "\0\0\0", 3);	/* other, ncells */
+	wc_bytebuf_append(w->out, "\0\0\0", 3);	/* other, ncells */
 	w->ncells = 0;
 }
 
 static inline void
 wc_write_batch_cell(WcBatchWriter *w, uint16 column, const uint8 *value, size_t len)
 {
-	StringInfo	out = w->out;
+	WcByteBuf  *out = w->out;
 	uint32		vlen = (uint32) len;
-	char	   *dst;
+	uint8	   *dst;
 
-	enlargeStringInfo(out, 6 + len);
+	wc_bytebuf_reserve(out, 6 + len);
 	dst = out->data + out->len;
 	memcpy(dst, &column, 2);
 	memcpy(dst + 2, &vlen, 4);
 	memcpy(dst + 6, value, len);
 	out->len += 6 + len;
-	out->data[out->len] = '\0';
 	w->ncells++;
 }
 
@@ -555,7 +561,7 @@ wc_write_batch_row_end(WcBatchWriter *w, bool other, bool versions, uint64 versi
 	w->out->data[w->row_header] = other ? 1 : 0;
 	memcpy(w->out->data + w->row_header + 1, &w->ncells, 2);
 	if (versions)
-		wc_put_u64(w->out, version);
+		wc_bytebuf_append(w->out, &version, 8);
 	w->nrows++;
 }
 
@@ -563,13 +569,12 @@ static inline void
 wc_write_batch_row_cancel(WcBatchWriter *w)
 {
 	w->out->len = w->row_start;
-	w->out->data[w->out->len] = '\0';
 }
 
 static inline void
 wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries)
 {
-	char	   *h = w->out->data + w->header;
+	uint8	   *h = w->out->data + w->header;
 
 	h[1] = done ? 1 : 0;
 	memcpy(h + 2, &w->nrows, 4);
@@ -621,6 +626,21 @@ wc_write_map_entry(StringInfo buf, const uint8 *qual, size_t qual_len,
 {
 	wc_put_bytes(buf, qual, qual_len);
 	wc_put_bytes(buf, value, value_len);
+}
+
+/* The same, for the worker's plain C buffer. */
+static inline void
+wc_write_batch_map_entry(WcByteBuf *buf, const uint8 *qual, size_t qual_len,
+						 const uint8 *value, size_t value_len)
+{
+	uint32		len = (uint32) qual_len;
+
+	wc_bytebuf_reserve(buf, 8 + qual_len + value_len);
+	wc_bytebuf_append(buf, &len, 4);
+	wc_bytebuf_append(buf, qual, qual_len);
+	len = (uint32) value_len;
+	wc_bytebuf_append(buf, &len, 4);
+	wc_bytebuf_append(buf, value, value_len);
 }
 
 static inline bool

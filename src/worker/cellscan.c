@@ -18,6 +18,8 @@
  */
 #include "postgres.h"
 
+#include <stdlib.h>
+
 #include "utils/memutils.h"
 
 #include "common/aggfold.h"
@@ -50,9 +52,9 @@ typedef struct WcRowState
 	bool		live;
 	uint64		tomb_ts;
 	uint64		version;		/* WC_SCAN_VERSIONS */
-	StringInfoData lastcell;
+	WcByteBuf	lastcell;
 	bool		have_last;
-	StringInfoData *fam_cells;	/* per family asked for alone: its cells */
+	WcByteBuf  *fam_cells;		/* per family asked for alone: its cells */
 	/* the cell being read (lastcell) */
 	bool		decided;		/* its version was chosen, or it is absent */
 	uint64		cell_versions;	/* its versions seen so far */
@@ -84,7 +86,7 @@ struct WcCellScan
 	uint64		as_of;			/* read as of this time; 0: now */
 	uint64		now;			/* when the scan began, for maxage */
 	WcTableMeta meta;			/* its policies and drop times */
-	StringInfoData last_family; /* the family policy_of looked up last */
+	WcByteBuf	last_family;	/* the family policy_of looked up last */
 	bool		have_last_family;
 	const WcFamilyMeta *last_policy;
 	uint64		limit;
@@ -94,7 +96,7 @@ struct WcCellScan
 	WcSlice    *cols;			/* sorted bytewise, as a row's cells are */
 	int			nfams;			/* the families asked for alone */
 	WcSlice    *fams;
-	StringInfoData qual;		/* a qualifier unescaped, for fam_cells */
+	WcByteBuf	qual;			/* a qualifier unescaped, for fam_cells */
 	int			nranges;
 	WcSlice    *starts;
 	WcSlice    *ends;
@@ -103,11 +105,13 @@ struct WcCellScan
 	bool		done;
 	int			batch_bytes;	/* a batch ends once it is this large */
 	int			batches;		/* batches filled so far */
-	WcBatchWriter batch;		/* the answer being filled */
-	StringInfoData rowkey;		/* table+row prefix of the current row */
-	StringInfoData seek;		/* a key to seek to (seek_past_versions) */
-	StringInfoData arena;		/* reverse scans: the row's entries */
-	WcEntry    *entries_buf;
+	WcByteBuf	out;			/* the BATCH answer being filled */
+	WcBatchWriter batch;
+	bool		fill_cache;		/* not a bulk scan */
+	WcByteBuf	rowkey;			/* table+row prefix of the current row */
+	WcByteBuf	seek;			/* a key to seek to (seek_in_cell) */
+	WcByteBuf	arena;			/* reverse scans: the row's entries */
+	WcEntry    *entries_buf;	/* malloc'd, as the buffers are */
 	int			entries_cap;
 	WcRowState	row;
 	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
@@ -125,10 +129,8 @@ static void skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req);
 void
 wc_corrupt_key(const uint8 *k, size_t n)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("malformed key in LevelDB database"),
-			 errdetail("The key is %zu bytes long and does not have the widecolumn_fdw layout.", n)));
+	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed key in LevelDB database", NULL,
+			"The key is %zu bytes long and does not have the widecolumn_fdw layout.", n);
 }
 
 void
@@ -136,19 +138,15 @@ wc_check_value_tag(const uint8 *v, size_t vlen)
 {
 	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
 					  !wc_agg_is_merge(v[0])))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("malformed value in LevelDB database"),
-				 errdetail("A stored value does not begin with a valid tag byte.")));
+		wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
+				"A stored value does not begin with a valid tag byte.");
 }
 
 void
 wc_corrupt_merge(void)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("malformed value in LevelDB database"),
-			 errdetail("A merge entry of an aggregate family does not hold an 8-byte integer.")));
+	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
+			"A merge entry of an aggregate family does not hold an 8-byte integer.");
 }
 
 /*
@@ -292,10 +290,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 		c->len = req->cols[i].len;
 		c->idx = i;
 	}
-	s->row.fam_cells = palloc(sizeof(StringInfoData) * (s->nfams + 1));
-	for (int i = 0; i < s->nfams; i++)
-		initStringInfo(&s->row.fam_cells[i]);
-	initStringInfo(&s->qual);
+	s->row.fam_cells = palloc0(sizeof(WcByteBuf) * (s->nfams + 1));
 	s->nranges = req->nranges;
 	s->starts = palloc(sizeof(WcSlice) * (s->nranges + 1));
 	s->ends = palloc(sizeof(WcSlice) * (s->nranges + 1));
@@ -323,9 +318,9 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 		s->ncols + s->nfams == 0 ? WC_BATCH_BYTES : WC_FIRST_BATCH_BYTES;
 	/* A full scan must not push the point reads' blocks out of the cache. */
 	s->it = storage_iter(odb->db, snap, fill_cache);
+	s->fill_cache = fill_cache;
 	s->as_of = req->as_of;
 	s->now = cells_unix_micros();
-	initStringInfo(&s->last_family);
 	load_policies(s);
 	if (s->meta.nrowdrops > 0)
 		skip_dropped_ranges(s, req);
@@ -333,10 +328,6 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 		s->vs = versions_scan_open(req, s->it, s->now,
 								   Max(s->now, odb->last_commit_ts + 1),
 								   version_policy, s);
-	initStringInfo(&s->rowkey);
-	initStringInfo(&s->seek);
-	initStringInfo(&s->arena);
-	initStringInfo(&s->row.lastcell);
 	return s;
 }
 
@@ -346,12 +337,32 @@ cells_scan_db(WcCellScan *s)
 	return s->odb;
 }
 
+/*
+ * cells_scan_close
+ *		Free what the scan holds outside its memory context: the iterator
+ *		and the buffers its batches grow (plain C, for the reader threads).
+ */
 void
 cells_scan_close(WcCellScan *s)
 {
 	if (s->it)
 		storage_iter_free(s->it);
 	s->it = NULL;
+	for (int i = 0; i < s->nfams; i++)
+		wc_bytebuf_free(&s->row.fam_cells[i]);
+	wc_bytebuf_free(&s->row.lastcell);
+	wc_bytebuf_free(&s->last_family);
+	wc_bytebuf_free(&s->qual);
+	wc_bytebuf_free(&s->out);
+	wc_bytebuf_free(&s->rowkey);
+	wc_bytebuf_free(&s->seek);
+	wc_bytebuf_free(&s->arena);
+	free(s->entries_buf);
+	s->entries_buf = NULL;
+	s->entries_cap = 0;
+	if (s->vs)
+		versions_scan_close(s->vs);
+	s->vs = NULL;
 }
 
 static void
@@ -362,8 +373,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 				consumed,
 				rlen;
 
-	resetStringInfo(&s->rowkey);
-	appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
+	wc_bytebuf_set(&s->rowkey, k, rowend);
 
 	/* The batch carries the row key itself, not its escaped form. */
 	if (wc_component_end(k, rowend, &tlen) != 0 ||
@@ -381,7 +391,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->have_last = false;
 	row->folding = false;
 	for (int i = 0; i < s->nfams; i++)
-		resetStringInfo(&row->fam_cells[i]);
+		row->fam_cells[i].len = 0;
 }
 
 /*
@@ -402,12 +412,11 @@ family_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t
 	{
 		if (s->fams[i].len != flen || memcmp(s->fams[i].p, fq, flen) != 0)
 			continue;
-		resetStringInfo(&s->qual);
-		enlargeStringInfo(&s->qual, fqlen - flen);
-		if (wc_unescape(fq + flen, fqlen - flen, (uint8 *) s->qual.data,
-						&consumed, &qlen) != 0)
+		s->qual.len = 0;
+		wc_bytebuf_reserve(&s->qual, fqlen - flen);
+		if (wc_unescape(fq + flen, fqlen - flen, s->qual.data, &consumed, &qlen) != 0)
 			wc_corrupt_key(fq, fqlen);
-		wc_write_map_entry(&s->row.fam_cells[i], (const uint8 *) s->qual.data, qlen, v, vlen);
+		wc_write_batch_map_entry(&s->row.fam_cells[i], s->qual.data, qlen, v, vlen);
 		return true;
 	}
 	return false;
@@ -426,11 +435,10 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 
 	if (s->meta.unlisted == NULL || wc_component_end(fq, fqlen, &flen) != 0)
 		return NULL;
-	if (s->have_last_family && flen == (size_t) s->last_family.len &&
+	if (s->have_last_family && flen == s->last_family.len &&
 		memcmp(fq, s->last_family.data, flen) == 0)
 		return s->last_policy;
-	resetStringInfo(&s->last_family);
-	appendBinaryStringInfo(&s->last_family, (const char *) fq, flen);
+	wc_bytebuf_set(&s->last_family, fq, flen);
 	s->have_last_family = true;
 	s->last_policy = wc_table_meta_family(&s->meta, fq, fqlen);
 	return s->last_policy;
@@ -531,8 +539,7 @@ fold_end(WcCellScan *s)
 
 	s->row.folding = false;
 	wc_agg_put(s->row.fold_value, buf);
-	emit_cell(s, (const uint8 *) s->row.lastcell.data, s->row.lastcell.len,
-			  buf, WC_AGG_LEN);
+	emit_cell(s, s->row.lastcell.data, s->row.lastcell.len, buf, WC_AGG_LEN);
 }
 
 /*
@@ -559,7 +566,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 
 	s->entries++;
 
-	if (row->have_last && fqlen == (size_t) row->lastcell.len &&
+	if (row->have_last && fqlen == row->lastcell.len &&
 		memcmp(fq, row->lastcell.data, fqlen) == 0)
 	{
 		if (row->decided)
@@ -569,10 +576,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	{
 		if (row->folding)
 			fold_end(s);
-		if ((size_t) row->lastcell.maxlen <= fqlen)
-			enlargeStringInfo(&row->lastcell, fqlen);
-		memcpy(row->lastcell.data, fq, fqlen);
-		row->lastcell.len = fqlen;
+		wc_bytebuf_set(&row->lastcell, fq, fqlen);
 		row->have_last = true;
 		row->decided = false;
 		row->cell_versions = 0;
@@ -653,7 +657,7 @@ row_end(WcCellScan *s)
 	for (int i = 0; i < s->nfams; i++)
 		if (row->fam_cells[i].len > 0)
 			wc_write_batch_cell(&s->batch, s->fams[i].idx,
-								(const uint8 *) row->fam_cells[i].data, row->fam_cells[i].len);
+								row->fam_cells[i].data, row->fam_cells[i].len);
 	wc_write_batch_row_end(&s->batch, row->other, s->versions, row->version);
 	s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)
@@ -680,18 +684,17 @@ row_end(WcCellScan *s)
 static void
 seek_in_cell(WcCellScan *s, const uint8 *k, size_t cellend, uint64 ts)
 {
-	StringInfo	target = &s->seek;
+	WcByteBuf  *target = &s->seek;
 
-	resetStringInfo(target);
-	enlargeStringInfo(target, cellend + WC_TS_LEN);
-	memcpy(target->data, k, cellend);
-	wc_encode_ts(ts, (uint8 *) target->data + cellend);
+	wc_bytebuf_set(target, k, cellend);
+	wc_bytebuf_reserve(target, WC_TS_LEN);
+	wc_encode_ts(ts, target->data + cellend);
 	target->len = cellend + WC_TS_LEN;
-	storage_iter_seek(s->it, (const uint8 *) target->data, target->len);
+	storage_iter_seek(s->it, target->data, target->len);
 }
 
 static void
-scan_forward(WcCellScan *s, StringInfo out)
+scan_forward(WcCellScan *s, WcByteBuf *out)
 {
 	while (!s->done && out->len < s->batch_bytes)
 	{
@@ -781,7 +784,7 @@ scan_forward(WcCellScan *s, StringInfo out)
  * last), so each row is copied out and then read forwards.
  */
 static void
-scan_reverse(WcCellScan *s, StringInfo out)
+scan_reverse(WcCellScan *s, WcByteBuf *out)
 {
 	while (!s->done && out->len < s->batch_bytes)
 	{
@@ -835,9 +838,8 @@ scan_reverse(WcCellScan *s, StringInfo out)
 		}
 
 		parse_key(k, n, &rowend, &cellend);
-		resetStringInfo(&s->arena);
-		resetStringInfo(&s->rowkey);
-		appendBinaryStringInfo(&s->rowkey, (const char *) k, rowend);
+		s->arena.len = 0;
+		wc_bytebuf_set(&s->rowkey, k, rowend);
 		for (;;)
 		{
 			const uint8 *v;
@@ -846,18 +848,21 @@ scan_reverse(WcCellScan *s, StringInfo out)
 
 			if (count == s->entries_cap)
 			{
+				WcEntry    *grown;
+
 				s->entries_cap = Max(16, s->entries_cap * 2);
-				s->entries_buf = s->entries_buf ?
-					repalloc(s->entries_buf, sizeof(WcEntry) * s->entries_cap) :
-					palloc(sizeof(WcEntry) * s->entries_cap);
+				grown = realloc(s->entries_buf, sizeof(WcEntry) * s->entries_cap);
+				if (grown == NULL)
+					wc_bytebuf_failed(sizeof(WcEntry) * s->entries_cap);
+				s->entries_buf = grown;
 			}
 			v = storage_iter_value(s->it, &vlen);
 			s->entries_buf[count].koff = s->arena.len;
 			s->entries_buf[count].klen = n;
-			appendBinaryStringInfo(&s->arena, (const char *) k, n);
+			wc_bytebuf_append(&s->arena, k, n);
 			s->entries_buf[count].voff = s->arena.len;
 			s->entries_buf[count].vlen = vlen;
-			appendBinaryStringInfo(&s->arena, (const char *) v, vlen);
+			wc_bytebuf_append(&s->arena, v, vlen);
 			count++;
 
 			storage_iter_prev(s->it);
@@ -872,8 +877,8 @@ scan_reverse(WcCellScan *s, StringInfo out)
 
 		for (int i = count - 1; i >= 0; i--)
 		{
-			const uint8 *ek = (uint8 *) s->arena.data + s->entries_buf[i].koff;
-			const uint8 *ev = (uint8 *) s->arena.data + s->entries_buf[i].voff;
+			const uint8 *ek = s->arena.data + s->entries_buf[i].koff;
+			const uint8 *ev = s->arena.data + s->entries_buf[i].voff;
 
 			parse_key(ek, s->entries_buf[i].klen, &rowend, &cellend);
 			if (i == count - 1)
@@ -887,21 +892,24 @@ scan_reverse(WcCellScan *s, StringInfo out)
 
 /*
  * cells_scan_fill
- *		Append one BATCH answer of about s->batch_bytes to out; true if it
- *		is the last.
+ *		Fill the scan's next BATCH answer, of about s->batch_bytes
+ *		(cells_scan_batch gives it); true if it is the last.
+ *
+ * Plain C, for the reader threads (readers.c): its errors are wc_fail's.
  */
 bool
-cells_scan_fill(WcCellScan *s, StringInfo out)
+cells_scan_fill(WcCellScan *s)
 {
 	uint64		before = s->entries;
 
-	wc_write_batch_begin(&s->batch, out);
+	s->out.len = 0;
+	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->vs)
-		s->done = versions_scan_fill(s->vs, &s->batch, out, s->batch_bytes, &s->entries);
+		s->done = versions_scan_fill(s->vs, &s->batch, &s->out, s->batch_bytes, &s->entries);
 	else if (s->reverse)
-		scan_reverse(s, out);
+		scan_reverse(s, &s->out);
 	else
-		scan_forward(s, out);
+		scan_forward(s, &s->out);
 
 	/*
 	 * LevelDB's iterator passes over a block it cannot read, and only
@@ -923,14 +931,24 @@ cells_scan_fill(WcCellScan *s, StringInfo out)
 	return s->done;
 }
 
-/* Append the BATCH answer of a scan that has ended: done, no rows. */
-void
-cells_scan_empty_batch(StringInfo out)
+/* The batch cells_scan_fill filled last. */
+const WcByteBuf *
+cells_scan_batch(WcCellScan *s)
 {
-	WcBatchWriter w;
+	return &s->out;
+}
 
-	wc_write_batch_begin(&w, out);
-	wc_write_batch_end(&w, true, 0);
+/*
+ * cells_scan_is_small
+ *		Whether the scan's next batch is a small one from the block cache:
+ *		a point read's, or one of the first of a short scan.  The main thread
+ *		fills those itself (serve.c), as handing one to a reader thread and
+ *		back costs two wake-ups, more than the fill.
+ */
+bool
+cells_scan_is_small(WcCellScan *s)
+{
+	return s->batch_bytes <= WC_SMALL_BATCH_BYTES && s->fill_cache;
 }
 
 /* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */

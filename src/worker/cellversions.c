@@ -77,9 +77,15 @@ struct WcVersionScan
 	bool		done;
 	uint64		entries;
 	uint64		tomb_ts;		/* the current row's tombstone, or 0 */
-	StringInfoData row;			/* the current row's prefix, escaped */
-	StringInfoData prefix;		/* scratch: a key prefix */
-	StringInfoData name;		/* scratch: an unescaped component */
+	/* plain C buffers (bytebuf.h), as the reader threads fill batches */
+	WcByteBuf	row;			/* the current row's prefix, escaped */
+	WcByteBuf	prefix;			/* scratch: a key prefix (seek_to) */
+	WcByteBuf	name;			/* scratch: an unescaped component */
+	WcByteBuf	tomb;			/* the row tombstone's key prefix */
+	WcByteBuf	family;			/* a family of the row, escaped */
+	WcByteBuf	family_prefix;	/* row + family */
+	WcByteBuf	cell;			/* a cell's key before its timestamp */
+	WcByteBuf	successor;		/* skip_past's seek target */
 	/* the overlay: the transaction's own writes, sorted, one per key */
 	WcOverlay  *ov;
 	int			nov;
@@ -142,9 +148,6 @@ versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now, uint64 pend
 		vs->quals[i].start = copy_bytes(req->quals[i].start);
 		vs->quals[i].end = copy_bytes(req->quals[i].end);
 	}
-	initStringInfo(&vs->row);
-	initStringInfo(&vs->prefix);
-	initStringInfo(&vs->name);
 	load_overlay(vs, req, pending_ts);
 	return vs;
 }
@@ -326,7 +329,7 @@ load_overlay(WcVersionScan *vs, const WcScanRequest *req, uint64 pending_ts)
 
 /* The iterator's key, if it starts with p[0, plen); else NULL. */
 static const uint8 *
-key_under(WcVersionScan *vs, const char *p, size_t plen, size_t *n)
+key_under(WcVersionScan *vs, const uint8 *p, size_t plen, size_t *n)
 {
 	const uint8 *k;
 
@@ -340,19 +343,13 @@ key_under(WcVersionScan *vs, const char *p, size_t plen, size_t *n)
 
 /* Seek to the key p[0, plen) + tail[0, tlen). */
 static void
-seek_to(WcVersionScan *vs, const char *p, size_t plen, const uint8 *tail, size_t tlen)
+seek_to(WcVersionScan *vs, const uint8 *p, size_t plen, const uint8 *tail, size_t tlen)
 {
-	StringInfo	s = &vs->prefix;
+	WcByteBuf  *s = &vs->prefix;
 
-	if (s->data != p)
-	{
-		resetStringInfo(s);
-		appendBinaryStringInfo(s, p, plen);
-	}
-	else
-		s->len = plen;
-	appendBinaryStringInfo(s, (const char *) tail, tlen);
-	mi_seek(vs, (const uint8 *) s->data, s->len);
+	wc_bytebuf_set(s, p, plen);
+	wc_bytebuf_append(s, tail, tlen);
+	mi_seek(vs, s->data, s->len);
 }
 
 /*
@@ -363,10 +360,9 @@ seek_to(WcVersionScan *vs, const char *p, size_t plen, const uint8 *tail, size_t
  *		anything else.
  */
 static void
-skip_past(WcVersionScan *vs, const char *p, size_t plen)
+skip_past(WcVersionScan *vs, const uint8 *p, size_t plen)
 {
 	size_t		n;
-	char	   *succ;
 
 	for (int i = 0; i < WC_STEPS_BEFORE_SEEK; i++)
 	{
@@ -376,11 +372,9 @@ skip_past(WcVersionScan *vs, const char *p, size_t plen)
 	}
 	if (key_under(vs, p, plen, &n) == NULL)
 		return;
-	succ = palloc(plen);
-	memcpy(succ, p, plen);
-	succ[plen - 1] = 0x02;
-	mi_seek(vs, (const uint8 *) succ, plen);
-	pfree(succ);
+	wc_bytebuf_set(&vs->successor, p, plen);
+	vs->successor.data[plen - 1] = 0x02;
+	mi_seek(vs, vs->successor.data, plen);
 }
 
 /* Unescape the component at c into vs->name; returns its escaped length. */
@@ -390,9 +384,9 @@ unescape_name(WcVersionScan *vs, const uint8 *c, size_t n)
 	size_t		consumed,
 				len;
 
-	resetStringInfo(&vs->name);
-	enlargeStringInfo(&vs->name, n);
-	if (wc_unescape(c, n, (uint8 *) vs->name.data, &consumed, &len) != 0)
+	vs->name.len = 0;
+	wc_bytebuf_reserve(&vs->name, n);
+	if (wc_unescape(c, n, vs->name.data, &consumed, &len) != 0)
 		wc_corrupt_key(c, n);
 	vs->name.len = len;
 	return consumed;
@@ -406,7 +400,7 @@ static void
 emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
 	 const uint8 *v, size_t vlen, uint64 ts, bool pending)
 {
-	const uint8 *p = (const uint8 *) vs->row.data;
+	const uint8 *p = vs->row.data;
 	size_t		tlen,
 				consumed,
 				rlen,
@@ -418,9 +412,9 @@ emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
 		wc_corrupt_key(p, vs->row.len);
 	wc_write_batch_row_key(w, rlen);
 	flen = unescape_name(vs, fq, fqlen);
-	wc_write_batch_cell(w, 0, (const uint8 *) vs->name.data, vs->name.len);
+	wc_write_batch_cell(w, 0, vs->name.data, vs->name.len);
 	unescape_name(vs, fq + flen, fqlen - flen);
-	wc_write_batch_cell(w, 1, (const uint8 *) vs->name.data, vs->name.len);
+	wc_write_batch_cell(w, 1, vs->name.data, vs->name.len);
 	wc_write_batch_cell(w, 2, v + 1, vlen - 1);
 	if (pending)
 		wc_write_batch_cell(w, 3, (const uint8 *) "", 0);
@@ -439,7 +433,7 @@ emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
  *		plain value out[0, 9).
  */
 static void
-fold_merges(WcVersionScan *vs, const char *cell, size_t celllen, uint64 dropped,
+fold_merges(WcVersionScan *vs, const uint8 *cell, size_t celllen, uint64 dropped,
 			const uint8 *v, size_t vlen, uint8 *out)
 {
 	uint8		tag = v[0];
@@ -484,7 +478,7 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 	const uint8 *k = mi_key(vs, &n);
 	size_t		rowlen = vs->row.len;
 	size_t		celllen;
-	char	   *cell;
+	const uint8 *cell;
 	const WcGcPolicy *policy;
 	uint64		dropped;		/* drop_table's, drop_family's or drop_row_range's time */
 	uint64		idx = 0;
@@ -495,8 +489,8 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 		wc_corrupt_key(k, n);
 	/* the cell's key before its timestamp: entries of the cell have it */
 	celllen = n - WC_TS_LEN;
-	cell = palloc(celllen);
-	memcpy(cell, k, celllen);
+	wc_bytebuf_set(&vs->cell, k, celllen);
+	cell = vs->cell.data;
 	policy = vs->policy_of(vs->policy_arg, k, rowlen, celllen - rowlen, &dropped);
 
 	while (!vs->done && (k = key_under(vs, cell, celllen, &n)) != NULL &&
@@ -540,20 +534,19 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 
 			fold_merges(vs, cell, celllen, dropped, v, vlen, folded);
 			if (ts <= vs->ts_max)
-				emit(vs, w, (const uint8 *) cell + rowlen, celllen - rowlen,
+				emit(vs, w, cell + rowlen, celllen - rowlen,
 					 folded, sizeof(folded), ts, pending);
 			idx++;
 			continue;
 		}
 		if (ts <= vs->ts_max)
-			emit(vs, w, (const uint8 *) cell + rowlen, celllen - rowlen, v, vlen, ts,
+			emit(vs, w, cell + rowlen, celllen - rowlen, v, vlen, ts,
 				 mi_pending(vs));
 		idx++;
 		mi_next(vs);
 	}
 	/* the cell's key ends with the qualifier's terminator */
 	skip_past(vs, cell, celllen);
-	pfree(cell);
 }
 
 /*
@@ -563,17 +556,16 @@ cell_versions(WcVersionScan *vs, WcBatchWriter *w)
 static void
 family_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fam, size_t flen)
 {
-	StringInfoData pf;
+	WcByteBuf  *pf = &vs->family_prefix;
 	size_t		n;
 
-	initStringInfo(&pf);
-	appendBinaryStringInfo(&pf, vs->row.data, vs->row.len);
-	appendBinaryStringInfo(&pf, (const char *) fam, flen);
+	wc_bytebuf_set(pf, vs->row.data, vs->row.len);
+	wc_bytebuf_append(pf, fam, flen);
 	if (vs->nquals == 0)
 	{
-		if (key_under(vs, pf.data, pf.len, &n) == NULL)
-			seek_to(vs, pf.data, pf.len, NULL, 0);
-		while (!vs->done && key_under(vs, pf.data, pf.len, &n) != NULL)
+		if (key_under(vs, pf->data, pf->len, &n) == NULL)
+			seek_to(vs, pf->data, pf->len, NULL, 0);
+		while (!vs->done && key_under(vs, pf->data, pf->len, &n) != NULL)
 			cell_versions(vs, w);
 	}
 	for (int q = 0; q < vs->nquals && !vs->done; q++)
@@ -581,18 +573,17 @@ family_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fam, size_t fl
 		WcRange    *r = &vs->quals[q];
 		const uint8 *k;
 
-		seek_to(vs, pf.data, pf.len, r->start.data, r->start.len);
-		while (!vs->done && (k = key_under(vs, pf.data, pf.len, &n)) != NULL)
+		seek_to(vs, pf->data, pf->len, r->start.data, r->start.len);
+		while (!vs->done && (k = key_under(vs, pf->data, pf->len, &n)) != NULL)
 		{
 			if (r->end.len > 0 &&
-				wc_compare_bytes(k + pf.len, n - pf.len - WC_TS_LEN,
+				wc_compare_bytes(k + pf->len, n - pf->len - WC_TS_LEN,
 								 r->end.data, r->end.len) >= 0)
 				break;
 			cell_versions(vs, w);
 		}
 	}
-	skip_past(vs, pf.data, pf.len);
-	pfree(pf.data);
+	skip_past(vs, pf->data, pf->len);
 }
 
 /*
@@ -604,17 +595,16 @@ static void
 row_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *k, size_t n, size_t rowend)
 {
 	size_t		plen;
-	char	   *tomb;
+	const uint8 *tomb;
 
-	resetStringInfo(&vs->row);
-	appendBinaryStringInfo(&vs->row, (const char *) k, rowend);
+	wc_bytebuf_set(&vs->row, k, rowend);
 	vs->tomb_ts = 0;
 
 	/* The row tombstone sorts first: the newest one at or before as_of. */
-	tomb = palloc(rowend + sizeof(wc_row_tombstone_fq));
-	memcpy(tomb, vs->row.data, rowend);
-	memcpy(tomb + rowend, wc_row_tombstone_fq, sizeof(wc_row_tombstone_fq));
-	plen = rowend + sizeof(wc_row_tombstone_fq);
+	wc_bytebuf_set(&vs->tomb, vs->row.data, rowend);
+	wc_bytebuf_append(&vs->tomb, wc_row_tombstone_fq, sizeof(wc_row_tombstone_fq));
+	tomb = vs->tomb.data;
+	plen = vs->tomb.len;
 	if (key_under(vs, tomb, plen, &n) != NULL)
 	{
 		if (vs->as_of != 0)
@@ -629,7 +619,6 @@ row_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *k, size_t n, size
 			vs->tomb_ts = wc_decode_ts(k + plen);
 		skip_past(vs, tomb, plen);
 	}
-	pfree(tomb);
 
 	if (vs->nfams > 0)
 	{
@@ -642,14 +631,11 @@ row_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *k, size_t n, size
 		while (!vs->done && (k = key_under(vs, vs->row.data, vs->row.len, &n)) != NULL)
 		{
 			size_t		flen;
-			uint8	   *fam;
 
 			if (wc_component_end(k + rowend, n - rowend, &flen) != 0)
 				wc_corrupt_key(k, n);
-			fam = palloc(flen);
-			memcpy(fam, k + rowend, flen);
-			family_versions(vs, w, fam, flen);
-			pfree(fam);
+			wc_bytebuf_set(&vs->family, k + rowend, flen);
+			family_versions(vs, w, vs->family.data, flen);
 		}
 	}
 	else
@@ -667,7 +653,7 @@ row_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *k, size_t n, size
  *		true once the scan is over.  *entries counts the entries read.
  */
 bool
-versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
+versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
 				   int batch_bytes, uint64 *entries)
 {
 	vs->entries = 0;
@@ -710,4 +696,18 @@ versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
 	}
 	*entries += vs->entries;
 	return vs->done;
+}
+
+/* Free the buffers the scan's batches grew. */
+void
+versions_scan_close(WcVersionScan *vs)
+{
+	wc_bytebuf_free(&vs->row);
+	wc_bytebuf_free(&vs->prefix);
+	wc_bytebuf_free(&vs->name);
+	wc_bytebuf_free(&vs->tomb);
+	wc_bytebuf_free(&vs->family);
+	wc_bytebuf_free(&vs->family_prefix);
+	wc_bytebuf_free(&vs->cell);
+	wc_bytebuf_free(&vs->successor);
 }

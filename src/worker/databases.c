@@ -241,6 +241,10 @@ wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go)
 void
 wc_db_close_after_failure(WcOpenDb *odb)
 {
+	/* no reader thread may be in one of the scans closed below */
+	wc_readers_drain();
+	(void) wc_collect_reads();
+
 	for (int i = 0; i < wc_shared->nslots; i++)
 	{
 		WcClient   *c = wc_clients[i];

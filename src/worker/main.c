@@ -103,6 +103,16 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("widecolumn_fdw.worker_threads",
+							"Sets the number of the storage worker's reader threads.",
+							"They fill scans' batches while the worker's main thread serves other requests; 0 fills them on the main thread.  The default is the number of CPUs, at most 16.",
+							&wc_worker_threads,
+							Min(WC_MAX_READER_THREADS, Max(1, (int) sysconf(_SC_NPROCESSORS_ONLN))),
+							0, WC_MAX_READER_THREADS,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
 	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
@@ -137,10 +147,14 @@ wc_worker_exit(int code, Datum arg)
 	 * The writes in progress finish, and their backends are answered: a
 	 * backend told nothing would roll back the rest of a transaction whose
 	 * foreign part is committed.  (It reads the queue to the end before it
-	 * takes the worker for gone: fdw/client.c, wait_for_worker.)
+	 * takes the worker for gone: fdw/client.c, wait_for_worker.)  The
+	 * reader threads finish their batches, as their scans must be closed
+	 * before the databases.
 	 */
 	storage_writer_stop();
 	wc_collect_commits();
+	wc_readers_stop();
+	wc_collect_reads();
 	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
 	{
 		WcClient   *c = wc_clients[i];
@@ -161,13 +175,20 @@ wc_worker_exit(int code, Datum arg)
 	wc_db_close_all();
 }
 
+/*
+ * client_free
+ *		Let go of a backend that has gone.  While a reader thread fills a
+ *		batch of one of its scans, its scans and snapshots stay until the
+ *		thread is done (wc_collect_reads).
+ */
 static void
 client_free(WcClient *c)
 {
-	wc_client_release_all(c);
+	if (c->reading == NULL)
+		wc_client_release_all(c);
 	dsm_detach(c->seg);
 	wc_clients[c->slot] = NULL;
-	if (c->commit_waiting)
+	if (c->commit_waiting || c->reading != NULL)
 		c->gone = true;
 	else
 		MemoryContextDelete(c->cxt);
@@ -252,10 +273,11 @@ serve_client(WcClient *c)
 	bool		worked = false;
 
 	/*
-	 * Nothing more until its commit is written, or its COUNT or COMPACT is
-	 * over, in the order it sent.
+	 * Nothing more until its commit is written, its COUNT or COMPACT is
+	 * over, or its scan's batch is filled, in the order it sent.
 	 */
-	for (int n = 0; n < 16 && !c->commit_waiting && c->reclaim == NULL; n++)
+	for (int n = 0; n < 16 && !c->commit_waiting && c->reclaim == NULL &&
+		 c->reading == NULL; n++)
 	{
 		shm_mq_result res;
 		Size		len;
@@ -296,6 +318,7 @@ wc_worker_main(Datum arg)
 	WaitEventSet *wait_set;
 	bool		idle = false;
 	instr_time	idle_since;
+	int			readers_fd;
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -308,12 +331,15 @@ wc_worker_main(Datum arg)
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
 	storage_start_background_thread();
-	wait_set = CreateWaitEventSet(TopMemoryContext, 3);
+	wait_set = CreateWaitEventSet(TopMemoryContext, 4);
 	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(wait_set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 	/* Each backend has at most one commit out, and one more if it left. */
 	AddWaitEventToSet(wait_set, WL_SOCKET_READABLE,
 					  storage_writer_start(2 * wc_shared->nslots), NULL, NULL);
+	readers_fd = wc_readers_start();
+	if (readers_fd >= 0)
+		AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, readers_fd, NULL, NULL);
 
 	SpinLockAcquire(&wc_shared->mutex);
 	generation = ++wc_shared->generation;
@@ -339,6 +365,8 @@ wc_worker_main(Datum arg)
 
 		attach_clients(generation);
 		if (wc_collect_commits())
+			busy++;
+		if (wc_collect_reads())
 			busy++;
 		reclaiming = wc_reclaim_step();
 		if (reclaiming == 1)

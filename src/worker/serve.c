@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "portability/instr_time.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
@@ -102,27 +103,63 @@ widen(StringInfo bound, WcBytes b, int side)
 	}
 }
 
-/* Append a scan's next batch to out; a scan that ends or fails is dropped. */
+/*
+ * finish_batch
+ *		The answer to a scan's SCAN or NEXT once its batch is filled: the
+ *		batch, or its error.  A scan that ends or fails is dropped.
+ */
 static void
-fill_batch(WcClient *c, WcClientScan *cs, StringInfo out)
+finish_batch(WcClient *c, WcClientScan *cs)
 {
-	bool		done = false;
+	WcReadJob  *job = &cs->job;
 
-	PG_TRY();
+	resetStringInfo(&c->answer);
+	if (job->failed)
+		wc_write_error(&c->answer, job->failure.sqlstate, job->failure.message,
+					   job->failure.detail, job->failure.hint[0] ? job->failure.hint : NULL);
+	else
 	{
-		MemoryContextSwitchTo(cs->cxt);
-		done = cells_scan_fill(cs->scan, out);
-		MemoryContextSwitchTo(wc_request_cxt);
+		const WcByteBuf *batch = cells_scan_batch(cs->scan);
+
+		appendBinaryStringInfo(&c->answer, (const char *) batch->data, batch->len);
 	}
-	PG_CATCH();
+	if (job->failed || job->done)
+		drop_scan(c, cs);
+}
+
+/*
+ * A scan whose small batch took this long here is slow (it passes over
+ * many entries for each row it returns, or reads from disk): its next
+ * batches go to the reader threads whatever their size.
+ */
+#define WC_SLOW_FILL_US		500
+
+/*
+ * fill_batch
+ *		Fill a scan's next batch: on a reader thread, answered when it comes
+ *		back (wc_collect_reads), or here if it is small or there are none.
+ */
+static void
+fill_batch(WcClient *c, WcClientScan *cs)
+{
+	instr_time	start,
+				took;
+
+	cs->job.scan = cs->scan;
+	cs->job.owner = c;
+	if (wc_readers_running() && (cs->slow || !cells_scan_is_small(cs->scan)))
 	{
-		MemoryContextSwitchTo(wc_request_cxt);
-		drop_scan(c, cs);
-		PG_RE_THROW();
+		c->reading = cs;
+		wc_readers_submit(&cs->job);
+		return;
 	}
-	PG_END_TRY();
-	if (done)
-		drop_scan(c, cs);
+	INSTR_TIME_SET_CURRENT(start);
+	wc_read_job_run(&cs->job);
+	INSTR_TIME_SET_CURRENT(took);
+	INSTR_TIME_SUBTRACT(took, start);
+	if (INSTR_TIME_GET_MICROSEC(took) > WC_SLOW_FILL_US)
+		cs->slow = true;
+	finish_batch(c, cs);
 }
 
 static void
@@ -212,14 +249,14 @@ serve_scan(WcClient *c, WcReader *r)
 
 	cxt = AllocSetContextCreate(c->cxt, "widecolumn_fdw scan", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(cxt);
-	cs = palloc(sizeof(WcClientScan));
+	cs = palloc0(sizeof(WcClientScan));
 	cs->id = req.scan;
 	cs->cxt = cxt;
 	cs->scan = cells_scan_open(odb, snap, &req);
 	MemoryContextSwitchTo(c->cxt);
 	c->scans = lappend(c->scans, cs);
 	MemoryContextSwitchTo(wc_request_cxt);
-	fill_batch(c, cs, &c->answer);
+	fill_batch(c, cs);
 }
 
 static void
@@ -239,10 +276,10 @@ serve_next(WcClient *c, WcReader *r)
 	if (cs == NULL)
 	{
 		wc_check_lost(c, id, true, false);
-		cells_scan_empty_batch(&c->answer);
+		wc_write_batch_over(&c->answer);
 	}
 	else
-		fill_batch(c, cs, &c->answer);
+		fill_batch(c, cs);
 }
 
 static void
@@ -609,9 +646,11 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 
 	/*
 	 * A commit with the commit writer is answered when it is written, a
-	 * COUNT or COMPACT when its walk is over (wc_reclaim_step).
+	 * COUNT or COMPACT when its walk is over (wc_reclaim_step), a scan's
+	 * batch when a reader thread has filled it (wc_collect_reads).
 	 */
-	if (wc_msg_answered(type) && !c->commit_waiting && c->reclaim == NULL)
+	if (wc_msg_answered(type) && !c->commit_waiting && c->reclaim == NULL &&
+		c->reading == NULL)
 		c->answer_pending = true;
 }
 
@@ -666,6 +705,43 @@ wc_collect_commits(void)
 			MemoryContextDelete(c->cxt);
 		else
 			c->answer_pending = true;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * wc_collect_reads
+ *		Answer the scans whose batches the reader threads have filled;
+ *		true if any.
+ *
+ * No ereport here: a job's error is already data, written as the answer.
+ * (wc_db_close_after_failure calls this in the middle of a request.)
+ */
+bool
+wc_collect_reads(void)
+{
+	WcReadJob  *job;
+	bool		any = false;
+
+	while ((job = wc_readers_next_done()) != NULL)
+	{
+		WcClient   *c = job->owner;
+
+		Assert(c->reading != NULL && &c->reading->job == job);
+		if (c->gone)
+		{
+			/* its scans and snapshots were kept for the thread */
+			c->reading = NULL;
+			wc_client_release_all(c);
+			MemoryContextDelete(c->cxt);
+		}
+		else
+		{
+			finish_batch(c, c->reading);
+			c->reading = NULL;
+			c->answer_pending = true;
+		}
 		any = true;
 	}
 	return any;

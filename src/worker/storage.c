@@ -28,6 +28,7 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
+#include "worker/failure.h"
 #include "worker/storage.h"
 
 struct WcDb
@@ -369,18 +370,25 @@ storage_writer_drain(void)
  * raise_leveldb_error
  *		Raise LevelDB's message (palloc'd) as an ERROR with a fitting code.
  */
+static int
+leveldb_error_code(const char *msg)
+{
+	if (strstr(msg, "No space left") != NULL)
+		return ERRCODE_DISK_FULL;
+	if (strncmp(msg, "Corruption", 10) == 0)
+		return ERRCODE_DATA_CORRUPTED;
+	if (strstr(msg, "lock") != NULL && strstr(msg, "temporarily unavailable") != NULL)
+		return ERRCODE_OBJECT_IN_USE;
+	return ERRCODE_IO_ERROR;
+}
+
+#define WC_HINT_CORRUPTED \
+	"Restore the database's directory from a backup: LevelDB neither skips nor repairs damaged records."
+
 static void
 raise_leveldb_error(char *msg, WcStorageOp op, const char *path)
 {
-	int			code = ERRCODE_IO_ERROR;
-
-	if (strstr(msg, "No space left") != NULL)
-		code = ERRCODE_DISK_FULL;
-	else if (strncmp(msg, "Corruption", 10) == 0)
-		code = ERRCODE_DATA_CORRUPTED;
-	else if (strstr(msg, "lock") != NULL &&
-			 strstr(msg, "temporarily unavailable") != NULL)
-		code = ERRCODE_OBJECT_IN_USE;
+	int			code = leveldb_error_code(msg);
 
 	ereport(ERROR,
 			(errcode(code),
@@ -390,7 +398,7 @@ raise_leveldb_error(char *msg, WcStorageOp op, const char *path)
 			 errmsg("could not start LevelDB's background thread in \"%s\"", path),
 			 errdetail("LevelDB reported: %s", msg),
 			 code == ERRCODE_DATA_CORRUPTED ?
-			 errhint("Restore the database's directory from a backup: LevelDB neither skips nor repairs damaged records.") :
+			 errhint(WC_HINT_CORRUPTED) :
 			 code == ERRCODE_OBJECT_IN_USE ?
 			 errhint("Another process holds this LevelDB database open; only one process may use it at a time.") : 0));
 }
@@ -641,15 +649,27 @@ storage_iter_value(WcIter *i, size_t *len)
 	return (const uint8_t *) leveldb_iter_value(i->it, len);
 }
 
-/* Raise the error, if any, the iteration met: it passes over what it cannot read. */
+/*
+ * storage_iter_check
+ *		Raise the error, if any, the iteration met: it passes over what it
+ *		cannot read.  With wc_fail, as scans run on the reader threads.
+ */
 void
 storage_iter_check(WcIter *i)
 {
 	char	   *err = NULL;
+	char		msg[1024];
+	char		what[MAXPGPATH + 64];
 
 	leveldb_iter_get_error(i->it, &err);
-	if (err != NULL)
-		report_leveldb_error(err, WC_OP_READ, i->path);
+	if (err == NULL)
+		return;
+	snprintf(msg, sizeof(msg), "%s", err);
+	leveldb_free(err);
+	snprintf(what, sizeof(what), "could not read LevelDB database \"%s\"", i->path);
+	wc_fail(leveldb_error_code(msg), what,
+			leveldb_error_code(msg) == ERRCODE_DATA_CORRUPTED ? WC_HINT_CORRUPTED : NULL,
+			"LevelDB reported: %s", msg);
 }
 
 WcBatch *

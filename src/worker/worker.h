@@ -25,6 +25,7 @@
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "common/wire.h"
+#include "worker/failure.h"
 #include "worker/storage.h"
 
 /*
@@ -74,12 +75,33 @@ typedef struct WcClientSnap
 	WcSnap	   *snap;
 } WcClientSnap;
 
-/* A scan, by the backend's id; it and all it holds live in cxt. */
+/*
+ * The filling of a scan's batch, given to a reader thread (readers.c).
+ * The thread sets done, failed and failure; the rest is the main thread's.
+ */
+typedef struct WcReadJob
+{
+	WcCellScan *scan;
+	bool		done;			/* the scan's last batch */
+	bool		failed;
+	WcFailure	failure;
+	struct WcReadJob *next;		/* in the pool's lists */
+	void	   *owner;			/* the WcClient that asked */
+} WcReadJob;
+
+#define WC_MAX_READER_THREADS	16
+
+/*
+ * A scan, by the backend's id; it and all it holds live in cxt (and the
+ * buffers its batches grow: cells_scan_close frees them).
+ */
 typedef struct WcClientScan
 {
 	uint32		id;
 	MemoryContext cxt;
 	WcCellScan *scan;
+	WcReadJob	job;
+	bool		slow;			/* its batches all go to the reader threads */
 } WcClientScan;
 
 /*
@@ -110,7 +132,9 @@ typedef struct WcClient
 	bool		answer_pending;
 	ErrorData  *deferred;		/* error of an unanswered request */
 	bool		commit_waiting; /* its commit is with the commit writer */
-	bool		gone;			/* freed while it was: wc_collect_commits frees */
+	WcClientScan *reading;		/* its scan's batch is with a reader thread */
+	bool		gone;			/* freed while either was: wc_collect_commits
+								 * or wc_collect_reads frees */
 	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (reclaim.c) */
 } WcClient;
 
@@ -124,6 +148,7 @@ extern MemoryContext wc_request_cxt;	/* reset after each request */
 extern void wc_serve_init(void);
 extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_collect_commits(void);
+extern bool wc_collect_reads(void);
 extern void wc_client_release_all(WcClient *c);
 extern void wc_serve_error(WcClient *c);
 
@@ -138,8 +163,9 @@ extern void wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go)
 
 /* in cellscan.c: reading rows */
 extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req);
-extern bool cells_scan_fill(WcCellScan *scan, StringInfo out);
-extern void cells_scan_empty_batch(StringInfo out);
+extern bool cells_scan_fill(WcCellScan *scan);
+extern const WcByteBuf *cells_scan_batch(WcCellScan *scan);
+extern bool cells_scan_is_small(WcCellScan *scan);
 extern void cells_scan_close(WcCellScan *scan);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
@@ -162,8 +188,19 @@ typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *r
 extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
 										 uint64 pending_ts, WcVersionPolicyFn policy_of,
 										 void *policy_arg);
-extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, StringInfo out,
+extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
 							   int batch_bytes, uint64 *entries);
+extern void versions_scan_close(WcVersionScan *vs);
+
+/* in readers.c: the reader threads */
+extern int	wc_worker_threads;
+extern int	wc_readers_start(void);
+extern bool wc_readers_running(void);
+extern void wc_readers_submit(WcReadJob *job);
+extern WcReadJob *wc_readers_next_done(void);
+extern void wc_readers_drain(void);
+extern void wc_readers_stop(void);
+extern void wc_read_job_run(WcReadJob *job);
 
 /* in tablemeta.c: a table's policies and drop times (the table of families) */
 typedef struct WcFamilyMeta

@@ -1,0 +1,112 @@
+/*-------------------------------------------------------------------------
+ *
+ * failure.c
+ *	  Errors of the read path, which runs on the reader threads as well as
+ *	  the main thread: raised as data where ereport may not be called.
+ *
+ * A reader thread may not call ereport (its state belongs to the main
+ * thread), so the read path reports a bad entry, a LevelDB error or a
+ * failed allocation with wc_fail.  Code that runs a job under a trap
+ * (wc_trapped) gets the error back as a WcFailure, and the main thread
+ * raises it for the session that asked (wc_raise_failure); with no trap
+ * set, wc_fail is an ereport at once, as on the main thread's other paths
+ * (the sweep, the commit).
+ *
+ * The jump leaves the job's work half done: its callers drop what it was
+ * working on (the scan), which holds everything it allocated.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "common/bytebuf.h"
+#include "worker/failure.h"
+
+typedef struct WcTrap
+{
+	jmp_buf		jump;
+	WcFailure  *failure;
+} WcTrap;
+
+/* The trap of the job this thread runs; NULL: ereport. */
+static __thread WcTrap *trap;
+
+/*
+ * wc_fail
+ *		Raise an error of the read path: into the running job's WcFailure,
+ *		or as an ERROR.
+ */
+void
+wc_fail(int sqlstate, const char *message, const char *hint, const char *detail_fmt,...)
+{
+	char		detail[sizeof(((WcFailure *) 0)->detail)];
+	va_list		args;
+
+	va_start(args, detail_fmt);
+	vsnprintf(detail, sizeof(detail), detail_fmt, args);
+	va_end(args);
+
+	if (trap != NULL)
+	{
+		WcFailure  *f = trap->failure;
+
+		f->sqlstate = sqlstate;
+		snprintf(f->message, sizeof(f->message), "%s", message);
+		memcpy(f->detail, detail, sizeof(detail));
+		snprintf(f->hint, sizeof(f->hint), "%s", hint ? hint : "");
+		longjmp(trap->jump, 1);
+	}
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg_internal("%s", message),
+			 errdetail_internal("%s", detail),
+			 hint ? errhint("%s", hint) : 0));
+}
+
+/* bytebuf.c's allocation failure */
+void
+wc_bytebuf_failed(size_t bytes)
+{
+	wc_fail(ERRCODE_OUT_OF_MEMORY, "out of memory", NULL,
+			"Failed on request of size %zu in the storage worker.", bytes);
+}
+
+/*
+ * wc_trapped
+ *		Run fn(arg) with wc_fail's errors caught into *f; false if one was.
+ */
+bool
+wc_trapped(void (*fn) (void *), void *arg, WcFailure *f)
+{
+	WcTrap		here;
+	WcTrap	   *volatile outer = trap;
+
+	here.failure = f;
+	if (setjmp(here.jump) != 0)
+	{
+		trap = outer;
+		return false;
+	}
+	trap = &here;
+	fn(arg);
+	trap = outer;
+	return true;
+}
+
+/*
+ * wc_raise_failure
+ *		On the main thread: raise a job's error as an ERROR.
+ */
+void
+wc_raise_failure(const WcFailure *f)
+{
+	ereport(ERROR,
+			(errcode(f->sqlstate),
+			 errmsg_internal("%s", f->message),
+			 errdetail_internal("%s", f->detail),
+			 f->hint[0] ? errhint("%s", f->hint) : 0));
+}

@@ -1,0 +1,28 @@
+/*-------------------------------------------------------------------------
+ *
+ * failure.h
+ *	  Errors of the read path, raised on any thread (failure.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_FAILURE_H
+#define WC_FAILURE_H
+
+#include <stdbool.h>
+
+/* An error, as data: what ereport would have said. */
+typedef struct WcFailure
+{
+	int			sqlstate;		/* PostgreSQL's encoding (MAKE_SQLSTATE) */
+	char		message[256];
+	char		detail[1280];
+	char		hint[256];		/* "" if none */
+} WcFailure;
+
+extern void wc_fail(int sqlstate, const char *message, const char *hint,
+					const char *detail_fmt,...)
+			__attribute__((noreturn, format(printf, 4, 5)));
+extern bool wc_trapped(void (*fn) (void *), void *arg, WcFailure *f);
+extern void wc_raise_failure(const WcFailure *f) __attribute__((noreturn));
+
+#endif							/* WC_FAILURE_H */
