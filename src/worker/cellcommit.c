@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "portability/instr_time.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -71,10 +72,9 @@ cells_unix_micros(void)
  * A commit whose WRITE payloads come to more than this is written as several
  * LevelDB batches of about this size, so that LevelDB can switch memtables
  * and flush the first while the rest is being written, instead of holding
- * the whole load uncompressed in one memtable and its log.  The worker writes
- * them one after the other without serving any other request in between, so
- * no snapshot sees part of the commit; a crash in between is undone at the
- * next open, from the pending-commit file.
+ * the whole load uncompressed in one memtable and its log.  largecommit.c
+ * writes them while the worker serves, no read seeing part of the commit; a
+ * crash in between is undone at the next open, from the pending-commit file.
  */
 #define WC_COMMIT_CHUNK_BYTES	(4 * 1024 * 1024)
 
@@ -88,17 +88,25 @@ cells_unix_micros(void)
  */
 #define WC_PENDING_FILE "widecolumn-pending-commit"
 
-typedef struct WcCommit
+struct WcCommit
 {
+	MemoryContext cxt;			/* holds this */
 	WcOpenDb   *odb;
-	WcBatch    *batch;
+	WcBatch    *batch;			/* being filled */
 	bool		sync;
 	bool		chunked;		/* written in several batches */
 	uint64		ts;
-	int			batches;		/* written so far */
+	uint8		tsbuf[WC_TS_LEN];
+	int			batches;		/* taken so far */
 	StringInfo	lowest;			/* the lowest and highest row prefix */
 	StringInfo	highest;
-} WcCommit;
+	List	   *msgs;			/* the WRITE payloads (StringInfo) */
+	ListCell   *msg;			/* a large commit: the payload being read */
+	WcReader	rows;			/* and where in it */
+	StringInfoData key;			/* scratch */
+	StringInfoData val;
+	StringInfoData marks;
+};
 
 static char *
 pending_path(WcOpenDb *odb)
@@ -191,31 +199,6 @@ commit_add_clock(WcCommit *cm)
 
 /* Test hook: die (as kill -9 would) after this many batches of a commit. */
 int			wc_debug_crash_after_commit_batches = 0;
-
-/*
- * commit_write_batch
- *		Write the batch built so far.  The first carries the clock when the
- *		commit's timestamp has passed it.  None is synced on its own: when
- *		the commit is, all are made durable together after the last
- *		(storage_sync_logs), before the pending-commit file is removed, so
- *		that no batch can be lost once the commit counts as done.
- */
-static void
-commit_write_batch(WcCommit *cm, bool last)
-{
-	if (cm->batches == 0)
-		commit_add_clock(cm);
-	storage_write(cm->odb->db, cm->batch, false);
-	storage_batch_clear(cm->batch);
-	cm->batches++;
-	/* Part of it is in LevelDB: until the file is removed, undo it. */
-	if (cm->chunked)
-		cm->odb->commit_partial = true;
-
-	if (!last && wc_debug_crash_after_commit_batches > 0 &&
-		cm->batches >= wc_debug_crash_after_commit_batches)
-		raise(SIGKILL);
-}
 
 /*
  * Add one cell (or the row tombstone, with tag -1) to the batch.  key holds
@@ -312,44 +295,77 @@ cells_commit_is_large(WcClientWrites *w)
 }
 
 /*
- * cells_commit
- *		Apply the WRITE payloads of one transaction atomically.
- *
- * A commit of up to WC_COMMIT_CHUNK_BYTES is returned as one batch for the
- * caller to write (through the commit writer, storage_submit), with the
- * clock in it when the commit's timestamp has passed the stored one; if
- * that write fails, the database is reopened, which reads the stored clock
- * again.  A larger commit is written here, in chunks, and NULL returned.
+ * commit_row
+ *		Add one row of a WRITE payload to the commit's batch: its row
+ *		tombstone, its cells, and the refill marks of dropped row ranges it
+ *		writes a value into.
  */
-WcBatch *
-cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
+static void
+commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 {
-	uint64		ts = Max(cells_unix_micros(), odb->last_commit_ts + 1);
-	uint8		tsbuf[WC_TS_LEN];
-	WcCommit	cm;
-	StringInfoData key;
-	StringInfoData val;
-	StringInfoData marks;
-	bool		live;
-	ListCell   *lc;
+	StringInfo	key = &cm->key;
+	StringInfo	val = &cm->val;
+	bool		live = false;
 
-	memset(&cm, 0, sizeof(cm));
-	cm.odb = odb;
+	resetStringInfo(key);
+	appendBinaryStringInfo(key, (const char *) row->prefix.data, row->prefix.len);
+	if (row->deleted)
+		commit_put(cm, key, val, row->prefix.len, wc_row_tombstone_fq,
+				   sizeof(wc_row_tombstone_fq), cm->tsbuf, -1, NULL, 0);
+	for (uint32 i = 0; i < row->ncells; i++)
 	{
-		/* It may outlive this request: the commit writer writes it. */
-		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+		WcCellWrite cell;
 
-		cm.batch = storage_batch_new();
-		MemoryContextSwitchTo(old);
+		if (!wc_next_row_cell(rows, &cell))
+			break;
+		live |= cell.present || cell.merge;
+		if (cell.exact)
+			commit_exact(cm, key, row->prefix.len, &cell, val);
+		else
+			commit_put(cm, key, val, row->prefix.len,
+					   cell.famqual.data, cell.famqual.len, cm->tsbuf,
+					   cell.merge ? cell.merge :
+					   cell.present ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE,
+					   cell.value.data, cell.value.len);
 	}
-	cm.ts = ts;
-	cm.lowest = &w->lowest;
-	cm.highest = &w->highest;
-	wc_encode_ts(ts, tsbuf);
-	initStringInfo(&key);
-	initStringInfo(&val);
-	initStringInfo(&marks);
-	cm.chunked = cells_commit_is_large(w);
+	/* a value in a dropped row range: mark the range (rowdrops.c) */
+	if (live)
+	{
+		resetStringInfo(&cm->marks);
+		if (wc_rowdrops_refill(cm->odb, row->prefix.data, row->prefix.len, cm->ts,
+							   &cm->marks))
+			put_marks(cm, &cm->marks, key, val, cm->tsbuf);
+	}
+}
+
+/*
+ * commit_new
+ *		The state of a commit of w's rows to odb, in its own memory (a large
+ *		commit outlives the request that began it: largecommit.c).
+ */
+static WcCommit *
+commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync)
+{
+	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw commit",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	WcCommit   *cm = palloc0(sizeof(WcCommit));
+
+	cm->cxt = cxt;
+	cm->odb = odb;
+	/* It may outlive the commit's memory: the commit writer writes it. */
+	MemoryContextSwitchTo(TopMemoryContext);
+	cm->batch = storage_batch_new();
+	MemoryContextSwitchTo(cxt);
+	cm->ts = Max(cells_unix_micros(), odb->last_commit_ts + 1);
+	wc_encode_ts(cm->ts, cm->tsbuf);
+	cm->lowest = &w->lowest;
+	cm->highest = &w->highest;
+	cm->msgs = w->msgs;
+	initStringInfo(&cm->key);
+	initStringInfo(&cm->val);
+	initStringInfo(&cm->marks);
+	cm->chunked = cells_commit_is_large(w);
 
 	/*
 	 * A large commit is made durable even with sync off: its atomicity
@@ -358,12 +374,58 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	 * the batches, and the rest would stand.  It costs a few fsyncs a
 	 * commit of more than 4 MiB.
 	 */
-	cm.sync = sync || cm.chunked;
+	cm->sync = sync || cm->chunked;
+	MemoryContextSwitchTo(old);
+	return cm;
+}
 
+/*
+ * commit_failed
+ *		After an error in a commit: nothing of it is in LevelDB, or what is
+ *		will be rolled back when the database is reopened (the caller closes
+ *		it when odb->commit_partial).  Either way the timestamp is used up.
+ */
+static void
+commit_failed(WcCommit *cm)
+{
+	/*
+	 * With no batch written the database stays open: the file would only be
+	 * left for the next open to find nothing with.
+	 */
+	if (cm->chunked && cm->batches == 0)
+	{
+		char	   *path = pending_path(cm->odb);
+
+		(void) unlink(path);
+		pfree(path);
+	}
+	cm->odb->last_commit_ts = cm->ts;
+	wc_rowdrops_forget(cm->odb);
+	if (cm->batch)
+		storage_batch_free(cm->batch);
+	MemoryContextDelete(cm->cxt);
+}
+
+/*
+ * cells_commit
+ *		Apply the WRITE payloads of one transaction of up to
+ *		WC_COMMIT_CHUNK_BYTES atomically: returned as one batch for the
+ *		caller to write (through the commit writer, storage_submit), with the
+ *		clock in it when the commit's timestamp has passed the stored one; if
+ *		that write fails, the database is reopened, which reads the stored
+ *		clock again.  A larger commit goes through cells_commit_large_*.
+ */
+WcBatch *
+cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
+{
+	WcCommit   *cm = commit_new(odb, w, sync);
+	WcBatch    *batch;
+
+	Assert(!cm->chunked);
 	PG_TRY();
 	{
-		if (cm.chunked)
-			pending_write(&cm);
+		ListCell   *lc;
+
 		wc_rowdrops_commit_begin(odb, w);
 		/* The rows were checked as they came (serve.c, wc_read_write). */
 		foreach(lc, w->msgs)
@@ -374,77 +436,186 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 
 			wc_reader_init(&rows, msg->data, msg->len);
 			while (wc_next_row(&rows, &row))
-			{
-				if (cm.chunked &&
-					storage_batch_bytes(cm.batch) >= WC_COMMIT_CHUNK_BYTES)
-					commit_write_batch(&cm, false);
-				resetStringInfo(&key);
-				appendBinaryStringInfo(&key, (const char *) row.prefix.data, row.prefix.len);
-				if (row.deleted)
-					commit_put(&cm, &key, &val, row.prefix.len, wc_row_tombstone_fq,
-							   sizeof(wc_row_tombstone_fq), tsbuf, -1, NULL, 0);
-				live = false;
-				for (uint32 i = 0; i < row.ncells; i++)
-				{
-					WcCellWrite cell;
-
-					if (!wc_next_row_cell(&rows, &cell))
-						break;
-					live |= cell.present || cell.merge;
-					if (cell.exact)
-						commit_exact(&cm, &key, row.prefix.len, &cell, &val);
-					else
-						commit_put(&cm, &key, &val, row.prefix.len,
-								   cell.famqual.data, cell.famqual.len, tsbuf,
-								   cell.merge ? cell.merge :
-								   cell.present ? WC_VALUE_PRESENT : WC_VALUE_TOMBSTONE,
-								   cell.value.data, cell.value.len);
-				}
-				/* a value in a dropped row range: mark the range (rowdrops.c) */
-				if (live)
-				{
-					resetStringInfo(&marks);
-					if (wc_rowdrops_refill(odb, row.prefix.data, row.prefix.len, ts, &marks))
-						put_marks(&cm, &marks, &key, &val, tsbuf);
-				}
-			}
+				commit_row(cm, &rows, &row);
 			if (rows.bad)
 				elog(ERROR, "rows of a WRITE request changed after they were checked");
 		}
-		if (cm.chunked)
-		{
-			commit_write_batch(&cm, true);
-			storage_sync_logs(odb->db);
-			pending_remove(odb, true);
-		}
-		else
-			commit_add_clock(&cm);
+		commit_add_clock(cm);
 	}
 	PG_CATCH();
 	{
-		/*
-		 * With no batch written nothing of the commit is in LevelDB, and the
-		 * database stays open: the file would only be left for the next
-		 * open to find nothing with.  Either way the timestamp is used up.
-		 */
-		if (cm.chunked && cm.batches == 0)
-		{
-			char	   *path = pending_path(odb);
-
-			(void) unlink(path);
-			pfree(path);
-		}
-		odb->last_commit_ts = ts;
-		storage_batch_free(cm.batch);
-		wc_rowdrops_forget(odb);
+		commit_failed(cm);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	odb->last_commit_ts = ts;
-	if (!cm.chunked)
-		return cm.batch;
-	storage_batch_free(cm.batch);
-	return NULL;
+	odb->last_commit_ts = cm->ts;
+	batch = cm->batch;
+	MemoryContextDelete(cm->cxt);
+	return batch;
+}
+
+/*
+ * cells_commit_large_begin
+ *		Begin a commit of more than WC_COMMIT_CHUNK_BYTES, written in chunks
+ *		(largecommit.c says when): the pending-commit file is written first.
+ *		The caller keeps w's rows until cells_commit_large_end or _abort.
+ */
+WcCommit *
+cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w)
+{
+	WcCommit   *cm = commit_new(odb, w, true);
+
+	Assert(cm->chunked);
+	PG_TRY();
+	{
+		pending_write(cm);
+		wc_rowdrops_commit_begin(odb, w);
+	}
+	PG_CATCH();
+	{
+		commit_failed(cm);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	cm->msg = list_head(cm->msgs);
+	if (cm->msg)
+	{
+		StringInfo	msg = lfirst(cm->msg);
+
+		wc_reader_init(&cm->rows, msg->data, msg->len);
+	}
+	return cm;
+}
+
+/*
+ * cells_commit_large_fill
+ *		Add rows to the commit's next chunk until it holds
+ *		WC_COMMIT_CHUNK_BYTES or the rows are over (true: take it), or
+ *		max_us have passed (false: call again).
+ */
+bool
+cells_commit_large_fill(WcCommit *cm, int max_us)
+{
+	instr_time	start,
+				now;
+	int			n = 0;
+
+	INSTR_TIME_SET_CURRENT(start);
+	while (cm->msg != NULL)
+	{
+		WcRowWrite	row;
+
+		if (storage_batch_bytes(cm->batch) >= WC_COMMIT_CHUNK_BYTES)
+			return true;
+		/* a clock read every 64 rows: rows take a microsecond or so */
+		if ((++n & 63) == 0)
+		{
+			INSTR_TIME_SET_CURRENT(now);
+			INSTR_TIME_SUBTRACT(now, start);
+			if (INSTR_TIME_GET_MICROSEC(now) >= max_us)
+				return false;
+		}
+		if (wc_next_row(&cm->rows, &row))
+		{
+			commit_row(cm, &cm->rows, &row);
+			continue;
+		}
+		if (cm->rows.bad)
+			elog(ERROR, "rows of a WRITE request changed after they were checked");
+		cm->msg = lnext(cm->msgs, cm->msg);
+		if (cm->msg)
+		{
+			StringInfo	msg = lfirst(cm->msg);
+
+			wc_reader_init(&cm->rows, msg->data, msg->len);
+		}
+	}
+	return true;
+}
+
+/* Whether the chunk being filled holds anything. */
+bool
+cells_commit_large_has_chunk(WcCommit *cm)
+{
+	return storage_batch_bytes(cm->batch) > 0;
+}
+
+/* Whether every row is in a chunk (taken, or being filled). */
+bool
+cells_commit_large_rows_over(WcCommit *cm)
+{
+	return cm->msg == NULL;
+}
+
+/*
+ * cells_commit_large_take
+ *		The chunk filled so far, for the caller to write (unsynced: see
+ *		cells_commit_large_end); the first carries the clock.  Until the
+ *		commit ends, the database is rolled back at its next open.
+ */
+WcBatch *
+cells_commit_large_take(WcCommit *cm)
+{
+	WcBatch    *chunk;
+	MemoryContext old;
+
+	if (cm->batches == 0)
+		commit_add_clock(cm);
+	chunk = cm->batch;
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	cm->batch = storage_batch_new();
+	MemoryContextSwitchTo(old);
+	cm->batches++;
+	cm->odb->commit_partial = true;
+	return chunk;
+}
+
+/*
+ * cells_commit_large_written
+ *		A chunk is written: the test hook may kill the worker here, as a
+ *		crash between two chunks would.
+ */
+void
+cells_commit_large_written(WcCommit *cm, int written)
+{
+	bool		last = cells_commit_large_rows_over(cm) && !cells_commit_large_has_chunk(cm) &&
+		written == cm->batches;
+
+	if (!last && wc_debug_crash_after_commit_batches > 0 &&
+		written >= wc_debug_crash_after_commit_batches)
+		raise(SIGKILL);
+}
+
+/*
+ * cells_commit_large_end
+ *		Every chunk is written: make them all durable together (LevelDB's
+ *		logs, synced here, hold every chunk not yet in a table file), then
+ *		remove the pending-commit file, after which the commit stands.
+ */
+void
+cells_commit_large_end(WcCommit *cm)
+{
+	PG_TRY();
+	{
+		storage_sync_logs(cm->odb->db);
+		pending_remove(cm->odb, true);
+	}
+	PG_CATCH();
+	{
+		commit_failed(cm);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	cm->odb->last_commit_ts = cm->ts;
+	storage_batch_free(cm->batch);
+	MemoryContextDelete(cm->cxt);
+}
+
+/* The large commit failed: see commit_failed. */
+void
+cells_commit_large_abort(WcCommit *cm)
+{
+	commit_failed(cm);
 }
 
 /* Read the pending-commit file at path; false if there is none. */

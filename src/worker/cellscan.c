@@ -81,6 +81,7 @@ struct WcCellScan
 {
 	WcOpenDb   *odb;
 	WcIter	   *it;
+	WcSnap	   *held;			/* a snapshot the scan lets go of at its end */
 	bool		reverse;
 	bool		versions;		/* end each row with its version */
 	uint64		as_of;			/* read as of this time; 0: now */
@@ -331,6 +332,13 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	return s;
 }
 
+/* The scan reads at snap, one of whose holders it is until it ends. */
+void
+cells_scan_hold(WcCellScan *s, WcSnap *snap)
+{
+	s->held = snap;
+}
+
 WcOpenDb *
 cells_scan_db(WcCellScan *s)
 {
@@ -348,6 +356,9 @@ cells_scan_close(WcCellScan *s)
 	if (s->it)
 		storage_iter_free(s->it);
 	s->it = NULL;
+	if (s->held && s->odb->db)
+		storage_release(s->odb->db, s->held);
+	s->held = NULL;
 	for (int i = 0; i < s->nfams; i++)
 		wc_bytebuf_free(&s->row.fam_cells[i]);
 	wc_bytebuf_free(&s->row.lastcell);

@@ -16,7 +16,9 @@
  * answers one bounded batch per request.  So a long scan in one session
  * cannot stall a point read in another.  Nor does a commit's fsync: a
  * commit's batch goes to the commit writer, a thread of storage.c, and the
- * commit is answered when it comes back (serve.c, wc_collect_commits).
+ * commit is answered when it comes back (serve.c, wc_collect_commits), and
+ * a commit of more than 4 MiB is written in slices (largecommit.c).  Scans'
+ * batches are filled by reader threads (readers.c), but for small ones.
  * A COUNT or COMPACT goes on in slices between the requests, and when there
  * is nothing to do the loop gives the background sweep a slice of a few
  * milliseconds (reclaim.c), then polls a little before it sleeps
@@ -103,6 +105,15 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("widecolumn_fdw.debug_large_commit_pause",
+							"Makes the storage worker wait this long between two chunks of a large commit (for tests).",
+							NULL,
+							&wc_debug_large_commit_pause,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("widecolumn_fdw.worker_threads",
 							"Sets the number of the storage worker's reader threads.",
 							"They fill scans' batches while the worker's main thread serves other requests; 0 fills them on the main thread.  The default is the number of CPUs, at most 16.",
@@ -151,6 +162,7 @@ wc_worker_exit(int code, Datum arg)
 	 * reader threads finish their batches, as their scans must be closed
 	 * before the databases.
 	 */
+	wc_large_commit_complete();
 	storage_writer_stop();
 	wc_collect_commits();
 	wc_readers_stop();
@@ -367,6 +379,8 @@ wc_worker_main(Datum arg)
 		if (wc_collect_commits())
 			busy++;
 		if (wc_collect_reads())
+			busy++;
+		if (wc_large_commit_step())
 			busy++;
 		reclaiming = wc_reclaim_step();
 		if (reclaiming == 1)

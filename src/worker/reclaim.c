@@ -100,6 +100,9 @@ wc_sweep_background(void)
 
 	if (wc_sweep_naptime <= 0)
 		return 1000;
+	/* what it deletes could not come back if the commit rolled back */
+	if (wc_large_commit_active())
+		return 10;
 	now = GetCurrentTimestamp();
 	if (now < bg.next_slice)
 		return (long) ((bg.next_slice - now + 999) / 1000);
@@ -292,6 +295,10 @@ int
 wc_reclaim_step(void)
 {
 	int			state = 0;
+
+	/* COUNT and compact wait for a large commit, as the sweep does */
+	if (wc_large_commit_active())
+		return 0;
 
 	for (int i = 0; i < wc_shared->nslots; i++)
 	{

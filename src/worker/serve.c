@@ -77,8 +77,9 @@ client_writes(WcClient *c, uint32 db, bool create)
 	return w;
 }
 
-static void
-discard_writes(WcClient *c, uint32 db)
+/* Forget the writes c sent for db (its commit or abort is over). */
+void
+wc_client_discard_writes(WcClient *c, uint32 db)
 {
 	WcClientWrites *w = client_writes(c, db, false);
 
@@ -187,7 +188,10 @@ serve_snapshot(WcClient *c, WcReader *r)
 	cs = palloc(sizeof(WcClientSnap));
 	cs->id = id;
 	cs->odb = odb;
-	cs->snap = storage_snapshot(odb->db);
+	/* while a large commit is written, the state before it */
+	cs->snap = wc_large_commit_snapshot(odb) ?
+		storage_snapshot_share(wc_large_commit_snapshot(odb)) :
+		storage_snapshot(odb->db);
 	c->snaps = lappend(c->snaps, cs);
 	MemoryContextSwitchTo(wc_request_cxt);
 }
@@ -252,7 +256,15 @@ serve_scan(WcClient *c, WcReader *r)
 	cs = palloc0(sizeof(WcClientScan));
 	cs->id = req.scan;
 	cs->cxt = cxt;
-	cs->scan = cells_scan_open(odb, snap, &req);
+	/* while a large commit is written, the state before it */
+	if (snap == NULL && wc_large_commit_snapshot(odb) != NULL)
+	{
+		snap = storage_snapshot_share(wc_large_commit_snapshot(odb));
+		cs->scan = cells_scan_open(odb, snap, &req);
+		cells_scan_hold(cs->scan, snap);
+	}
+	else
+		cs->scan = cells_scan_open(odb, snap, &req);
 	MemoryContextSwitchTo(c->cxt);
 	c->scans = lappend(c->scans, cs);
 	MemoryContextSwitchTo(wc_request_cxt);
@@ -352,12 +364,10 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 {
 	WcClientWrites *w = client_writes(c, db, false);
 	WcBatch    *batch = NULL;
+	bool		large = w != NULL && cells_commit_is_large(w);
 
 	PG_TRY();
 	{
-		if (w != NULL && cells_commit_is_large(w))
-			storage_writer_drain();
-
 		/*
 		 * After a failed write the handle still serves reads, but is
 		 * reopened before it is written to again.
@@ -367,7 +377,10 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 			wc_db_close_after_failure(odb);
 			wc_db_reopen(odb);
 		}
-		if (w != NULL)
+		/* answered when written, while the worker serves (largecommit.c) */
+		if (large)
+			wc_large_commit_start(c, odb, db);
+		else if (w != NULL)
 			batch = cells_commit(odb, w, sync);
 	}
 	PG_CATCH();
@@ -375,11 +388,13 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 		/* Part of the commit is written: reopening rolls it back. */
 		if (odb->db != NULL && odb->commit_partial)
 			wc_db_close_after_failure(odb);
-		discard_writes(c, db);
+		wc_client_discard_writes(c, db);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	discard_writes(c, db);
+	if (large)
+		return true;
+	wc_client_discard_writes(c, db);
 	if (batch == NULL)
 		return false;
 
@@ -418,7 +433,7 @@ serve_abort(WcClient *c, WcReader *r)
 
 	if (!wc_read_abort(r, &db))
 		malformed("ABORT");
-	discard_writes(c, db);
+	wc_client_discard_writes(c, db);
 }
 
 static void
@@ -566,7 +581,7 @@ serve_refused_commit(WcClient *c, const uint8 *data, size_t len)
 
 	wc_reader_init(&r, data, len);
 	if (wc_read_type(&r) == WC_REQ_COMMIT && wc_read_commit(&r, &db, &sync))
-		discard_writes(c, db);
+		wc_client_discard_writes(c, db);
 }
 
 /*
@@ -611,6 +626,8 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 	uint8		type = len > 0 ? data[0] : 0;
 
 	resetStringInfo(&c->answer);
+	if (wc_large_commit_holds(c, data, len))
+		return;
 	if (c->deferred != NULL && wc_msg_answered(type))
 	{
 		/* A commit must not go ahead without the writes that failed. */
@@ -681,6 +698,13 @@ wc_collect_commits(void)
 	while (storage_next_written(&owner))
 	{
 		WcClient   *c = owner;
+
+		if (wc_large_commit_owns(owner))
+		{
+			wc_large_commit_written();
+			any = true;
+			continue;
+		}
 
 		MemoryContextSwitchTo(wc_request_cxt);
 		resetStringInfo(&c->answer);

@@ -53,6 +53,7 @@ struct WcIter
 struct WcSnap
 {
 	const leveldb_snapshot_t *snap;
+	int			refs;			/* storage_snapshot_share's, plus one */
 };
 
 struct WcBatch
@@ -549,15 +550,26 @@ storage_close(WcDb *d)
 WcSnap *
 storage_snapshot(WcDb *d)
 {
-	WcSnap	   *s = palloc(sizeof(WcSnap));
+	WcSnap	   *s = MemoryContextAlloc(TopMemoryContext, sizeof(WcSnap));
 
 	s->snap = leveldb_create_snapshot(d->db);
+	s->refs = 1;
+	return s;
+}
+
+/* One more holder of snapshot s: each lets go with storage_release. */
+WcSnap *
+storage_snapshot_share(WcSnap *s)
+{
+	s->refs++;
 	return s;
 }
 
 void
 storage_release(WcDb *d, WcSnap *s)
 {
+	if (--s->refs > 0)
+		return;
 	leveldb_release_snapshot(d->db, s->snap);
 	pfree(s);
 }

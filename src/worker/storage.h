@@ -27,6 +27,7 @@ extern void storage_start_background_thread(void);
 extern WcDb *storage_open(const char *path, const WcDbOptions *opts);
 extern void storage_close(WcDb *db);
 extern WcSnap *storage_snapshot(WcDb *db);
+extern WcSnap *storage_snapshot_share(WcSnap *snap);
 extern void storage_release(WcDb *db, WcSnap *snap);
 extern WcIter *storage_iter(WcDb *db, WcSnap *snap, bool fill_cache);
 extern void storage_iter_free(WcIter *it);

@@ -151,6 +151,7 @@ extern bool wc_collect_commits(void);
 extern bool wc_collect_reads(void);
 extern void wc_client_release_all(WcClient *c);
 extern void wc_serve_error(WcClient *c);
+extern void wc_client_discard_writes(WcClient *c, uint32 db);
 
 /* in databases.c: the databases, their registry, reopening after failure */
 extern uint32 wc_db_open(const WcOpenRequest *req);
@@ -167,6 +168,7 @@ extern bool cells_scan_fill(WcCellScan *scan);
 extern const WcByteBuf *cells_scan_batch(WcCellScan *scan);
 extern bool cells_scan_is_small(WcCellScan *scan);
 extern void cells_scan_close(WcCellScan *scan);
+extern void cells_scan_hold(WcCellScan *scan, WcSnap *snap);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
 
@@ -294,5 +296,25 @@ extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
 extern bool cells_commit_is_large(WcClientWrites *w);
 extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
+typedef struct WcCommit WcCommit;
+extern WcCommit *cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w);
+extern bool cells_commit_large_fill(WcCommit *cm, int max_us);
+extern bool cells_commit_large_has_chunk(WcCommit *cm);
+extern bool cells_commit_large_rows_over(WcCommit *cm);
+extern WcBatch *cells_commit_large_take(WcCommit *cm);
+extern void cells_commit_large_written(WcCommit *cm, int written);
+extern void cells_commit_large_end(WcCommit *cm);
+extern void cells_commit_large_abort(WcCommit *cm);
+
+/* in largecommit.c: a large commit, written while the worker serves */
+extern void wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db);
+extern int	wc_debug_large_commit_pause;
+extern bool wc_large_commit_active(void);
+extern WcSnap *wc_large_commit_snapshot(WcOpenDb *odb);
+extern bool wc_large_commit_holds(WcClient *c, const uint8 *data, size_t len);
+extern bool wc_large_commit_owns(void *owner);
+extern void wc_large_commit_written(void);
+extern bool wc_large_commit_step(void);
+extern void wc_large_commit_complete(void);
 
 #endif							/* WC_WORKER_H */

@@ -1,0 +1,331 @@
+/*-------------------------------------------------------------------------
+ *
+ * largecommit.c
+ *	  A commit of more than 4 MiB (a bulk load's), written while the worker
+ *	  goes on serving the other sessions.
+ *
+ * Such a commit is written in chunks of about 4 MiB (docs/format.md,
+ * "Large commits").  Written in one go, it held up every other session for
+ * as long as it took, a second or more for a million rows.  Now the main
+ * loop fills the next chunk from the commit's rows in slices of
+ * WC_LARGE_SLICE_US between its other work, and the commit writer thread
+ * (storage.c) writes each chunk while the next is filled.  Meanwhile:
+ *
+ * - No read may see part of the commit.  Reads of the latest state (a
+ *   snapshot, or a scan without one) read the snapshot taken just before
+ *   the first chunk: the commit is not answered yet, so a read that comes
+ *   before it is a read that began before it.
+ * - Every other COMMIT that writes waits until this one ends (it is held,
+ *   and served then): a session that saw its commit answered must read it
+ *   next, and reads still see the state before the large commit.
+ * - The background sweep, COUNT and compact wait too: what they delete
+ *   because of the commit's new versions could not come back if the commit
+ *   were rolled back.
+ *
+ * A failure rolls the commit back, as a crash would (the database is
+ * closed and reopened, and the pending-commit file says what to remove).
+ * When the worker is asked to stop, it finishes the commit first
+ * (wc_large_commit_complete), as it finishes the commit writer's.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "worker/worker.h"
+
+/*
+ * How long the main loop fills a chunk before it serves the other sessions
+ * again: the longest a point read waits for the commit.
+ */
+#define WC_LARGE_SLICE_US	200
+
+/* Chunks with the commit writer at once: one written while one is filled. */
+#define WC_LARGE_CHUNKS_OUT	2
+
+/* Test hook: wait this long between chunks (the worker serves meanwhile). */
+int			wc_debug_large_commit_pause = 0;
+
+static struct
+{
+	WcClient   *c;				/* the session committing; NULL: none */
+	WcOpenDb   *odb;
+	uint32		db;
+	WcCommit   *cm;
+	WcSnap	   *before;			/* the state before the first chunk */
+	int			out;			/* chunks with the commit writer */
+	int			written;		/* chunks written */
+	bool		failing;		/* being rolled back */
+	TimestampTz next_fill;		/* wc_debug_large_commit_pause's */
+	List	   *held;			/* WcHeldCommit: COMMITs that wait */
+} large;
+
+/* The held request of a waiting session: kept in its own memory. */
+typedef struct WcHeldCommit
+{
+	WcClient   *c;
+	StringInfoData request;
+} WcHeldCommit;
+
+bool
+wc_large_commit_active(void)
+{
+	return large.c != NULL;
+}
+
+/* What reads of odb's latest state read while its large commit runs. */
+WcSnap *
+wc_large_commit_snapshot(WcOpenDb *odb)
+{
+	return large.c != NULL && large.odb == odb ? large.before : NULL;
+}
+
+/* Whether a commit writer's write is a chunk of the large commit. */
+bool
+wc_large_commit_owns(void *owner)
+{
+	return owner == &large;
+}
+
+/*
+ * wc_large_commit_start
+ *		Begin c's large commit of db; answered when it is written.
+ */
+void
+wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
+{
+	WcClientWrites *w = NULL;
+	ListCell   *lc;
+
+	foreach(lc, c->writes)
+		if (((WcClientWrites *) lfirst(lc))->db == db)
+			w = lfirst(lc);
+	Assert(w != NULL && large.c == NULL);
+
+	/* after every commit before it, and seen by no snapshot before it */
+	storage_writer_drain();
+	large.cm = cells_commit_large_begin(odb, w);
+	large.before = storage_snapshot(odb->db);
+	large.c = c;
+	large.odb = odb;
+	large.db = db;
+	large.out = 0;
+	large.written = 0;
+	c->commit_waiting = true;
+}
+
+/*
+ * wc_large_commit_holds
+ *		If a large commit runs and c's request is a COMMIT that writes, keep
+ *		it to serve when the large commit ends; true if kept.
+ */
+bool
+wc_large_commit_holds(WcClient *c, const uint8 *data, size_t len)
+{
+	WcHeldCommit *h;
+	MemoryContext old;
+
+	if (large.c == NULL || len == 0 || data[0] != WC_REQ_COMMIT || c->writes == NIL)
+		return false;
+	old = MemoryContextSwitchTo(c->cxt);
+	h = palloc(sizeof(WcHeldCommit));
+	h->c = c;
+	initStringInfo(&h->request);
+	appendBinaryStringInfo(&h->request, (const char *) data, len);
+	MemoryContextSwitchTo(TopMemoryContext);
+	large.held = lappend(large.held, h);
+	MemoryContextSwitchTo(old);
+	/* it takes no further request meanwhile, as a commit being written */
+	c->commit_waiting = true;
+	return true;
+}
+
+/* Serve the held COMMITs, until one of them is a large commit in turn. */
+static void
+serve_held(void)
+{
+	while (large.held != NIL && large.c == NULL)
+	{
+		WcHeldCommit *h = linitial(large.held);
+		WcClient   *c = h->c;
+
+		large.held = list_delete_first(large.held);
+		c->commit_waiting = false;
+		if (c->gone)
+		{
+			MemoryContextDelete(c->cxt);
+			continue;
+		}
+		wc_handle_request(c, (const uint8 *) h->request.data, h->request.len);
+		pfree(h->request.data);
+		pfree(h);
+	}
+}
+
+/*
+ * finish
+ *		The commit is over: answer it (with edata's error if it failed),
+ *		and serve the held COMMITs.
+ */
+static void
+finish(ErrorData *edata)
+{
+	WcClient   *c = large.c;
+
+	if (large.before != NULL)
+		storage_release(large.odb->db, large.before);
+	large.before = NULL;
+	large.c = NULL;
+	large.cm = NULL;
+	large.failing = false;
+	wc_client_discard_writes(c, large.db);
+	c->commit_waiting = false;
+	if (c->gone)
+		MemoryContextDelete(c->cxt);
+	else
+	{
+		resetStringInfo(&c->answer);
+		if (edata)
+			wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
+						   edata->detail, edata->hint);
+		else
+			wc_write_ok(&c->answer);
+		c->answer_pending = true;
+	}
+	serve_held();
+}
+
+/*
+ * fail
+ *		In a PG_CATCH: roll the commit back.  The chunks with the commit
+ *		writer are written first; then the database is closed, and its next
+ *		open removes what the chunks wrote (the pending-commit file).
+ */
+static void
+fail(void)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(wc_worker_cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	large.failing = true;
+	storage_writer_drain();
+	while (large.out > 0 && wc_collect_commits())
+		;
+	cells_commit_large_abort(large.cm);
+	large.cm = NULL;
+	/* the snapshot goes before the database it is of */
+	storage_release(large.odb->db, large.before);
+	large.before = NULL;
+	if (large.odb->db != NULL && large.odb->commit_partial)
+		wc_db_close_after_failure(large.odb);
+	finish(edata);
+	FreeErrorData(edata);
+}
+
+/*
+ * wc_large_commit_written
+ *		The commit writer has written a chunk (wc_collect_commits): its
+ *		error, if any, fails the commit.
+ */
+void
+wc_large_commit_written(void)
+{
+	large.out--;
+	large.written++;
+	PG_TRY();
+	{
+		storage_finish_written();
+		if (!large.failing)
+			cells_commit_large_written(large.cm, large.written);
+	}
+	PG_CATCH();
+	{
+		if (large.failing)
+			FlushErrorState();	/* the first error is the one answered */
+		else
+			fail();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * step
+ *		Fill the next chunk for up to max_us, and hand it to the commit
+ *		writer when full; end the commit once every chunk is written.
+ *		True if there was work to do.
+ */
+static bool
+step(int max_us)
+{
+	WcCommit   *cm = large.cm;
+
+	if (cells_commit_large_rows_over(cm) && !cells_commit_large_has_chunk(cm))
+	{
+		if (large.out > 0)
+			return false;		/* the writer's eventfd wakes the loop */
+		cells_commit_large_end(cm);
+		large.cm = NULL;
+		finish(NULL);
+		return true;
+	}
+	if (large.out >= WC_LARGE_CHUNKS_OUT)
+		return false;
+	if (wc_debug_large_commit_pause > 0 && GetCurrentTimestamp() < large.next_fill)
+		return false;			/* the sweep's timeout wakes the loop */
+	if (!cells_commit_large_fill(cm, max_us))
+		return true;
+	if (cells_commit_large_has_chunk(cm))
+	{
+		storage_submit(large.odb->db, cells_commit_large_take(cm), false, &large);
+		large.out++;
+		large.next_fill = GetCurrentTimestamp() +
+			(TimestampTz) wc_debug_large_commit_pause * 1000;
+	}
+	return true;
+}
+
+/*
+ * wc_large_commit_step
+ *		A slice of the large commit, if one runs; true if there was work.
+ */
+bool
+wc_large_commit_step(void)
+{
+	volatile bool worked = false;
+
+	if (large.c == NULL)
+		return false;
+	MemoryContextSwitchTo(wc_worker_cxt);
+	PG_TRY();
+	{
+		worked = step(WC_LARGE_SLICE_US);
+	}
+	PG_CATCH();
+	{
+		fail();
+		worked = true;
+	}
+	PG_END_TRY();
+	return worked;
+}
+
+/*
+ * wc_large_commit_complete
+ *		The worker is stopping: write the whole commit now, and answer it.
+ */
+void
+wc_large_commit_complete(void)
+{
+	while (large.c != NULL)
+	{
+		if (!wc_large_commit_step())
+		{
+			storage_writer_drain();
+			(void) wc_collect_commits();
+		}
+	}
+}
