@@ -74,7 +74,7 @@ sub scan_script
 sub cursor_script
 {
 	my $tx = "\\echo cursor begin\nBEGIN;\nDECLARE c NO SCROLL CURSOR FOR SELECT k, v, w FROM big;\n"
-	  . "MOVE 3000 IN c;\nSELECT pg_sleep(0.01) \\g /dev/null\n" x 4
+	  . "MOVE 3000 IN c;\nSELECT pg_sleep(0.05) \\g /dev/null\n" x 4
 	  . "MOVE ALL IN c;\nCOMMIT;\n\\echo cursor done\n";
 	return write_script($_[0], $tx x 3000);
 }
@@ -227,6 +227,8 @@ foreach my $c (@clients)
 }
 is_deeply(\@bad, [],
 	'every session was cut off with a clear error, after right answers only');
+note('cursors open when the worker was killed: '
+	  . (grep { $_->{out} =~ /cursor begin\n(?:(?!cursor done).)*\z/s } @clients));
 
 ok($node->poll_query_until('postgres', 'SELECT true'),
 	'the server accepts queries again');
