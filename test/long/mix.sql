@@ -10,6 +10,10 @@ SELECT v FROM mix WHERE k = 'row' || :id;
 SELECT count(*) FROM mix WHERE k LIKE 'row1%';
 \elif :r <= 60
 BEGIN;
+-- puts and deletes of one row take turns, so that the log's order is the
+-- order of their commits, which decides which one wins (INSERT takes no row
+-- lock: a put could otherwise be logged before a DELETE that commits first)
+SELECT pg_advisory_xact_lock(hashtext('row' || :id));
 INSERT INTO mix VALUES ('row' || :id, :id);
 INSERT INTO mix_log VALUES ('put', 'row' || :id);
 COMMIT;
@@ -19,6 +23,7 @@ UPDATE mix SET v = v + 1 WHERE k = 'row' || :id;
 COMMIT;
 \elif :r <= 80
 BEGIN;
+SELECT pg_advisory_xact_lock(hashtext('row' || :id));
 WITH d AS (DELETE FROM mix WHERE k = 'row' || :id RETURNING k)
 INSERT INTO mix_log SELECT 'del', k FROM d;
 COMMIT;
