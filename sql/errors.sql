@@ -21,11 +21,13 @@ DELETE FROM err WHERE length(k) > 100;
 INSERT INTO err VALUES ('big', repeat('v', 100 * 1024 * 1024 + 1), 1);
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 -- a row over 256 MB, in what one commit writes to it: the commit fails
--- and writes nothing, not even the other row
+-- and writes nothing, not even the other rows ('before' is sent to the
+-- worker before 'wide' is found too large)
 CREATE FOREIGN TABLE err_row (k text OPTIONS (rowkey 'true'), a text, b text, c text)
   SERVER err_srv OPTIONS (table 'err_row');
 BEGIN;
 SELECT widecolumn.create_family('err_srv', 'err_row', 'cf', 'never');
+INSERT INTO err_row VALUES ('before', repeat('x', 100000));
 INSERT INTO err_row VALUES ('small', 'x');
 INSERT INTO err_row VALUES ('wide', repeat('a', 86 * 1024 * 1024), repeat('b', 86 * 1024 * 1024));
 UPDATE err_row SET c = repeat('c', 86 * 1024 * 1024) WHERE k = 'wide';
@@ -33,10 +35,11 @@ COMMIT;
 \echo SQLSTATE :LAST_ERROR_SQLSTATE
 SELECT k, length(a) FROM err_row;
 -- the family the failed transaction created is not there; the next
--- commit that writes to it creates it
+-- commit that writes to it creates it, and nothing of the failed one
 SELECT * FROM widecolumn.families('err_srv') WHERE table_name = 'err_row';
 INSERT INTO err_row VALUES ('small', 'x');
 SELECT * FROM widecolumn.families('err_srv') WHERE table_name = 'err_row';
+SELECT k, length(a) FROM err_row;
 -- qualifier over 16 KB
 CREATE FOREIGN TABLE err_q (k text OPTIONS (rowkey 'true'), v text) SERVER err_srv;
 SELECT format('ALTER FOREIGN TABLE err_q ALTER COLUMN v OPTIONS (ADD column %L)', 'f:' || repeat('q', 16385)) AS q \gset

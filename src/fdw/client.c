@@ -61,6 +61,7 @@ typedef struct WcKnownDb
 {
 	char	   *path;
 	uint32		id;
+	bool		writes_out;		/* WRITEs sent that no COMMIT has followed */
 } WcKnownDb;
 
 typedef struct WcConn
@@ -614,6 +615,7 @@ wc_client_open_db(WcTable *t)
 		kd = palloc(sizeof(WcKnownDb));
 		kd->path = pstrdup(t->path);
 		kd->id = id;
+		kd->writes_out = false;
 		conn->dbs = lappend(conn->dbs, kd);
 		MemoryContextSwitchTo(old);
 	}
@@ -650,25 +652,49 @@ wc_client_quietly(void (*fn) (void *arg), void *arg)
 	PG_END_TRY();
 }
 
+/* The link's entry of the worker's database id wid, or NULL. */
+static WcKnownDb *
+known_db(uint32 wid)
+{
+	ListCell   *lc;
+
+	foreach(lc, conn->dbs)
+		if (((WcKnownDb *) lfirst(lc))->id == wid)
+			return lfirst(lc);
+	return NULL;
+}
+
 /* Send one WRITE message: rows holds whole rows (wc_write_row). */
 void
 wc_client_write(uint32 db, StringInfo rows)
 {
 	StringInfoData msg;
+	uint32		wid = wc_client_db_id(db);
+	WcKnownDb  *kd = known_db(wid);
 
+	if (kd != NULL)
+		kd->writes_out = true;
 	initStringInfo(&msg);
-	wc_write_write(&msg, wc_client_db_id(db), rows);
+	wc_write_write(&msg, wid, rows);
 	wc_client_send(&msg);
 }
 
-/* Forget the WRITE messages sent for db. */
+/*
+ * Forget the WRITE messages sent for db.  Only a transaction that failed
+ * between its WRITEs and its COMMIT leaves any (a COMMIT takes them all,
+ * whether it succeeds or not): otherwise there is nothing to send.
+ */
 void
 wc_client_abort(uint32 db)
 {
 	StringInfoData msg;
+	WcKnownDb  *kd;
 
 	/* a handle of an old link: the old worker took its writes with it */
 	if (conn == NULL || conn->sending || !handle_current(db))
+		return;
+	kd = known_db(db & WC_DB_ID_MASK);
+	if (kd != NULL && !kd->writes_out)
 		return;
 	initStringInfo(&msg);
 	wc_write_abort(&msg, db & WC_DB_ID_MASK);
@@ -702,6 +728,13 @@ wc_client_commit(uint32 db, bool sync)
 	wc_write_commit(&msg, wc_client_db_id(db), sync);
 	call(&msg, &r);
 	pfree(msg.data);
+	/* The worker has applied or dropped every WRITE before the COMMIT. */
+	{
+		WcKnownDb  *kd = known_db(db & WC_DB_ID_MASK);
+
+		if (kd != NULL)
+			kd->writes_out = false;
+	}
 	if (!wc_read_ok(&r))
 		wc_client_unexpected_answer();
 }

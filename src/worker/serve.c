@@ -9,7 +9,8 @@
  * is raised as usual, and wc_handle_request turns it into an ERROR answer,
  * or keeps it for the next answered request.  A COMMIT goes
  * to the commit writer thread (storage.c) and is answered when it comes
- * back (wc_collect_commits).
+ * back (wc_collect_commits), unless it is small enough and alone to be
+ * written here (commit_writes).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +20,7 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
+#include "common/shmem.h"
 #include "worker/worker.h"
 
 MemoryContext wc_request_cxt;	/* reset after each request */
@@ -337,11 +339,11 @@ serve_write(WcClient *c, WcReader *r)
 
 /* Write a commit's batch on this thread, and free it. */
 static void
-write_here(WcDb *db, WcBatch *batch)
+write_here(WcDb *db, WcBatch *batch, bool sync)
 {
 	PG_TRY();
 	{
-		storage_write(db, batch, false);
+		storage_write(db, batch, sync);
 	}
 	PG_CATCH();
 	{
@@ -351,6 +353,9 @@ write_here(WcDb *db, WcBatch *batch)
 	PG_END_TRY();
 	storage_batch_free(batch);
 }
+
+/* The backend whose commit came last, by its segment: see commit_writes. */
+static dsm_handle last_committer = 0;
 
 /*
  * commit_writes
@@ -365,6 +370,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 	WcClientWrites *w = client_writes(c, db, false);
 	WcBatch    *batch = NULL;
 	bool		large = w != NULL && cells_commit_is_large(w);
+	bool		alone;
 
 	PG_TRY();
 	{
@@ -399,14 +405,21 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 		return false;
 
 	/*
-	 * Without an fsync to wait for, and with no earlier commit still with
-	 * the commit writer (whose order it must keep), the write takes a few
-	 * microseconds: handing it to the writer's thread and back costs more
-	 * than that, in two wake-ups, on every small transaction.
+	 * With no earlier commit still with the commit writer (whose order it
+	 * must keep), the worker writes a small commit itself when that costs
+	 * less than handing it to the writer's thread and back, two wake-ups on
+	 * every transaction: always without an fsync to wait for, and with one
+	 * when the same session commits again and nobody else kept the worker
+	 * busy in its last pass (one session loading row by row).  Commits of
+	 * several sessions in turn go to the writer, which gathers them under
+	 * one fsync, and reads of other sessions go on while it syncs.
 	 */
-	if (!sync && storage_writer_idle())
+	alone = c->handle == last_committer &&
+		pg_atomic_read_u32(&wc_shared->busy_clients) <= 1;
+	last_committer = c->handle;
+	if (storage_writer_idle() && (!sync || alone))
 	{
-		write_here(odb->db, batch);
+		write_here(odb->db, batch, sync);
 		return false;
 	}
 	storage_submit(odb->db, batch, sync, c);
