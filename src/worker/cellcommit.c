@@ -392,7 +392,7 @@ commit_failed(WcCommit *cm)
 	 * With no batch written the database stays open: the file would only be
 	 * left for the next open to find nothing with.
 	 */
-	if (cm->chunked && cm->batches == 0)
+	if (cm->chunked && !cm->odb->commit_partial)
 	{
 		char	   *path = pending_path(cm->odb);
 
@@ -566,22 +566,24 @@ cells_commit_large_take(WcCommit *cm)
 	cm->batch = storage_batch_new();
 	MemoryContextSwitchTo(old);
 	cm->batches++;
-	cm->odb->commit_partial = true;
 	return chunk;
 }
 
 /*
  * cells_commit_large_written
- *		A chunk is written: the test hook may kill the worker here, as a
- *		crash between two chunks would.
+ *		A chunk is written: until the commit ends, the database is rolled
+ *		back at its next open (so closed if the commit fails).  While it goes
+ *		on, the test hook may kill the worker here, as a crash between two
+ *		chunks would.
  */
 void
-cells_commit_large_written(WcCommit *cm, int written)
+cells_commit_large_written(WcCommit *cm, int written, bool going_on)
 {
 	bool		last = cells_commit_large_rows_over(cm) && !cells_commit_large_has_chunk(cm) &&
 		written == cm->batches;
 
-	if (!last && wc_debug_crash_after_commit_batches > 0 &&
+	cm->odb->commit_partial = true;
+	if (going_on && !last && wc_debug_crash_after_commit_batches > 0 &&
 		written >= wc_debug_crash_after_commit_batches)
 		raise(SIGKILL);
 }
@@ -595,17 +597,9 @@ cells_commit_large_written(WcCommit *cm, int written)
 void
 cells_commit_large_end(WcCommit *cm)
 {
-	PG_TRY();
-	{
-		storage_sync_logs(cm->odb->db);
-		pending_remove(cm->odb, true);
-	}
-	PG_CATCH();
-	{
-		commit_failed(cm);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	/* on an error the caller aborts the commit */
+	storage_sync_logs(cm->odb->db);
+	pending_remove(cm->odb, true);
 	cm->odb->last_commit_ts = cm->ts;
 	storage_batch_free(cm->batch);
 	MemoryContextDelete(cm->cxt);

@@ -239,8 +239,7 @@ wc_large_commit_written(void)
 	PG_TRY();
 	{
 		storage_finish_written();
-		if (!large.failing)
-			cells_commit_large_written(large.cm, large.written);
+		cells_commit_large_written(large.cm, large.written, !large.failing);
 	}
 	PG_CATCH();
 	{
@@ -267,7 +266,7 @@ step(int max_us)
 	{
 		if (large.out > 0)
 			return false;		/* the writer's eventfd wakes the loop */
-		cells_commit_large_end(cm);
+		cells_commit_large_end(cm);	/* on an error, fail() aborts it */
 		large.cm = NULL;
 		finish(NULL);
 		return true;

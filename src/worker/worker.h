@@ -302,7 +302,7 @@ extern bool cells_commit_large_fill(WcCommit *cm, int max_us);
 extern bool cells_commit_large_has_chunk(WcCommit *cm);
 extern bool cells_commit_large_rows_over(WcCommit *cm);
 extern WcBatch *cells_commit_large_take(WcCommit *cm);
-extern void cells_commit_large_written(WcCommit *cm, int written);
+extern void cells_commit_large_written(WcCommit *cm, int written, bool going_on);
 extern void cells_commit_large_end(WcCommit *cm);
 extern void cells_commit_large_abort(WcCommit *cm);
 
