@@ -72,6 +72,8 @@ typedef struct WcClientSnap
 	uint32		id;
 	WcOpenDb   *odb;
 	WcSnap	   *snap;
+	struct WcSharedSnap *shared;	/* snapshare.c: held with other backends;
+									 * NULL: its own */
 } WcClientSnap;
 
 /* A scan, by the backend's id; it and all it holds live in cxt. */
@@ -126,6 +128,11 @@ extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_collect_commits(void);
 extern void wc_client_release_all(WcClient *c);
 extern void wc_serve_error(WcClient *c);
+
+/* in snapshare.c: snapshots several backends read (parallel scans) */
+extern void wc_serve_share(WcClient *c, WcReader *r);
+extern void wc_serve_attach(WcClient *c, WcReader *r);
+extern void wc_snapshot_let_go(WcClientSnap *cs);
 
 /* in databases.c: the databases, their registry, reopening after failure */
 extern uint32 wc_db_open(const WcOpenRequest *req);
