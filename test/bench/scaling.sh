@@ -109,6 +109,27 @@ scaling_pscan() {
 		done
 		r=$((r + 1))
 	done
+
+	# Where the time of three parallel full scans of the foreign table
+	# goes: the leader's backend and the storage worker profiled
+	# (cpu_profile.sh; the parallel workers come and go with each scan).
+	postmaster=$(head -1 "$datadir/postmaster.pid")
+	worker=$(ps --ppid "$postmaster" -o pid= -o args= | awk '/widecolumn_fdw storage worker/ { print $1 }')
+	mkdir -p "$WORK/profile3"
+	sql >"$OUT/pscan.profile.log" 2>&1 <<-SQL
+	SELECT pg_backend_pid() AS pid \gset
+	\setenv BACKEND_PID :pid
+	\! sh test/bench/cpu_profile.sh start $WORK/profile3 \$BACKEND_PID $worker
+	\timing on
+	SELECT count(*) FROM balloon WHERE temp > 1000;
+	SELECT count(*) FROM balloon WHERE temp > 1000;
+	SELECT count(*) FROM balloon WHERE temp > 1000;
+	\timing off
+	\! sh test/bench/cpu_profile.sh stop $WORK/profile3 >$WORK/profile3/results
+	SQL
+	sed 's/^profile_/scale_pscan_profile_/' "$WORK/profile3/results" >>"$res"
+	put scale_pscan_profile_ms "$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/pscan.profile.log" | paste -sd+ | bc)"
+	cp "$WORK/profile3/perf.report" "$OUT/pscan.perf.txt" 2>/dev/null || true
 }
 
 scaling_workload() {
