@@ -57,6 +57,12 @@ EXPLAIN (COSTS OFF) SELECT * FROM par WHERE rowkey = 'k000042';
 EXPLAIN (COSTS OFF) SELECT * FROM par LIMIT 3;
 EXPLAIN (COSTS OFF) SELECT * FROM par ORDER BY rowkey DESC LIMIT 3;
 
+-- No worker to be had: the leader takes every chunk itself.
+SET max_parallel_workers = 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*), sum(n) FROM par;
+SELECT count(*), sum(n), sum(length(pad)) FROM par;
+RESET max_parallel_workers;
+
 -- The serial scan returns the same.
 SET max_parallel_workers_per_gather = 0;
 EXPLAIN (COSTS OFF) SELECT count(*), sum(n) FROM par;
