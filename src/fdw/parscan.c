@@ -371,6 +371,36 @@ wc_parscan_next_chunk(WcScanState *ss)
 }
 
 /*
+ * wc_parscan_first
+ *		What a (re)scan reads first: its ranges, or in a parallel scan the
+ *		first chunk this participant is handed.
+ */
+List *
+wc_parscan_first(WcScanState *ss, List *ranges)
+{
+	return wc_parscan_chunked(ss) ? wc_parscan_next_chunk(ss) : ranges;
+}
+
+/*
+ * wc_parscan_open_next
+ *		Go on with the next chunk, if there is one left.
+ */
+bool
+wc_parscan_open_next(WcScanState *ss)
+{
+	MemoryContext old = MemoryContextSwitchTo(ss->scan_cxt);
+	List	   *chunk = wc_parscan_next_chunk(ss);
+
+	if (chunk != NIL)
+	{
+		wc_scan_stop(ss);
+		wc_scan_open(ss, chunk);
+	}
+	MemoryContextSwitchTo(old);
+	return chunk != NIL;
+}
+
+/*
  * wc_parscan_explain
  *		A parallel plan that the leader reads alone says so, with VERBOSE
  *		or ANALYZE.

@@ -179,10 +179,7 @@ wc_scan_key_values(List *exprs, ExprContext *econtext, Datum **values, bool **nu
 	}
 }
 
-/*
- * wc_scan_ranges
- *		Compute the key ranges from the condition's current values.
- */
+/* Compute the key ranges from the condition's current values. */
 List *
 wc_scan_ranges(ForeignScanState *node, WcScanState *ss)
 {
@@ -235,50 +232,23 @@ wc_scan_ranges(ForeignScanState *node, WcScanState *ss)
 static void scan_open(WcScanState *ss, List *ranges);
 static void stored_advance(WcScanState *ss);
 
-/*
- * Start the scan of the ranges the condition gives now, or, in a parallel
- * scan, of the first chunk of them this participant is handed.
- */
+/* Start the scan of the ranges the condition gives now (or of a chunk). */
 static void
 scan_start(ForeignScanState *node, WcScanState *ss)
 {
-	List	   *ranges;
-
 	MemoryContextReset(ss->scan_cxt);
 	MemoryContextSwitchTo(ss->scan_cxt);
-	ranges = wc_scan_ranges(node, ss);
-	if (wc_parscan_chunked(ss))
-		ranges = wc_parscan_next_chunk(ss);
-	scan_open(ss, ranges);
+	scan_open(ss, wc_parscan_first(ss, wc_scan_ranges(node, ss)));
 }
 
-/*
- * The scan's next row; in a parallel scan, on in the next chunk of the
- * ranges when one ends.
- */
+/* The scan's next row; in a parallel scan, on in its next chunk. */
 static bool
 scan_next_row(WcScanState *ss, const uint8 **key, size_t *keylen,
 			  const uint8 ***vals, size_t **lens)
 {
 	while (!wc_scan_next(ss, key, keylen, vals, lens))
-	{
-		MemoryContext old;
-		List	   *chunk;
-
-		if (!wc_parscan_chunked(ss))
+		if (!wc_parscan_chunked(ss) || !wc_parscan_open_next(ss))
 			return false;
-		old = MemoryContextSwitchTo(ss->scan_cxt);
-		chunk = wc_parscan_next_chunk(ss);
-		if (chunk != NIL)
-		{
-			wc_scan_stop(ss);
-			scan_open(ss, chunk);
-			stored_advance(ss);
-		}
-		MemoryContextSwitchTo(old);
-		if (chunk == NIL)
-			return false;
-	}
 	return true;
 }
 

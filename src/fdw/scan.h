@@ -133,6 +133,8 @@ extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double r
 								List *local_conds);
 extern bool wc_parscan_chunked(WcScanState *ss);
 extern List *wc_parscan_next_chunk(WcScanState *ss);
+extern List *wc_parscan_first(WcScanState *ss, List *ranges);
+extern bool wc_parscan_open_next(WcScanState *ss);
 extern void wc_parscan_explain(ForeignScanState *node, struct ExplainState *es);
 extern void wc_parscan_register(FdwRoutine *routine);
 
