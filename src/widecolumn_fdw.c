@@ -25,6 +25,7 @@
 #include "common/shmem.h"
 #include "fdw/cells.h"
 #include "fdw/fdw.h"
+#include "fdw/scan.h"
 #include "worker/worker.h"
 
 PG_MODULE_MAGIC;
@@ -63,6 +64,7 @@ widecolumn_fdw_handler(PG_FUNCTION_ARGS)
 
 	wc_plan_register(routine);
 	wc_scan_register(routine);
+	wc_parscan_register(routine);
 	wc_explain_register(routine);
 	wc_analyze_register(routine);
 	wc_modify_register(routine);

@@ -43,6 +43,8 @@ wc_msg_answered(uint8 type)
 		case WC_REQ_COMPACT:
 		case WC_REQ_SAMPLE:
 		case WC_REQ_ROWS:
+		case WC_REQ_SHARE:
+		case WC_REQ_ATTACH:
 			return true;
 		default:
 			return false;
@@ -198,6 +200,58 @@ wc_read_release(WcReader *r, uint32 *snapshot)
 {
 	if (!expect_type(r, WC_REQ_RELEASE))
 		return fail(r);
+	*snapshot = wc_get_u32(r);
+	return finish(r);
+}
+
+void
+wc_write_share(StringInfo buf, uint32 snapshot)
+{
+	begin(buf, WC_REQ_SHARE);
+	wc_put_u32(buf, snapshot);
+}
+
+bool
+wc_read_share(WcReader *r, uint32 *snapshot)
+{
+	if (!expect_type(r, WC_REQ_SHARE))
+		return fail(r);
+	*snapshot = wc_get_u32(r);
+	return finish(r);
+}
+
+void
+wc_write_share_answer(StringInfo buf, uint64 token)
+{
+	begin(buf, WC_RESP_OK);
+	wc_put_u64(buf, token);
+}
+
+bool
+wc_read_share_answer(WcReader *r, uint64 *token)
+{
+	if (!expect_type(r, WC_RESP_OK))
+		return fail(r);
+	*token = wc_get_u64(r);
+	return finish(r);
+}
+
+void
+wc_write_attach(StringInfo buf, uint32 db, uint64 token, uint32 snapshot)
+{
+	begin(buf, WC_REQ_ATTACH);
+	wc_put_u32(buf, db);
+	wc_put_u64(buf, token);
+	wc_put_u32(buf, snapshot);
+}
+
+bool
+wc_read_attach(WcReader *r, uint32 *db, uint64 *token, uint32 *snapshot)
+{
+	if (!expect_type(r, WC_REQ_ATTACH))
+		return fail(r);
+	*db = wc_get_u32(r);
+	*token = wc_get_u64(r);
 	*snapshot = wc_get_u32(r);
 	return finish(r);
 }

@@ -80,6 +80,12 @@ typedef enum WcMsgType
 	WC_REQ_ROWS = 14,		/* u32 db, u32 max entries, u32 nranges {str
 							 * start, str end}: answered OK u64 rows, u8
 							 * complete, u64 bytes walked, u64 bytes */
+	WC_REQ_SHARE = 15,		/* u32 snapshot: answered OK u64 token, under
+							 * which other backends may read the same
+							 * snapshot (a parallel scan's participants) */
+	WC_REQ_ATTACH = 16,		/* u32 db, u64 token, u32 snapshot (an id the
+							 * backend chose for the shared snapshot):
+							 * answered OK */
 
 	/* answers; any answered request may be answered ERROR instead */
 	WC_RESP_OK = 64,		/* then the request's payload, if it has one */
@@ -455,6 +461,12 @@ extern uint8 wc_read_type(WcReader *r);
 extern bool wc_read_open(WcReader *r, WcOpenRequest *req);
 extern bool wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot);
 extern bool wc_read_release(WcReader *r, uint32 *snapshot);
+extern void wc_write_share(StringInfo buf, uint32 snapshot);
+extern bool wc_read_share(WcReader *r, uint32 *snapshot);
+extern void wc_write_share_answer(StringInfo buf, uint64 token);
+extern bool wc_read_share_answer(WcReader *r, uint64 *token);
+extern void wc_write_attach(StringInfo buf, uint32 db, uint64 token, uint32 snapshot);
+extern bool wc_read_attach(WcReader *r, uint32 *db, uint64 *token, uint32 *snapshot);
 extern bool wc_read_scan(WcReader *r, WcScanRequest *req);
 extern bool wc_read_next(WcReader *r, uint32 *scan);
 extern bool wc_read_close(WcReader *r, uint32 *scan);

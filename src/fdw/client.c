@@ -450,6 +450,13 @@ call(StringInfo msg, WcReader *answer)
 	wc_reader_init(answer, conn->sync_answer.data, conn->sync_answer.len);
 }
 
+/* call, for the other files that send an answered request */
+void
+wc_client_call(StringInfo msg, WcReader *answer)
+{
+	call(msg, answer);
+}
+
 void
 wc_client_unexpected_answer(void)
 {

@@ -137,6 +137,7 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
 	}
 
+	wc_parscan_explain(node, es);
 	if (es->analyze && wc_scan_storage_read(node, &rows, &entries))
 	{
 		ExplainPropertyUInteger("Storage Rows Read", NULL, rows, es);

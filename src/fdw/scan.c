@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
@@ -138,7 +139,9 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	 * when its statement starts, even if it is first read later (a cursor).
 	 */
 	ss->db = wc_client_open_db(ss->table);
-	ss->snapshot = wc_client_snapshot_acquire(ss->db);
+	/* a parallel worker reads its leader's snapshot (parscan.c) */
+	if (!(IsParallelWorker() && plan->scan.plan.parallel_aware))
+		ss->snapshot = wc_client_snapshot_acquire(ss->db);
 	ss->horizon = wc_txn_horizon();
 	ss->subid = GetCurrentSubTransactionId();
 	if (ss->lock_rows)
@@ -177,8 +180,8 @@ wc_scan_key_values(List *exprs, ExprContext *econtext, Datum **values, bool **nu
 }
 
 /* Compute the key ranges from the condition's current values. */
-static List *
-scan_ranges(ForeignScanState *node, WcScanState *ss)
+List *
+wc_scan_ranges(ForeignScanState *node, WcScanState *ss)
 {
 	Datum	   *values;
 	bool	   *nulls;
@@ -229,13 +232,24 @@ scan_ranges(ForeignScanState *node, WcScanState *ss)
 static void scan_open(WcScanState *ss, List *ranges);
 static void stored_advance(WcScanState *ss);
 
-/* Start the scan of the ranges the condition gives now. */
+/* Start the scan of the ranges the condition gives now (or of a chunk). */
 static void
 scan_start(ForeignScanState *node, WcScanState *ss)
 {
 	MemoryContextReset(ss->scan_cxt);
 	MemoryContextSwitchTo(ss->scan_cxt);
-	scan_open(ss, scan_ranges(node, ss));
+	scan_open(ss, wc_parscan_first(ss, wc_scan_ranges(node, ss)));
+}
+
+/* The scan's next row; in a parallel scan, on in its next chunk. */
+static bool
+scan_next_row(WcScanState *ss, const uint8 **key, size_t *keylen,
+			  const uint8 ***vals, size_t **lens)
+{
+	while (!wc_scan_next(ss, key, keylen, vals, lens))
+		if (!wc_parscan_chunked(ss) || !wc_parscan_open_next(ss))
+			return false;
+	return true;
 }
 
 /* Start the stored scan of ranges and collect this transaction's rows. */
@@ -753,7 +767,7 @@ wcIterateForeignScan(ForeignScanState *node)
 		stored_advance(ss);
 	}
 	ExecClearTuple(slot);
-	while (wc_scan_next(ss, &key, &keylen, &vals, &lens))
+	while (scan_next_row(ss, &key, &keylen, &vals, &lens))
 	{
 		bool		changed = false;
 

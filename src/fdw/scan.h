@@ -14,6 +14,7 @@
 
 #include "fdw/fdw.h"
 #include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
 
 /* What the plan tells the executor, in ForeignScan.fdw_private. */
 enum WcScanPrivateIndex
@@ -104,6 +105,9 @@ typedef struct WcScanState
 
 	bool		advance_pending;	/* the stored row was handed out */
 
+	struct WcParScan *par;		/* parscan.c: a parallel scan's share of
+								 * the ranges; NULL: serial */
+
 	/* for EXPLAIN ANALYZE */
 	uint64		stored_rows;
 	uint64		stored_entries;
@@ -122,5 +126,16 @@ extern void wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 extern void wc_scan_stop(WcScanState *ss);
 extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
 								 uint64 *entries);
+extern List *wc_scan_ranges(ForeignScanState *node, WcScanState *ss);
+
+/* in parscan.c */
+extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
+								List *local_conds);
+extern bool wc_parscan_chunked(WcScanState *ss);
+extern List *wc_parscan_next_chunk(WcScanState *ss);
+extern List *wc_parscan_first(WcScanState *ss, List *ranges);
+extern bool wc_parscan_open_next(WcScanState *ss);
+extern void wc_parscan_explain(ForeignScanState *node, struct ExplainState *es);
+extern void wc_parscan_register(FdwRoutine *routine);
 
 #endif							/* WC_FDW_SCAN_H */

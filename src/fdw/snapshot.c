@@ -216,6 +216,65 @@ wc_client_snapshot_acquire(uint32 db)
 	return su->id;
 }
 
+/*
+ * wc_client_snapshot_share
+ *		The token under which a parallel scan's workers read the leader's
+ *		snapshot id (wc_client_snapshot_attach); it stays valid while the
+ *		leader holds the snapshot.
+ */
+uint64
+wc_client_snapshot_share(uint32 id)
+{
+	StringInfoData msg;
+	WcReader	r;
+	uint64		token;
+
+	initStringInfo(&msg);
+	wc_write_share(&msg, id);
+	wc_client_call(&msg, &r);
+	pfree(msg.data);
+	if (!wc_read_share_answer(&r, &token))
+		wc_client_unexpected_answer();
+	return token;
+}
+
+/*
+ * wc_client_snapshot_attach
+ *		In a parallel worker: the leader's snapshot of db, shared under
+ *		token, as a snapshot of this backend's.  A scan holds it, as one
+ *		wc_client_snapshot_acquire gives, until wc_client_snapshot_release;
+ *		no other scan takes it.
+ */
+uint32
+wc_client_snapshot_attach(uint32 db, uint64 token)
+{
+	uint32		wid = wc_client_db_id(db);
+	MemoryContext old;
+	WcSnapUse  *su;
+	StringInfoData msg;
+	WcReader	r;
+
+	if (snap_cxt == NULL)
+		snap_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw snapshots",
+										 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(snap_cxt);
+	su = palloc0(sizeof(WcSnapUse));
+	su->db = db;
+	su->id = wc_client_new_id();
+	su->refs = 1;
+	su->ended = true;
+	snaps = lappend(snaps, su);
+	MemoryContextSwitchTo(old);
+
+	initStringInfo(&msg);
+	wc_write_attach(&msg, wid, token, su->id);
+	wc_client_call(&msg, &r);
+	pfree(msg.data);
+	if (!wc_read_ok(&r))
+		wc_client_unexpected_answer();
+	return su->id;
+}
+
 /* A scan is done with its snapshot. */
 void
 wc_client_snapshot_release(uint32 id)

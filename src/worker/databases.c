@@ -271,7 +271,7 @@ wc_db_close_after_failure(WcOpenDb *odb)
 			if (cs->odb == odb)
 			{
 				note_lost(c, cs->id, false, odb);
-				storage_release(odb->db, cs->snap);
+				wc_snapshot_let_go(cs);
 				c->snaps = foreach_delete_current(c->snaps, lc);
 				pfree(cs);
 			}

@@ -194,6 +194,7 @@ serve_snapshot(WcClient *c, WcReader *r)
 	cs->snap = wc_large_commit_snapshot(odb) ?
 		storage_snapshot_share(wc_large_commit_snapshot(odb)) :
 		storage_snapshot(odb->db);
+	cs->shared = NULL;
 	c->snaps = lappend(c->snaps, cs);
 	MemoryContextSwitchTo(wc_request_cxt);
 }
@@ -212,7 +213,7 @@ serve_release(WcClient *c, WcReader *r)
 
 		if (cs->id == id)
 		{
-			storage_release(cs->odb->db, cs->snap);
+			wc_snapshot_let_go(cs);
 			c->snaps = foreach_delete_current(c->snaps, lc);
 			pfree(cs);
 			break;
@@ -573,6 +574,12 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 		case WC_REQ_ROWS:
 			serve_rows(c, &r);
 			break;
+		case WC_REQ_SHARE:
+			wc_serve_share(c, &r);
+			break;
+		case WC_REQ_ATTACH:
+			wc_serve_attach(c, &r);
+			break;
 		default:
 			ereport(ERROR,
 					(errcode(ERRCODE_PROTOCOL_VIOLATION),
@@ -805,10 +812,5 @@ wc_client_release_all(WcClient *c)
 	foreach(lc, c->scans)
 		cells_scan_close(((WcClientScan *) lfirst(lc))->scan);
 	foreach(lc, c->snaps)
-	{
-		WcClientSnap *cs = lfirst(lc);
-
-		if (cs->odb->db)
-			storage_release(cs->odb->db, cs->snap);
-	}
+		wc_snapshot_let_go(lfirst(lc));
 }

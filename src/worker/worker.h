@@ -73,6 +73,8 @@ typedef struct WcClientSnap
 	uint32		id;
 	WcOpenDb   *odb;
 	WcSnap	   *snap;
+	struct WcSharedSnap *shared;	/* snapshare.c: held with other backends;
+									 * NULL: its own */
 } WcClientSnap;
 
 /*
@@ -152,6 +154,11 @@ extern bool wc_collect_reads(void);
 extern void wc_client_release_all(WcClient *c);
 extern void wc_serve_error(WcClient *c);
 extern void wc_client_discard_writes(WcClient *c, uint32 db);
+
+/* in snapshare.c: snapshots several backends read (parallel scans) */
+extern void wc_serve_share(WcClient *c, WcReader *r);
+extern void wc_serve_attach(WcClient *c, WcReader *r);
+extern void wc_snapshot_let_go(WcClientSnap *cs);
 
 /* in databases.c: the databases, their registry, reopening after failure */
 extern uint32 wc_db_open(const WcOpenRequest *req);

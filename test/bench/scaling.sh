@@ -71,6 +71,67 @@ append() {
 	if [ -z "$1" ]; then echo "$2"; else echo "$1 $2"; fi
 }
 
+# The parallel full scan (pscan_w2 / pscan_w0); SCALING_ONLY=pscan runs
+# only this part of the workloads.
+scaling_pscan() {
+	# A full scan with max_parallel_workers_per_gather 2 and 0 (the
+	# cluster's default is 2).  First the same answer both ways on each
+	# table (the two tables may differ: the full run's UPDATE workloads
+	# change random rows of each), and the plans.
+	say "scaling: full scans, max_parallel_workers_per_gather 2 and 0"
+	for side in native foreign; do
+		t=$(native_table "$side" balloon)
+		want=""
+		for n in 2 0; do
+			# (PGOPTIONS in a subshell: an assignment before a function
+			# call may outlive it in sh)
+			got=$(export PGOPTIONS="-c max_parallel_workers_per_gather=$n"; sql -c "SELECT count(*), sum(pressure) FROM $t WHERE temp > 19.5")
+			if [ -z "$want" ]; then want=$got; fi
+			if [ "$got" != "$want" ]; then
+				say "MISMATCH: full scan of $t with $n workers gave $got, expected $want"
+				exit 1
+			fi
+			(export PGOPTIONS="-c max_parallel_workers_per_gather=$n"
+			 sql -c "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF) SELECT count(*) FROM $t WHERE temp > 1000") >"$OUT/explain.pscan.$side.w$n.txt"
+			say "plan of the full scan of $t with $n workers: $(tr '\n' ' ' <"$OUT/explain.pscan.$side.w$n.txt")"
+			planned=$(sed -n 's/.*Workers Planned: \([0-9]*\).*/\1/p' "$OUT/explain.pscan.$side.w$n.txt")
+			put "scale_pscan_workers_planned.$side.w$n" "${planned:-0}"
+		done
+		put "scale_pscan_answer.$side" "$want"
+	done
+	r=1
+	while [ "$r" -le "$ROUNDS" ]; do
+		for side in $(sides); do
+			for n in 2 0; do
+				(export PGOPTIONS="-c max_parallel_workers_per_gather=$n"
+				 scale_run "pscan_w$n" "$side" 1 "$WORK/scale/$side/fullscan.sql" -T "$SECONDS_PER_RUN")
+			done
+		done
+		r=$((r + 1))
+	done
+
+	# Where the time of three parallel full scans of the foreign table
+	# goes: the leader's backend and the storage worker profiled
+	# (cpu_profile.sh; the parallel workers come and go with each scan).
+	postmaster=$(head -1 "$datadir/postmaster.pid")
+	worker=$(ps --ppid "$postmaster" -o pid= -o args= | awk '/widecolumn_fdw storage worker/ { print $1 }')
+	mkdir -p "$WORK/profile3"
+	sql >"$OUT/pscan.profile.log" 2>&1 <<-SQL
+	SELECT pg_backend_pid() AS pid \gset
+	\setenv BACKEND_PID :pid
+	\! sh test/bench/cpu_profile.sh start $WORK/profile3 \$BACKEND_PID $worker
+	\timing on
+	SELECT count(*) FROM balloon WHERE temp > 1000;
+	SELECT count(*) FROM balloon WHERE temp > 1000;
+	SELECT count(*) FROM balloon WHERE temp > 1000;
+	\timing off
+	\! sh test/bench/cpu_profile.sh stop $WORK/profile3 >$WORK/profile3/results
+	SQL
+	sed 's/^profile_/scale_pscan_profile_/' "$WORK/profile3/results" >>"$res"
+	put scale_pscan_profile_ms "$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/pscan.profile.log" | paste -sd+ | bc)"
+	cp "$WORK/profile3/perf.report" "$OUT/pscan.perf.txt" 2>/dev/null || true
+}
+
 scaling_workload() {
 	mkdir -p "$OUT/pgbench" "$WORK/scale/native" "$WORK/scale/foreign" "$WORK/p99"
 	put scale_rows "$SCALE"
@@ -89,6 +150,16 @@ scaling_workload() {
 	done
 	cp "$WORK/scale/write.sql" "$WORK/scale/foreign/"
 	sed 's/\bscale_writes\b/scale_writes_native/g' "$WORK/scale/write.sql" >"$WORK/scale/native/write.sql"
+	native_table() {
+		if [ "$1" = native ]; then echo "$2_native"; else echo "$2"; fi
+	}
+	sides() {	# native first in odd rounds, as run.sh's workloads
+		if [ $((r % 2)) = 1 ]; then echo native foreign; else echo foreign native; fi
+	}
+	if [ "${SCALING_ONLY:-}" = pscan ]; then
+		scaling_pscan
+		return
+	fi
 	sql <<-SQL
 	CREATE FOREIGN TABLE scale_writes (
 	    rowkey   text   OPTIONS (rowkey 'true') COLLATE "C",
@@ -99,12 +170,6 @@ scaling_workload() {
 	) SERVER wc OPTIONS (table 'scale_writes');
 	$(native_balloon scale_writes_native)
 	SQL
-	native_table() {
-		if [ "$1" = native ]; then echo "$2_native"; else echo "$2"; fi
-	}
-	sides() {	# native first in odd rounds, as run.sh's workloads
-		if [ $((r % 2)) = 1 ]; then echo native foreign; else echo foreign native; fi
-	}
 
 	# Throughput against clients: each round runs 1, 2, 4 and 8 clients
 	# back to back, so that a ratio compares runs minutes apart at most.
@@ -213,40 +278,7 @@ scaling_workload() {
 	done
 	put scale_p99_run_s "$run_s"
 
-	# A full scan with max_parallel_workers_per_gather 2 and 0 (the
-	# cluster's default is 2).  First the same answer both ways on each
-	# table (the two tables may differ: the full run's UPDATE workloads
-	# change random rows of each), and the plans.
-	say "scaling: full scans, max_parallel_workers_per_gather 2 and 0"
-	for side in native foreign; do
-		t=$(native_table "$side" balloon)
-		want=""
-		for n in 2 0; do
-			# (PGOPTIONS in a subshell: an assignment before a function
-			# call may outlive it in sh)
-			got=$(export PGOPTIONS="-c max_parallel_workers_per_gather=$n"; sql -c "SELECT count(*), sum(pressure) FROM $t WHERE temp > 19.5")
-			if [ -z "$want" ]; then want=$got; fi
-			if [ "$got" != "$want" ]; then
-				say "MISMATCH: full scan of $t with $n workers gave $got, expected $want"
-				exit 1
-			fi
-			(export PGOPTIONS="-c max_parallel_workers_per_gather=$n"
-			 sql -c "EXPLAIN (COSTS OFF) SELECT count(*) FROM $t WHERE temp > 1000") >"$OUT/explain.pscan.$side.w$n.txt"
-			planned=$(sed -n 's/.*Workers Planned: \([0-9]*\).*/\1/p' "$OUT/explain.pscan.$side.w$n.txt")
-			put "scale_pscan_workers_planned.$side.w$n" "${planned:-0}"
-		done
-		put "scale_pscan_answer.$side" "$want"
-	done
-	r=1
-	while [ "$r" -le "$ROUNDS" ]; do
-		for side in $(sides); do
-			for n in 2 0; do
-				(export PGOPTIONS="-c max_parallel_workers_per_gather=$n"
-				 scale_run "pscan_w$n" "$side" 1 "$WORK/scale/$side/fullscan.sql" -T "$SECONDS_PER_RUN")
-			done
-		done
-		r=$((r + 1))
-	done
+	scaling_pscan
 
 	# Where the time goes with 2 clients of point reads on the foreign
 	# table: one more run, not counted above, with the storage worker and

@@ -409,6 +409,18 @@ small_request(uint8_t type, const uint8_t *data, size_t size)
 			if ((ok = wc_read_release(&r, &a)))
 				wc_write_release(&buf, a);
 			break;
+		case WC_REQ_SHARE:
+			if ((ok = wc_read_share(&r, &a)))
+				wc_write_share(&buf, a);
+			break;
+		case WC_REQ_ATTACH:
+			{
+				uint64		token;
+
+				if ((ok = wc_read_attach(&r, &a, &token, &b)))
+					wc_write_attach(&buf, a, token, b);
+			}
+			break;
 		case WC_REQ_NEXT:
 			if ((ok = wc_read_next(&r, &a)))
 				wc_write_next(&buf, a);
@@ -463,6 +475,8 @@ answers(const uint8_t *data, size_t size)
 	(void) wc_read_estimate_answer(&r, &bytes);
 	wc_reader_init(&r, data, size);
 	(void) wc_read_count_answer(&r, &bytes);
+	wc_reader_init(&r, data, size);
+	(void) wc_read_share_answer(&r, &bytes);
 	wc_reader_init(&r, data, size);
 	{
 		int			n;

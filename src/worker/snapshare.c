@@ -1,0 +1,149 @@
+/*-------------------------------------------------------------------------
+ *
+ * snapshare.c
+ *	  Snapshots several backends read: the one a parallel scan's leader
+ *	  took, which its participants (backends of their own, each its own
+ *	  client) must read too, so that they all return the same data.
+ *
+ * A backend's snapshot ids are its own (serve.c's SNAPSHOT).  SHARE gives
+ * one of them a token; ATTACH makes the token a snapshot of another backend,
+ * under that backend's own id.  The LevelDB snapshot is then held by every
+ * backend that has it, and released when the last lets go of it (RELEASE,
+ * its backend gone, or its database closed after a failed write): until
+ * then the token stays valid.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "worker/worker.h"
+
+typedef struct WcSharedSnap
+{
+	uint64		token;
+	WcOpenDb   *odb;
+	WcSnap	   *snap;
+	int			holders;		/* WcClientSnaps that name it */
+} WcSharedSnap;
+
+static List *shared_snaps = NIL;	/* WcSharedSnap, in wc_worker_cxt */
+static uint64 next_token = 0;
+
+static pg_attribute_noreturn() void
+malformed(const char *type)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("malformed request from a backend"),
+			 errdetail("A %s request is truncated or has a field out of range.", type)));
+}
+
+/*
+ * wc_serve_share
+ *		SHARE: the token under which other backends may read one of c's
+ *		snapshots; the same token each time it is asked.
+ */
+void
+wc_serve_share(WcClient *c, WcReader *r)
+{
+	uint32		id;
+	WcClientSnap *cs = NULL;
+	ListCell   *lc;
+	MemoryContext old;
+
+	if (!wc_read_share(r, &id))
+		malformed("SHARE");
+	foreach(lc, c->snaps)
+		if (((WcClientSnap *) lfirst(lc))->id == id)
+			cs = lfirst(lc);
+	if (cs == NULL)
+	{
+		wc_check_lost(c, id, false, false);
+		ereport(ERROR,
+				(errcode(ERRCODE_PROTOCOL_VIOLATION),
+				 errmsg("request from a backend names unknown snapshot %u", id)));
+	}
+	if (cs->shared == NULL)
+	{
+		/*
+		 * Tokens start from the worker's start time, so that one given out
+		 * by a worker that has since restarted names nothing here.
+		 */
+		if (next_token == 0)
+			next_token = (uint64) GetCurrentTimestamp();
+		old = MemoryContextSwitchTo(wc_worker_cxt);
+		cs->shared = palloc(sizeof(WcSharedSnap));
+		cs->shared->token = next_token++;
+		cs->shared->odb = cs->odb;
+		cs->shared->snap = cs->snap;
+		cs->shared->holders = 1;
+		shared_snaps = lappend(shared_snaps, cs->shared);
+		MemoryContextSwitchTo(old);
+	}
+	wc_write_share_answer(&c->answer, cs->shared->token);
+}
+
+/*
+ * wc_serve_attach
+ *		ATTACH: make a shared snapshot one of c's, under the id c chose.
+ */
+void
+wc_serve_attach(WcClient *c, WcReader *r)
+{
+	uint32		db,
+				id;
+	uint64		token;
+	WcOpenDb   *odb;
+	WcSharedSnap *ss = NULL;
+	WcClientSnap *cs;
+	ListCell   *lc;
+	MemoryContext old;
+
+	if (!wc_read_attach(r, &db, &token, &id))
+		malformed("ATTACH");
+	odb = wc_db_lookup(db);
+	foreach(lc, shared_snaps)
+		if (((WcSharedSnap *) lfirst(lc))->token == token)
+			ss = lfirst(lc);
+	if (ss == NULL || ss->odb != odb)
+		ereport(ERROR,
+				(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
+				 errmsg("could not read the snapshot of a parallel scan's leader"),
+				 errdetail("The storage worker holds no snapshot shared under token %llu on LevelDB database \"%s\".",
+						   (unsigned long long) token, odb->path),
+				 errhint("Retry the query.")));
+	old = MemoryContextSwitchTo(c->cxt);
+	cs = palloc(sizeof(WcClientSnap));
+	cs->id = id;
+	cs->odb = odb;
+	cs->snap = ss->snap;
+	cs->shared = ss;
+	ss->holders++;
+	c->snaps = lappend(c->snaps, cs);
+	MemoryContextSwitchTo(old);
+	wc_write_ok(&c->answer);
+}
+
+/*
+ * wc_snapshot_let_go
+ *		A backend lets go of one of its snapshots (the caller takes cs off
+ *		its list): LevelDB's goes when nobody else holds it.
+ */
+void
+wc_snapshot_let_go(WcClientSnap *cs)
+{
+	WcSharedSnap *ss = cs->shared;
+
+	if (ss != NULL)
+	{
+		if (--ss->holders > 0)
+			return;
+		shared_snaps = list_delete_ptr(shared_snaps, ss);
+		pfree(ss);
+	}
+	if (cs->odb->db != NULL)
+		storage_release(cs->odb->db, cs->snap);
+}
