@@ -32,6 +32,9 @@ int			wc_sweep_naptime = 10;
 /* A slice's length, background or for a request. */
 #define WC_SWEEP_SLICE_US		2000
 
+/* COUNT and COMPACT requests under way (c->reclaim set) */
+static int	reclaiming = 0;
+
 /* The background sweep's state: one walk at a time. */
 static struct
 {
@@ -206,6 +209,7 @@ wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw, const uint8 *table, si
 		r->end.len = (int) elen;
 	}
 	c->reclaim = r;
+	reclaiming++;
 	MemoryContextSwitchTo(old);
 }
 
@@ -221,6 +225,7 @@ reclaim_done(WcClient *c)
 	pfree(r->end.data);
 	pfree(r);
 	c->reclaim = NULL;
+	reclaiming--;
 	c->answer_pending = true;
 }
 
@@ -296,8 +301,12 @@ wc_reclaim_step(void)
 {
 	int			state = 0;
 
-	/* COUNT and compact wait for a large commit, as the sweep does */
-	if (wc_large_commit_active())
+	/*
+	 * The loop asks on every pass: with none under way, no walk over the
+	 * slots (it was 7% of the worker's time under point reads).  COUNT and
+	 * compact wait for a large commit, as the sweep does.
+	 */
+	if (reclaiming == 0 || wc_large_commit_active())
 		return 0;
 
 	for (int i = 0; i < wc_shared->nslots; i++)
@@ -323,4 +332,5 @@ wc_reclaim_forget(WcClient *c)
 	if (c->reclaim->sw != NULL)
 		wc_sweep_end(c->reclaim->sw);
 	c->reclaim = NULL;			/* the rest is in c's memory */
+	reclaiming--;
 }
