@@ -41,7 +41,8 @@ static inline void
 wc_bytebuf_append(WcByteBuf *b, const void *p, size_t n)
 {
 	wc_bytebuf_reserve(b, n);
-	memcpy(b->data + b->len, p, n);
+	if (n > 0)					/* p may be NULL then */
+		memcpy(b->data + b->len, p, n);
 	b->len += n;
 }
 

@@ -31,6 +31,7 @@
  */
 #include "postgres.h"
 
+#include "storage/fd.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -106,6 +107,12 @@ wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 
 	/* after every commit before it, and seen by no snapshot before it */
 	storage_writer_drain();
+	/* one of those failed: reopened before it is written to, as in serve.c */
+	if (storage_write_failed(odb->db))
+	{
+		wc_db_close_after_failure(odb);
+		wc_db_reopen(odb);
+	}
 	large.cm = cells_commit_large_begin(odb, w);
 	large.before = storage_snapshot(odb->db);
 	large.c = c;
@@ -211,6 +218,8 @@ fail(void)
 	MemoryContextSwitchTo(wc_worker_cxt);
 	edata = CopyErrorData();
 	FlushErrorState();
+	/* files the failed work opened (the logs' fsync): no transaction ends */
+	AtEOXact_Files(false);
 	large.failing = true;
 	storage_writer_drain();
 	while (large.out > 0 && wc_collect_commits())

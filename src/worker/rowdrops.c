@@ -523,8 +523,13 @@ cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
 		if (c->tables[i].tlen == tlen && memcmp(c->tables[i].table, row, tlen) == 0)
 			return c->last = &c->tables[i];
 
-	/* a commit the writer has not written yet may have dropped a range */
-	storage_writer_drain();
+	/*
+	 * A commit the writer has not written yet may have dropped a range; a
+	 * large commit being written holds back every other (largecommit.c),
+	 * and its own chunks drop none.
+	 */
+	if (!wc_large_commit_active())
+		storage_writer_drain();
 	old = MemoryContextSwitchTo(c->cxt);
 	it = storage_iter(odb->db, NULL, true);
 	PG_TRY();

@@ -259,12 +259,15 @@ serve_scan(WcClient *c, WcReader *r)
 	cs = palloc0(sizeof(WcClientScan));
 	cs->id = req.scan;
 	cs->cxt = cxt;
-	/* while a large commit is written, the state before it */
+	/*
+	 * While a large commit is written, the state before it: held by the
+	 * scan once it is open (nothing can let go of it in between).
+	 */
 	if (snap == NULL && wc_large_commit_snapshot(odb) != NULL)
 	{
-		snap = storage_snapshot_share(wc_large_commit_snapshot(odb));
+		snap = wc_large_commit_snapshot(odb);
 		cs->scan = cells_scan_open(odb, snap, &req);
-		cells_scan_hold(cs->scan, snap);
+		cells_scan_hold(cs->scan, storage_snapshot_share(snap));
 	}
 	else
 		cs->scan = cells_scan_open(odb, snap, &req);

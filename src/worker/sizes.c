@@ -239,7 +239,8 @@ sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out)
 	sm.offsets = palloc(sizeof(uint64) * WC_SAMPLE_MAX);
 	sm.n = 0;
 
-	it = storage_iter(odb->db, NULL, false);
+	/* during a large commit, the state before it, as every read */
+	it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
 	PG_TRY();
 	{
 		sample_points(&sm, it);
@@ -333,7 +334,7 @@ walk_ranges(WcOpenDb *odb, const WcRowsRequest *req, WcIter *it, WcRowsAnswer *a
 void
 sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a)
 {
-	WcIter	   *it = storage_iter(odb->db, NULL, false);
+	WcIter	   *it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
 
 	memset(a, 0, sizeof(*a));
 	a->complete = true;

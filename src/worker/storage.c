@@ -470,7 +470,11 @@ storage_start_background_thread(void)
 WcDb *
 storage_open(const char *path, const WcDbOptions *o)
 {
-	WcDb	   *d = palloc0(sizeof(WcDb));
+	/*
+	 * It lives until storage_close, whatever request opened it (a database
+	 * is reopened in the middle of one, after a failed write).
+	 */
+	WcDb	   *d = MemoryContextAllocZero(TopMemoryContext, sizeof(WcDb));
 	char	   *err = NULL;
 	sigset_t	all,
 				old;
@@ -480,7 +484,7 @@ storage_open(const char *path, const WcDbOptions *o)
 				(errcode_for_file_access(),
 				 errmsg("could not create directory \"%s\": %m", path)));
 
-	d->path = pstrdup(path);
+	d->path = MemoryContextStrdup(TopMemoryContext, path);
 	d->options = leveldb_options_create();
 	leveldb_options_set_create_if_missing(d->options, 1);
 	/*
@@ -544,6 +548,8 @@ storage_close(WcDb *d)
 		leveldb_writeoptions_destroy(d->sync_write);
 	if (d->async_write)
 		leveldb_writeoptions_destroy(d->async_write);
+	if (d->path)
+		pfree(d->path);
 	pfree(d);
 }
 
