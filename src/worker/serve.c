@@ -25,8 +25,9 @@
 
 MemoryContext wc_request_cxt;	/* reset after each request */
 
-static pg_attribute_noreturn() void
-malformed(const char *type)
+/* A request that wire.c's reader refused (snapshare.c's too). */
+void
+wc_malformed(const char *type)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_PROTOCOL_VIOLATION),
@@ -171,7 +172,7 @@ serve_open(WcClient *c, WcReader *r)
 	WcOpenRequest req;
 
 	if (!wc_read_open(r, &req))
-		malformed("OPEN");
+		wc_malformed("OPEN");
 	wc_write_open_answer(&c->answer, wc_db_open(&req));
 }
 
@@ -184,7 +185,7 @@ serve_snapshot(WcClient *c, WcReader *r)
 	WcClientSnap *cs;
 
 	if (!wc_read_snapshot(r, &db, &id))
-		malformed("SNAPSHOT");
+		wc_malformed("SNAPSHOT");
 	odb = wc_db_lookup(db);
 	MemoryContextSwitchTo(c->cxt);
 	cs = palloc(sizeof(WcClientSnap));
@@ -206,7 +207,7 @@ serve_release(WcClient *c, WcReader *r)
 	ListCell   *lc;
 
 	if (!wc_read_release(r, &id))
-		malformed("RELEASE");
+		wc_malformed("RELEASE");
 	foreach(lc, c->snaps)
 	{
 		WcClientSnap *cs = lfirst(lc);
@@ -233,7 +234,7 @@ serve_scan(WcClient *c, WcReader *r)
 	ListCell   *lc;
 
 	if (!wc_read_scan(r, &req))
-		malformed("SCAN");
+		wc_malformed("SCAN");
 	odb = wc_db_lookup(req.db);
 	if (req.snapshot != 0)
 	{
@@ -284,7 +285,7 @@ serve_next(WcClient *c, WcReader *r)
 	WcClientScan *cs;
 
 	if (!wc_read_next(r, &id))
-		malformed("NEXT");
+		wc_malformed("NEXT");
 	cs = lookup_scan(c, id);
 
 	/*
@@ -307,7 +308,7 @@ serve_close(WcClient *c, WcReader *r)
 	WcClientScan *cs;
 
 	if (!wc_read_close(r, &id))
-		malformed("CLOSE");
+		wc_malformed("CLOSE");
 	cs = lookup_scan(c, id);
 	if (cs != NULL)
 		drop_scan(c, cs);
@@ -324,7 +325,7 @@ serve_write(WcClient *c, WcReader *r)
 	StringInfo	rows;
 
 	if (!wc_read_write(r, &req))
-		malformed("WRITE");
+		wc_malformed("WRITE");
 	(void) wc_db_lookup(req.db);
 	MemoryContextSwitchTo(c->cxt);
 	w = client_writes(c, req.db, true);
@@ -438,7 +439,7 @@ serve_commit(WcClient *c, WcReader *r)
 	bool		sync;
 
 	if (!wc_read_commit(r, &db, &sync))
-		malformed("COMMIT");
+		wc_malformed("COMMIT");
 	if (!commit_writes(c, wc_db_lookup(db), db, sync))
 		wc_write_ok(&c->answer);
 }
@@ -449,7 +450,7 @@ serve_abort(WcClient *c, WcReader *r)
 	uint32		db;
 
 	if (!wc_read_abort(r, &db))
-		malformed("ABORT");
+		wc_malformed("ABORT");
 	wc_client_discard_writes(c, db);
 }
 
@@ -459,7 +460,7 @@ serve_estimate(WcClient *c, WcReader *r)
 	WcEstimateRequest req;
 
 	if (!wc_read_estimate(r, &req))
-		malformed("ESTIMATE");
+		wc_malformed("ESTIMATE");
 	wc_write_estimate_answer(&c->answer, cells_estimate(wc_db_lookup(req.db), &req));
 }
 
@@ -474,7 +475,7 @@ serve_count(WcClient *c, WcReader *r)
 	WcOpenDb   *odb;
 
 	if (!wc_read_count(r, &req))
-		malformed("COUNT");
+		wc_malformed("COUNT");
 	odb = wc_db_lookup(req.db);
 	wc_reclaim_start(c, odb,
 					 wc_sweep_begin(odb, req.table.data, req.table.len, true,
@@ -491,7 +492,7 @@ serve_compact(WcClient *c, WcReader *r)
 	WcOpenDb   *odb;
 
 	if (!wc_read_compact(r, &req))
-		malformed("COMPACT");
+		wc_malformed("COMPACT");
 	odb = wc_db_lookup(req.db);
 	wc_reclaim_start(c, odb,
 					 wc_sweep_begin(odb, req.table.len > 0 ? req.table.data : NULL,
@@ -506,7 +507,7 @@ serve_sample(WcClient *c, WcReader *r)
 	WcSampleRequest req;
 
 	if (!wc_read_sample(r, &req))
-		malformed("SAMPLE");
+		wc_malformed("SAMPLE");
 	sizes_sample(wc_db_lookup(req.db), &req, &c->answer);
 }
 
@@ -518,7 +519,7 @@ serve_rows(WcClient *c, WcReader *r)
 	WcRowsAnswer a;
 
 	if (!wc_read_rows(r, &req))
-		malformed("ROWS");
+		wc_malformed("ROWS");
 	sizes_rows(wc_db_lookup(req.db), &req, &a);
 	wc_write_rows_answer(&c->answer, &a);
 }

@@ -32,15 +32,6 @@ typedef struct WcSharedSnap
 static List *shared_snaps = NIL;	/* WcSharedSnap, in wc_worker_cxt */
 static uint64 next_token = 0;
 
-static pg_attribute_noreturn() void
-malformed(const char *type)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_PROTOCOL_VIOLATION),
-			 errmsg("malformed request from a backend"),
-			 errdetail("A %s request is truncated or has a field out of range.", type)));
-}
-
 /*
  * wc_serve_share
  *		SHARE: the token under which other backends may read one of c's
@@ -55,7 +46,7 @@ wc_serve_share(WcClient *c, WcReader *r)
 	MemoryContext old;
 
 	if (!wc_read_share(r, &id))
-		malformed("SHARE");
+		wc_malformed("SHARE");
 	foreach(lc, c->snaps)
 		if (((WcClientSnap *) lfirst(lc))->id == id)
 			cs = lfirst(lc);
@@ -103,7 +94,7 @@ wc_serve_attach(WcClient *c, WcReader *r)
 	MemoryContext old;
 
 	if (!wc_read_attach(r, &db, &token, &id))
-		malformed("ATTACH");
+		wc_malformed("ATTACH");
 	odb = wc_db_lookup(db);
 	foreach(lc, shared_snaps)
 		if (((WcSharedSnap *) lfirst(lc))->token == token)

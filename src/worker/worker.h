@@ -153,6 +153,7 @@ extern bool wc_collect_commits(void);
 extern bool wc_collect_reads(void);
 extern void wc_client_release_all(WcClient *c);
 extern void wc_serve_error(WcClient *c);
+extern pg_attribute_noreturn() void wc_malformed(const char *type);
 extern void wc_client_discard_writes(WcClient *c, uint32 db);
 
 /* in snapshare.c: snapshots several backends read (parallel scans) */
