@@ -11,7 +11,7 @@ EXTVERSION = 0.4.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
-       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o \
+       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o \
        src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \

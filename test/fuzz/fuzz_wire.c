@@ -2,12 +2,12 @@
  *
  * fuzz_wire.c
  *	  libFuzzer harness of the messages between backends and the storage
- *	  worker: the readers and writers of src/common/wire.c, the very
+ *	  worker: the readers and writers of src/common/wire.c and wirerows.c, the very
  *	  functions the worker and the backends run.
  *
  *		clang -g -O1 -fsanitize=fuzzer,address,undefined -DFRONTEND \
  *			-Isrc -I$(pg_config --includedir-server) \
- *			test/fuzz/fuzz_wire.c src/common/wire.c src/common/keycodec.c \
+ *			test/fuzz/fuzz_wire.c src/common/wire.c src/common/wirerows.c src/common/keycodec.c \
  *			$(pg_config --pkglibdir)/libpgcommon.a $(pg_config --pkglibdir)/libpgport.a
  *
  * (wire.c needs only palloc and StringInfo, which PostgreSQL's frontend
