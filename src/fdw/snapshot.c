@@ -132,6 +132,26 @@ snapshot_release(WcSnapUse *su)
 	pfree(su);
 }
 
+/* A new snapshot of db, with a new id, held once, in this transaction's list. */
+static WcSnapUse *
+snap_use_new(uint32 db)
+{
+	MemoryContext old;
+	WcSnapUse  *su;
+
+	if (snap_cxt == NULL)
+		snap_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw snapshots",
+										 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(snap_cxt);
+	su = palloc0(sizeof(WcSnapUse));
+	su->db = db;
+	su->id = wc_client_new_id();
+	su->refs = 1;
+	snaps = lappend(snaps, su);
+	MemoryContextSwitchTo(old);
+	return su;
+}
+
 /*
  * wc_client_snapshot_acquire
  *		The snapshot a scan starting in this statement reads db at.
@@ -161,7 +181,6 @@ wc_client_snapshot_acquire(uint32 db)
 		GetActiveSnapshot();
 	ListCell   *lc;
 	WcSnapUse  *su = NULL;
-	MemoryContext old;
 	uint32		wid;
 
 	wid = wc_client_db_id(db);	/* the link made, and the handle checked */
@@ -195,20 +214,9 @@ wc_client_snapshot_acquire(uint32 db)
 	}
 	release_unused();
 
-	if (snap_cxt == NULL)
-		snap_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw snapshots",
-										 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(snap_cxt);
-	su = palloc(sizeof(WcSnapUse));
-	su->db = db;
-	su->id = wc_client_new_id();
+	su = snap_use_new(db);
 	su->statement = stmt;
-	su->pg_snapshot = NULL;
-	su->refs = 1;
 	su->current = true;
-	su->ended = false;
-	snaps = lappend(snaps, su);
-	MemoryContextSwitchTo(old);
 	if (pg_snapshot != NULL && pg_snapshot->copied)
 		su->pg_snapshot = RegisterSnapshotOnOwner(pg_snapshot, TopTransactionResourceOwner);
 
@@ -249,22 +257,12 @@ uint32
 wc_client_snapshot_attach(uint32 db, uint64 token)
 {
 	uint32		wid = wc_client_db_id(db);
-	MemoryContext old;
 	WcSnapUse  *su;
 	StringInfoData msg;
 	WcReader	r;
 
-	if (snap_cxt == NULL)
-		snap_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw snapshots",
-										 ALLOCSET_SMALL_SIZES);
-	old = MemoryContextSwitchTo(snap_cxt);
-	su = palloc0(sizeof(WcSnapUse));
-	su->db = db;
-	su->id = wc_client_new_id();
-	su->refs = 1;
+	su = snap_use_new(db);
 	su->ended = true;
-	snaps = lappend(snaps, su);
-	MemoryContextSwitchTo(old);
 
 	initStringInfo(&msg);
 	wc_write_attach(&msg, wid, token, su->id);
