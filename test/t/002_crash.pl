@@ -185,54 +185,6 @@ sub holder_script
 		  . "\\echo commit-sent $tx\nCOMMIT;\n\\echo committed $tx\n");
 }
 
-my @clients;
-
-sub start_client
-{
-	my ($name, $file) = @_;
-	my $c = { name => $name, out => '', err => '', done => 0 };
-	$c->{h} = IPC::Run::start(
-		[
-			'psql', '-X', '-A', '-t',
-			'-v', 'ON_ERROR_STOP=1',
-			'-v', 'VERBOSITY=verbose',
-			'-d', $node->connstr('postgres'),
-			'-f', $file
-		],
-		'<', '/dev/null', '>', \$c->{out}, '2>', \$c->{err});
-	push @clients, $c;
-	return $c;
-}
-
-sub pump_clients
-{
-	foreach my $c (@clients)
-	{
-		next if $c->{done};
-		$c->{h}->pump_nb if $c->{h}->pumpable;
-		if (!$c->{h}->pumpable)
-		{
-			$c->{h}->finish;
-			$c->{rc} = $c->{h}->result(0);
-			$c->{done} = 1;
-		}
-	}
-}
-
-# Poll the clients until $cond is true; false on timeout.
-sub wait_clients
-{
-	my ($cond) = @_;
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
-	while (time() < $deadline)
-	{
-		pump_clients();
-		return 1 if $cond->();
-		usleep(5_000);
-	}
-	return 0;
-}
-
 # Wait for every client to end; any that hangs is killed and reported.
 sub finish_clients
 {
@@ -472,7 +424,7 @@ sub start_small_clients
 {
 	my ($round, $n) = @_;
 	return map {
-		start_client("r$round small$_",
+		start_client($node, "r$round small$_",
 			small_script("r${round}_small$_", $round * 1_000_000 + $_ * 10_000))
 	} 1 .. $n;
 }
@@ -496,9 +448,9 @@ sub wait_for_commits
 	@clients = ();
 	my @small = start_small_clients(1, 4);
 	my $large =
-	  start_client('r1 large', large_script('r1_large', 1_090_000, 500, 10_000));
+	  start_client($node, 'r1 large', large_script('r1_large', 1_090_000, 500, 10_000));
 	my $holder =
-	  start_client('r1 holder', holder_script('r1_holder', 1_099_999, 300));
+	  start_client($node, 'r1 holder', holder_script('r1_holder', 1_099_999, 300));
 
 	wait_for_commits($label, 15, @small, $large);
 	ok(wait_clients(sub { (last_marker($holder))[0] eq 'holding' }),
@@ -533,9 +485,9 @@ foreach my $when ('copying', 'commit-sent')
 	my $label = "immediate stop, bulk load at '$when'";
 	@clients = ();
 	my @small = start_small_clients($round, 3);
-	my $bulk = start_client("r$round bulk",
+	my $bulk = start_client($node, "r$round bulk",
 		bulk_script("r${round}_bulk", $round * 1_000_000 + 90_000, 5, 20_000));
-	my $holder = start_client("r$round holder",
+	my $holder = start_client($node, "r$round holder",
 		holder_script("r${round}_holder", $round * 1_000_000 + 99_999, 300));
 
 	wait_for_commits($label, 10, @small);
@@ -578,9 +530,9 @@ foreach my $when ('copying', 'commit-sent')
 
 	my @small = start_small_clients(4, 3);
 	my $large =
-	  start_client('r4 large', large_script('r4_large', 4_090_000, 500, 10_000));
+	  start_client($node, 'r4 large', large_script('r4_large', 4_090_000, 500, 10_000));
 	my $holder =
-	  start_client('r4 holder', holder_script('r4_holder', 4_099_999, 300));
+	  start_client($node, 'r4 holder', holder_script('r4_holder', 4_099_999, 300));
 
 	wait_for_commits($label, 15, @small, $large);
 	ok(wait_clients(sub { (last_marker($holder))[0] eq 'holding' }),
@@ -618,9 +570,9 @@ foreach my $when ('copying', 'commit-sent')
 	@clients = ();
 	my @small = start_small_clients(5, 3);
 	my $large =
-	  start_client('r5 large', large_script('r5_large', 5_090_000, 500, 10_000));
+	  start_client($node, 'r5 large', large_script('r5_large', 5_090_000, 500, 10_000));
 	my $holder =
-	  start_client('r5 holder', holder_script('r5_holder', 5_099_999, 300));
+	  start_client($node, 'r5 holder', holder_script('r5_holder', 5_099_999, 300));
 
 	wait_for_commits($label, 15, @small, $large);
 	ok(wait_clients(sub { (last_marker($holder))[0] eq 'holding' }),

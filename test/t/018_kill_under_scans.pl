@@ -92,53 +92,6 @@ sub point_script
 	return write_script($name, $text);
 }
 
-my @clients;
-
-sub start_client
-{
-	my ($name, $file) = @_;
-	my $c = { name => $name, out => '', err => '', done => 0 };
-	$c->{h} = IPC::Run::start(
-		[
-			'psql', '-X', '-A', '-t',
-			'-v', 'ON_ERROR_STOP=1',
-			'-v', 'VERBOSITY=verbose',
-			'-d', $node->connstr('postgres'),
-			'-f', $file
-		],
-		'<', '/dev/null', '>', \$c->{out}, '2>', \$c->{err});
-	push @clients, $c;
-	return $c;
-}
-
-sub pump_clients
-{
-	foreach my $c (@clients)
-	{
-		next if $c->{done};
-		$c->{h}->pump_nb if $c->{h}->pumpable;
-		if (!$c->{h}->pumpable)
-		{
-			$c->{h}->finish;
-			$c->{rc} = $c->{h}->result(0);
-			$c->{done} = 1;
-		}
-	}
-}
-
-sub wait_clients
-{
-	my ($cond) = @_;
-	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
-	while (time() < $deadline)
-	{
-		pump_clients();
-		return 1 if $cond->();
-		usleep(5_000);
-	}
-	return 0;
-}
-
 # How many answers a client has printed.
 sub answers
 {
@@ -183,9 +136,9 @@ sub wrong_answers
 	return @bad;
 }
 
-start_client("scan$_", scan_script("scan$_")) for 1 .. 3;
-start_client("cursor$_", cursor_script("cursor$_")) for 1 .. 3;
-start_client("point$_", point_script("point$_", $_)) for 1 .. 4;
+start_client($node, "scan$_", scan_script("scan$_")) for 1 .. 3;
+start_client($node, "cursor$_", cursor_script("cursor$_")) for 1 .. 3;
+start_client($node, "point$_", point_script("point$_", $_)) for 1 .. 4;
 
 ok( wait_clients(sub { !grep { answers($_) < 3 } @clients }),
 	'every session is reading')

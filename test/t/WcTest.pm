@@ -7,9 +7,11 @@ use warnings;
 use Exporter 'import';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
+use IPC::Run;
 use Time::HiRes qw(usleep);
 
-our @EXPORT = qw(wc_node worker_pid wait_for_new_worker sqlstate sessions_at_once);
+our @EXPORT =
+  qw(wc_node worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -102,6 +104,59 @@ sub sqlstate
 {
 	my ($err) = @_;
 	return $err =~ /(?:ERROR|FATAL|PANIC):\s+([0-9A-Z]{5}):/ ? $1 : '';
+}
+
+# Sessions running psql scripts in the background, for tests that kill the
+# worker under them: each a hash of name, out, err, done and (once done) rc.
+our @clients;
+
+# Start a psql running $file on $node, as client $name.
+sub start_client
+{
+	my ($node, $name, $file) = @_;
+	my $c = { name => $name, out => '', err => '', done => 0 };
+	$c->{h} = IPC::Run::start(
+		[
+			'psql', '-X', '-A', '-t',
+			'-v', 'ON_ERROR_STOP=1',
+			'-v', 'VERBOSITY=verbose',
+			'-d', $node->connstr('postgres'),
+			'-f', $file
+		],
+		'<', '/dev/null', '>', \$c->{out}, '2>', \$c->{err});
+	push @clients, $c;
+	return $c;
+}
+
+# Read what the clients wrote so far; note those that have ended.
+sub pump_clients
+{
+	foreach my $c (@clients)
+	{
+		next if $c->{done};
+		$c->{h}->pump_nb if $c->{h}->pumpable;
+		if (!$c->{h}->pumpable)
+		{
+			$c->{h}->finish;
+			$c->{rc} = $c->{h}->result(0);
+			$c->{done} = 1;
+		}
+	}
+	return;
+}
+
+# Poll the clients until $cond is true; false on timeout.
+sub wait_clients
+{
+	my ($cond) = @_;
+	my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
+	while (time() < $deadline)
+	{
+		pump_clients();
+		return 1 if $cond->();
+		usleep(5_000);
+	}
+	return 0;
 }
 
 1;
