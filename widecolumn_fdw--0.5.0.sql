@@ -99,3 +99,11 @@ CREATE FUNCTION widecolumn.drop_row_range(t regclass, prefix bytea)
 RETURNS void
 AS 'MODULE_PATHNAME', 'wc_drop_row_range'
 LANGUAGE C VOLATILE;
+
+-- The key access heat map as an SVG picture (src/fdw/heatsvg.c), drawn
+-- from widecolumn.key_heatmap, whose privilege checks it inherits.
+CREATE FUNCTION widecolumn.key_heatmap_svg(t regclass, metric text DEFAULT 'reads',
+                                           since timestamptz DEFAULT now() - interval '1 hour')
+RETURNS text
+AS 'MODULE_PATHNAME', 'wc_key_heatmap_svg'
+LANGUAGE C STABLE STRICT;

@@ -1,0 +1,147 @@
+
+# widecolumn.key_heatmap_svg, checked by a real browser: headless Chromium
+# (Debian's chromium) loads each picture as an image, draws it on a canvas
+# and reports, in the page's title, whether it loaded, its size and how many
+# pixels have the scale's hottest colour; it also renders a PNG screenshot,
+# whose size is read from the PNG header.  A picture that is not valid SVG
+# (an unescaped key, a broken element) fails to load.
+#
+# The workload is the seeds' warning: sequential timestamp-first row keys
+# (every write lands on the table's one end) beside well-designed keys
+# spread over regions.  The hottest range must be labelled with the
+# timestamp keys' prefix.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use MIME::Base64;
+use WcTest;
+
+my $chromium = `command -v chromium`;
+chomp $chromium;
+ok($chromium ne '', 'chromium is installed (make test installs it)')
+  or BAIL_OUT('no chromium');
+
+my $node = wc_node('wc_heatmap_svg');
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER wc FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE balloon (k text OPTIONS (rowkey 'true') COLLATE "C", pressure int)
+	SERVER wc OPTIONS (table 'balloon');
+CREATE FOREIGN TABLE odd (k text OPTIONS (rowkey 'true') COLLATE "C", v int)
+	SERVER wc OPTIONS (table 'odd');
+CREATE FOREIGN TABLE idle (k text OPTIONS (rowkey 'true') COLLATE "C", v int)
+	SERVER wc OPTIONS (table 'idle');
+INSERT INTO balloon
+	SELECT r || '#balloon' || lpad(b::text, 3, '0') || '#' || lpad(m::text, 4, '0'), b * m
+	  FROM unnest(ARRAY['asia-east1', 'europe-west2', 'us-central1', 'us-west2']) r,
+	       generate_series(1, 20) b, generate_series(1, 10) m;
+});
+# the hotspot: one transaction after another, each appending at the end of
+# the timestamp keys
+for my $batch (1 .. 20)
+{
+	$node->safe_psql('postgres',
+		"INSERT INTO balloon SELECT to_char(timestamp '2026-11-26 00:00' + (($batch * 500 + i) || ' s')::interval,"
+		  . " 'YYYY-MM-DD\"T\"HH24:MI:SS'), i FROM generate_series(1, 500) i");
+}
+# keys that XML must escape, a control character and a backslash (which
+# COPY's text format would double)
+$node->safe_psql('postgres',
+	q{INSERT INTO odd VALUES ('a<b&c', 1), ('"quoted" ''single''', 2), (E'tab\there', 3), ('ünï>', 4), (E'back\\\\slash', 5)});
+
+my $dir = PostgreSQL::Test::Utils::tempdir();
+
+# The picture, written as psql's \copy would write it, and what the browser
+# makes of it: "loaded WxH top=N", or "error".
+sub render
+{
+	my ($name, $sql) = @_;
+	# as the README says to save it
+	my ($rc, $stdout, $stderr) =
+	  $node->psql('postgres', "\\copy (SELECT $sql) TO '$dir/$name.svg'");
+	is($rc, 0, "\\copy writes $name.svg") or diag $stderr;
+	open my $f, '<', "$dir/$name.svg" or die;
+	my $svg = do { local $/; <$f> };
+	close $f;
+
+	my $data = encode_base64($svg, '');
+	open my $h, '>', "$dir/$name.html" or die;
+	print $h <<"HTML";
+<!DOCTYPE html><html><head><title>pending</title></head><body><canvas id="c"></canvas><script>
+const img = new Image();
+img.onload = () => {
+  const c = document.getElementById('c');
+  c.width = img.naturalWidth; c.height = img.naturalHeight;
+  const g = c.getContext('2d');
+  g.drawImage(img, 0, 0);
+  const d = g.getImageData(0, 0, c.width, c.height).data;
+  let top = 0;
+  for (let i = 0; i < d.length; i += 4)
+    if (Math.abs(d[i] - 253) < 8 && Math.abs(d[i + 1] - 231) < 8 && Math.abs(d[i + 2] - 37) < 8) top++;
+  document.title = 'loaded ' + img.naturalWidth + 'x' + img.naturalHeight + ' top=' + top;
+};
+img.onerror = () => { document.title = 'error'; };
+img.src = 'data:image/svg+xml;base64,$data';
+</script></body></html>
+HTML
+	close $h;
+
+	local $ENV{HOME} = $dir;
+	my @flags = ('--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars');
+	my ($out, $err) = run_command([ $chromium, @flags, '--virtual-time-budget=10000', '--dump-dom',
+		"file://$dir/$name.html" ]);
+	my ($title) = $out =~ m{<title>([^<]*)</title>};
+	run_command([ $chromium, @flags, '--window-size=1200,640', "--screenshot=$dir/$name.png",
+		"file://$dir/$name.svg" ]);
+	return ($title // 'no title', $svg);
+}
+
+# a PNG's width and height, from its IHDR chunk
+sub png_size
+{
+	my ($file) = @_;
+	open my $f, '<:raw', $file or return 'no file';
+	read $f, my $head, 24;
+	close $f;
+	return 'not a PNG' unless substr($head, 0, 8) eq "\x89PNG\r\n\x1a\n";
+	my ($w, $h) = unpack('NN', substr($head, 16, 8));
+	return "${w}x$h";
+}
+
+my ($title, $svg) = render('writes', q{widecolumn.key_heatmap_svg('balloon', 'writes')});
+like($title, qr/^loaded 1200x640 top=[1-9]/, "the writes' map loads in Chromium at 1200x640, with hot pixels ($title)");
+is(png_size("$dir/writes.png"), '1200x640', 'and renders to a 1200x640 PNG');
+# the hottest range, labelled first, is the timestamp keys'
+my ($first_label) = $svg =~ m{<text x="\d+" y="[\d.]+" fill="#c0392b">([^<]*)</text>};
+like($first_label, qr/^2026-11-2/, "the hottest range is labelled with the timestamp keys' prefix ($first_label)");
+like($svg, qr/>us-central1#/, 'well-designed keys label the key axis');
+
+$node->safe_psql('postgres', q{SELECT count(*) FROM balloon WHERE k LIKE 'us-west2#%'});
+($title) = render('reads', q{widecolumn.key_heatmap_svg('balloon')});
+like($title, qr/^loaded 1200x640 top=[1-9]/, "the reads' map loads ($title)");
+
+$node->safe_psql('postgres', q{SELECT * FROM odd});
+($title, $svg) = render('odd', q{widecolumn.key_heatmap_svg('odd', 'reads')});
+like($title, qr/^loaded 1200x640/, "keys with <, &, quotes and a tab are escaped: the map loads ($title)");
+like($svg, qr/a&lt;b&amp;c/, 'the key a<b&c is shown escaped');
+like($svg, qr/back&#92;slash/, 'a backslash is a character reference, which \\copy leaves alone');
+
+($title, $svg) = render('idle', q{widecolumn.key_heatmap_svg('idle', 'writes')});
+like($title, qr/^loaded 1200x640 top=0$/, "a table with no activity gives an empty map that loads ($title)");
+like($svg, qr/no activity recorded/, 'and says so');
+
+# the example in the README is this test's map of the hotspot
+if ($ENV{WC_HEATMAP_EXAMPLE})
+{
+	system('cp', "$dir/writes.png", $ENV{WC_HEATMAP_EXAMPLE}) == 0 or die;
+}
+
+$node->stop;
+done_testing();
