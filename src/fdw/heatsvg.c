@@ -228,22 +228,26 @@ draw_legend(StringInfo svg, double vmax, const char *metric)
 
 /* The rows of key_heatmap, copied into the caller's memory. */
 static HeatCell *
-read_heatmap(Oid relid, text *metric, TimestampTz since, int *ncells)
+read_heatmap(FunctionCallInfo fcinfo, int *ncells)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	Oid			argtypes[3] = {REGCLASSOID, TEXTOID, TIMESTAMPTZOID};
 	Datum		args[3];
+	char		nulls[3];
 	HeatCell   *cells;
 
-	args[0] = ObjectIdGetDatum(relid);
-	args[1] = PointerGetDatum(metric);
-	args[2] = TimestampTzGetDatum(since);
+	/* NULLs too: key_heatmap's errors are this function's */
+	for (int i = 0; i < 3; i++)
+	{
+		nulls[i] = PG_ARGISNULL(i) ? 'n' : ' ';
+		args[i] = PG_ARGISNULL(i) ? (Datum) 0 : PG_GETARG_DATUM(i);
+	}
 	SPI_connect();
 	if (SPI_execute_with_args("SELECT bucket_start, to_char(bucket_start, 'HH24:MI'),"
 							  " coalesce(start_key, ''), coalesce(end_key, ''), value"
 							  " FROM widecolumn.key_heatmap($1, $2, $3)"
 							  " ORDER BY 1, coalesce(start_key, '') COLLATE \"C\"",
-							  3, argtypes, args, NULL, true, 0) != SPI_OK_SELECT)
+							  3, argtypes, args, nulls, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read widecolumn.key_heatmap");
 
 	MemoryContextSwitchTo(caller);
@@ -349,11 +353,9 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	char		delimiter;
 	StringInfoData svg;
 
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
-		PG_RETURN_NULL();
+	cells = read_heatmap(fcinfo, &ncells);
 	relid = PG_GETARG_OID(0);
 	metric = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	cells = read_heatmap(relid, PG_GETARG_TEXT_PP(1), PG_GETARG_TIMESTAMPTZ(2), &ncells);
 	delimiter = wc_get_table(relid)->delimiter;
 
 	initStringInfo(&svg);
