@@ -9,10 +9,10 @@
  * perceptual scale (viridis: lightness rises evenly with the value, and it
  * reads the same to colour-blind eyes and in grey).  Values span orders of
  * magnitude (a hotspot against an idle table), so the colour follows
- * log(1 + value), as the legend says.  The hottest key ranges are labelled
- * on the right with the key prefix they share; when the table declares a
- * row-key delimiter, ranges are grouped by their first segment, as Key
- * Visualizer groups a key hierarchy.
+ * log(1 + value), as the legend says.  On the right, the key groups that
+ * took the most of the metric (ranges summed by their key's first segment,
+ * as Key Visualizer groups a key hierarchy) are labelled with that prefix
+ * and their share.
  *
  * The rows come through SPI from the SQL function, so the picture shows
  * exactly the figures a query shows, under the same privilege checks.
@@ -63,7 +63,7 @@ typedef struct HeatCell
 	double		value;
 } HeatCell;
 
-/* A key range's total over the time shown, to find the hottest. */
+/* A key group's total over the time shown, to find the hottest. */
 typedef struct HotRange
 {
 	char	   *label;
@@ -175,22 +175,28 @@ key_row(char **keys, int nkeys, const char *key, bool is_end)
 }
 
 /*
- * The label of a hot range: with a delimiter, the start key's first
- * segment (its group in the key hierarchy); otherwise the prefix its first
- * and last keys share, or its start key when they share none.
+ * The group a range's counts are labelled under: its start key's first
+ * segment, up to and including the table's row-key delimiter, or for a
+ * table that declares none, the first character that is not a letter or a
+ * digit (Key Visualizer finds a key hierarchy the same way, by common
+ * delimiters).  The worker splits busy key ranges finer, which evens out
+ * the counts per range; summed by group, a hotspot stands out again.
  */
 static char *
-range_label(const char *start, const char *end, char delimiter)
+range_label(const char *start, char delimiter)
 {
-	size_t		n;
+	const char *p;
 
-	if (delimiter != '\0' && strchr(start, delimiter) != NULL)
-		return pnstrdup(start, strchr(start, delimiter) - start + 1);
-	for (n = 0; start[n] && start[n] == end[n]; n++)
-		;
-	if (n >= 3)
-		return psprintf("%s\xE2\x80\xA6", pnstrdup(start, n));
-	return pstrdup(start[0] ? start : "(start of table)");
+	if (start[0] == '\0')
+		return pstrdup("(start of table)");
+	for (p = start; *p; p++)
+	{
+		if (delimiter != '\0' ? *p == delimiter :
+			!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+			  (*p >= 'A' && *p <= 'Z') || (unsigned char) *p >= 0x80))
+			return pnstrdup(start, p - start + 1);
+	}
+	return pstrdup(start);
 }
 
 static void
@@ -464,8 +470,8 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 		append_xml(&svg, hc->end_key[0] ? hc->end_key : "end", 0);
 		appendStringInfo(&svg, "): %g</title></rect>\n", hc->value);
 
-		/* the range's share of the total, under its group's label */
-		label = range_label(hc->start_key, hc->end_key, delimiter);
+		/* the range's count goes to its key group's total */
+		label = range_label(hc->start_key, delimiter);
 		for (h = 0; h < nhot; h++)
 			if (strcmp(hot[h].label, label) == 0)
 				break;
@@ -483,7 +489,7 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	appendStringInfo(&svg, "</g>\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#444\"/>\n",
 					 SVG_PLOT_X, SVG_PLOT_Y, SVG_PLOT_W, SVG_PLOT_H);
 
-	/* the hottest ranges, labelled on the right with a bracket */
+	/* the hottest key groups, labelled on the right with a bracket */
 	qsort(hot, nhot, sizeof(HotRange), cmp_hot);
 	{
 		double		total = 0;

@@ -120,7 +120,7 @@ like($title, qr/^loaded 1200x640 top=[1-9]/, "the writes' map loads in Chromium 
 is(png_size("$dir/writes.png"), '1200x640', 'and renders to a 1200x640 PNG');
 # the hottest range, labelled first, is the timestamp keys'
 my ($first_label) = $svg =~ m{<text x="\d+" y="[\d.]+" fill="#c0392b">([^<]*)</text>};
-like($first_label, qr/^2026-11-2/, "the hottest range is labelled with the timestamp keys' prefix ($first_label)");
+like($first_label, qr/^2026-/, "the hottest key group is the timestamp keys' ($first_label)");
 like($svg, qr/>us-central1#/, 'well-designed keys label the key axis');
 
 $node->safe_psql('postgres', q{SELECT count(*) FROM balloon WHERE k LIKE 'us-west2#%'});
