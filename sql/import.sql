@@ -55,6 +55,13 @@ UPDATE names SET old = NULL;
 CREATE FOREIGN TABLE bin (rowkey bytea, v bigint) SERVER imp_srv;
 INSERT INTO bin VALUES ('\x00ff', 1), ('\x41', 2);
 
+-- An aggregate family: the cells are merges
+SELECT widecolumn.create_family('imp_srv', 'counters', 'hits', 'never', 'sum');
+CREATE FOREIGN TABLE counters (rowkey text COLLATE "C", n bigint OPTIONS (column 'hits:n'))
+    SERVER imp_srv;
+INSERT INTO counters VALUES ('c1', 5), ('c2', 1);
+INSERT INTO counters VALUES ('c1', 2);
+
 -- The definitions imported
 CREATE SCHEMA imp;
 IMPORT FOREIGN SCHEMA anything FROM SERVER imp_srv INTO imp;
@@ -96,6 +103,11 @@ SELECT count(*) FROM (
     (SELECT rowkey, v FROM bin EXCEPT ALL SELECT rowkey, v FROM imp.bin)
     UNION ALL
     (SELECT rowkey, v FROM imp.bin EXCEPT ALL SELECT rowkey, v FROM bin)) d;
+SELECT count(*) FROM (
+    (SELECT rowkey, n FROM counters EXCEPT ALL SELECT rowkey, n FROM imp.counters)
+    UNION ALL
+    (SELECT rowkey, n FROM imp.counters EXCEPT ALL SELECT rowkey, n FROM counters)) d;
+SELECT * FROM imp.counters ORDER BY rowkey;
 -- w had one type; v had two and the cells layout wrote extra: the map has them
 SELECT count(*) FROM (
     (SELECT rowkey, w FROM mixed_a EXCEPT ALL SELECT rowkey, w FROM imp.mixed)

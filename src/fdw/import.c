@@ -48,6 +48,7 @@ typedef struct WcImportFamily
 	char	   *map_name;
 	WcImportColumn *cols;
 	int			ncols;
+	bool		aggregate;		/* its cells are counters: no map column */
 	char	   *map_type;		/* the map column's recorded type, or NULL */
 	bool		unrecorded;		/* a sampled cell with no line of record */
 } WcImportFamily;
@@ -93,7 +94,9 @@ add_families(WcImportTable *t, const char *list)
 				t->families = repalloc(t->families, sizeof(WcImportFamily) * cap);
 			}
 			memset(&t->families[t->nfamilies], 0, sizeof(WcImportFamily));
-			t->families[t->nfamilies++].name = pnstrdup(p, tab - p);
+			t->families[t->nfamilies].name = pnstrdup(p, tab - p);
+			/* "family<TAB>policy<TAB>aggregate" */
+			t->families[t->nfamilies++].aggregate = memchr(tab + 1, '\t', nl - tab - 1) != NULL;
 		}
 		p = *nl ? nl + 1 : nl;
 	}
@@ -311,11 +314,16 @@ columns_table(ForeignServer *server, WcImportTable *t)
 	StringInfoData s;
 	List	   *used = list_make1("rowkey");
 
-	/* the map columns' names first: every family has one */
+	/*
+	 * The map columns' names first: every family has one, but an aggregate
+	 * family, whose merges a map column cannot write.
+	 */
 	for (int i = 0; i < t->nfamilies; i++)
 	{
 		WcImportFamily *f = &t->families[i];
 
+		if (f->aggregate)
+			continue;
 		f->map_name = take_name(&used, f->name);
 		for (int n = 0; f->map_name == NULL; n++)
 			f->map_name = take_name(&used, n == 0 ? psprintf("%s_map", f->name) :
@@ -354,10 +362,11 @@ columns_table(ForeignServer *server, WcImportTable *t)
 								 quote_literal_cstr(psprintf("%s:%s", f->name, f->cols[c].qualifier)));
 	}
 	for (int i = 0; i < t->nfamilies; i++)
-		appendStringInfo(&s, ",\n  %s jsonb OPTIONS (family %s, map_values %s)",
-						 quote_identifier(t->families[i].map_name),
-						 quote_literal_cstr(t->families[i].name),
-						 quote_literal_cstr(map_values(t, &t->families[i])));
+		if (t->families[i].map_name != NULL)
+			appendStringInfo(&s, ",\n  %s jsonb OPTIONS (family %s, map_values %s)",
+							 quote_identifier(t->families[i].map_name),
+							 quote_literal_cstr(t->families[i].name),
+							 quote_literal_cstr(map_values(t, &t->families[i])));
 	appendStringInfo(&s, "\n) SERVER %s OPTIONS (table %s)",
 					 quote_identifier(server->servername), quote_literal_cstr(t->name));
 	return s.data;
