@@ -51,8 +51,9 @@ typedef struct WcNotedColumn
 	size_t		famqual_len;
 } WcNotedColumn;
 
-/* in TopTransactionContext */
+/* in TopTransactionContext: the columns, and the tables they are of */
 static List *noted = NIL;
+static List *noted_rels = NIL;
 
 /* The record a session read last, per stored table (in TopMemoryContext). */
 typedef struct WcKnownTypes
@@ -104,9 +105,11 @@ wc_coltypes_note(WcTable *t)
 {
 	MemoryContext old;
 
-	if (t->table[0] == '\0')
+	/* once a transaction: a load of many statements pays for it once */
+	if (t->table[0] == '\0' || list_member_oid(noted_rels, t->relid))
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
+	noted_rels = lappend_oid(noted_rels, t->relid);
 	for (int a = 1; a <= t->natts; a++)
 	{
 		WcColumn   *col = &t->cols[a - 1];
@@ -153,6 +156,7 @@ void
 wc_coltypes_reset(void)
 {
 	noted = NIL;
+	noted_rels = NIL;
 }
 
 /* The escaped "wc" "types:<family>" of family's record. */

@@ -22,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "foreign/foreign.h"
 #include "mb/pg_wchar.h"
@@ -186,8 +187,8 @@ sample(Oid serverid, uint32 db, uint32 snapshot, WcImportTable *it)
 	size_t		keylen;
 	const uint8 **vals;
 	size_t	   *lens;
-	int			rows = 0;
 
+	/* the server's options, and a table of the row key and a map per family */
 	t->relname = it->name;
 	t->table = it->name;
 	t->table_key = palloc(WC_ESCAPED_MAX(strlen(it->name)));
@@ -216,16 +217,13 @@ sample(Oid serverid, uint32 db, uint32 snapshot, WcImportTable *it)
 	it->keys_text = it->quals_text = true;
 	it->complete = false;
 	scan = wc_read_rows_begin(t, db, snapshot);
-	while (true)
+	for (int rows = 0; rows < WC_IMPORT_SAMPLE_ROWS; rows++)
 	{
-		if (rows == WC_IMPORT_SAMPLE_ROWS)
-			break;
 		if (!wc_read_rows_next(scan, &key, &keylen, &vals, &lens))
 		{
 			it->complete = true;
 			break;
 		}
-		rows++;
 		if (!is_text(key, keylen))
 			it->keys_text = false;
 		for (int i = 0; i < it->nfamilies; i++)
@@ -250,13 +248,17 @@ sample(Oid serverid, uint32 db, uint32 snapshot, WcImportTable *it)
 	wc_read_rows_end(scan);
 }
 
-/* A name not yet in *used, and that fits a column's name; NULL if taken. */
+/*
+ * A name not yet in *used, and that fits a column's name; NULL if taken,
+ * or if the table has as many columns as a table can have.
+ */
 static char *
 take_name(List **used, const char *name)
 {
 	ListCell   *lc;
 
-	if (strlen(name) >= NAMEDATALEN || !is_text((const uint8 *) name, strlen(name)))
+	if (strlen(name) >= NAMEDATALEN || !is_text((const uint8 *) name, strlen(name)) ||
+		list_length(*used) >= MaxHeapAttributeNumber)
 		return NULL;
 	foreach(lc, *used)
 		if (strcmp(lfirst(lc), name) == 0)
