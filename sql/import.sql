@@ -55,6 +55,23 @@ UPDATE names SET old = NULL;
 CREATE FOREIGN TABLE bin (rowkey bytea, v bigint) SERVER imp_srv;
 INSERT INTO bin VALUES ('\x00ff', 1), ('\x41', 2);
 
+-- Row keys made of parts: each COMMIT records the layout too
+CREATE FOREIGN TABLE balloon (
+    region text OPTIONS (rowkey_part '1'),
+    id int OPTIONS (rowkey_part '2', rowkey_format '4'),
+    at timestamp OPTIONS (rowkey_part '3', rowkey_format 'YYYY-MM-DD-HH24MI'),
+    day date OPTIONS (rowkey_part '4', rowkey_reverse 'true'),
+    pressure bigint
+) SERVER imp_srv OPTIONS (rowkey_delimiter '#');
+INSERT INTO balloon VALUES ('us-west2', 3698, '2021-03-05 12:04', '2021-03-05', 94558),
+                           ('asia-south2', 12, '2021-03-05 12:05', '2021-03-06', 94122);
+-- Two layouts over one stored table: the key is imported as one column
+CREATE FOREIGN TABLE twokeys_a (rowkey text COLLATE "C", v int) SERVER imp_srv OPTIONS (table 'twokeys');
+CREATE FOREIGN TABLE twokeys_b (a text OPTIONS (rowkey_part '1') COLLATE "C",
+    b text OPTIONS (rowkey_part '2') COLLATE "C", v int) SERVER imp_srv OPTIONS (table 'twokeys', rowkey_delimiter '#');
+INSERT INTO twokeys_a VALUES ('plain', 1);
+INSERT INTO twokeys_b VALUES ('x', 'y', 2);
+
 -- An aggregate family: the cells are merges
 SELECT widecolumn.create_family('imp_srv', 'counters', 'hits', 'never', 'sum');
 CREATE FOREIGN TABLE counters (rowkey text COLLATE "C", n bigint OPTIONS (column 'hits:n'))
@@ -103,6 +120,12 @@ SELECT count(*) FROM (
     (SELECT rowkey, v FROM bin EXCEPT ALL SELECT rowkey, v FROM imp.bin)
     UNION ALL
     (SELECT rowkey, v FROM imp.bin EXCEPT ALL SELECT rowkey, v FROM bin)) d;
+SELECT count(*) FROM (
+    (SELECT * FROM balloon EXCEPT ALL SELECT region, id, at, day, pressure FROM imp.balloon)
+    UNION ALL
+    (SELECT region, id, at, day, pressure FROM imp.balloon EXCEPT ALL SELECT * FROM balloon)) d;
+EXPLAIN (COSTS OFF) SELECT * FROM imp.balloon WHERE region = 'us-west2' AND id = 3698;
+SELECT rowkey, v FROM imp.twokeys ORDER BY rowkey;
 SELECT count(*) FROM (
     (SELECT rowkey, n FROM counters EXCEPT ALL SELECT rowkey, n FROM imp.counters)
     UNION ALL

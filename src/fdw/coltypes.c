@@ -15,6 +15,12 @@
  * line with the empty qualifier.  A qualifier written with two types keeps
  * a line with an empty type: its cells do not decode as one type.
  *
+ * The row key's layout is recorded too, in the cell WC_META_ROWKEY: the
+ * delimiter on its first line (empty for a key of one column), then a line
+ * "name<TAB>type<TAB>rowkey_format<TAB>t|f" (rowkey_reverse) per key
+ * column in part order.  Foreign tables whose layouts differ in more than
+ * the names leave it empty: the keys do not read as one layout.
+ *
  * The cells sort after wc:families, which a reader of the row's policies
  * takes as its last cell (worker/tablemeta.c): readers before 0.5.0, and
  * the worker, never meet them.
@@ -42,6 +48,7 @@
 /* A column of a foreign table that wrote in this transaction. */
 typedef struct WcNotedColumn
 {
+	Oid			relid;			/* the foreign table */
 	Oid			serverid;
 	char	   *table;
 	char	   *family;
@@ -51,8 +58,18 @@ typedef struct WcNotedColumn
 	size_t		famqual_len;
 } WcNotedColumn;
 
-/* in TopTransactionContext: the columns, and the tables they are of */
+/* The row-key layout of a foreign table that wrote in this transaction. */
+typedef struct WcNotedKey
+{
+	Oid			relid;
+	Oid			serverid;
+	char	   *table;
+	char	   *layout;
+} WcNotedKey;
+
+/* in TopTransactionContext: the columns, the keys, the tables they are of */
 static List *noted = NIL;
+static List *noted_keys = NIL;
 static List *noted_rels = NIL;
 
 /* The record a session read last, per stored table (in TopMemoryContext). */
@@ -61,6 +78,7 @@ typedef struct WcKnownTypes
 	Oid			serverid;
 	char	   *table;
 	char	   *record;			/* "family<TAB>qualifier<TAB>type\n" lines */
+	char	   *key;			/* the row key's layout, or NULL */
 	uint64		changes;
 } WcKnownTypes;
 
@@ -96,6 +114,61 @@ recordable(const char *s)
 }
 
 /*
+ * key_layout
+ *		t's row-key layout as the cell WC_META_ROWKEY holds it; NULL if a
+ *		name or type cannot be a field.
+ */
+static char *
+key_layout(WcTable *t)
+{
+	StringInfoData s;
+	int			n = t->nparts > 0 ? t->nparts : 1;
+
+	initStringInfo(&s);
+	if (t->nparts > 0 && t->delimiter != '\0')
+		appendStringInfoChar(&s, t->delimiter);
+	appendStringInfoChar(&s, '\n');
+	for (int i = 0; i < n; i++)
+	{
+		WcColumn   *c = &t->cols[(t->nparts > 0 ? t->part_attnum[i] : t->rowkey_attnum) - 1];
+		char	   *type = type_text(c->type, c->typmod);
+
+		if (!recordable(c->name) || !recordable(type))
+			return NULL;
+		appendStringInfo(&s, "%s\t%s\t%s\t%s\n", c->name, type,
+						 c->rowkey_format ? wc_keyformat_text(c->rowkey_format) : "",
+						 c->rowkey_reverse ? "t" : "f");
+	}
+	return s.data;
+}
+
+/*
+ * A layout without its columns' names: what the keys' bytes depend on.
+ * (A stored one that is not what key_layout writes is compared whole.)
+ */
+static char *
+key_shape(const char *layout)
+{
+	StringInfoData s;
+	const char *p = layout;
+
+	initStringInfo(&s);
+	while (*p)
+	{
+		const char *nl = strchr(p, '\n');
+		const char *tab = strchr(p, '\t');
+
+		if (nl == NULL)
+			nl = p + strlen(p) - 1;
+		if (p == layout || tab == NULL || tab > nl)
+			tab = p;			/* the delimiter's line */
+		appendBinaryStringInfo(&s, tab, nl + 1 - tab);
+		p = nl + 1;
+	}
+	return s.data;
+}
+
+/*
  * wc_coltypes_note
  *		A statement begins to write through foreign table t: its columns'
  *		types are recorded at COMMIT for those it wrote.
@@ -110,14 +183,27 @@ wc_coltypes_note(WcTable *t)
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	noted_rels = lappend_oid(noted_rels, t->relid);
+	{
+		char	   *layout = key_layout(t);
+
+		if (layout != NULL)
+		{
+			WcNotedKey *k = palloc(sizeof(WcNotedKey));
+
+			k->relid = t->relid;
+			k->serverid = t->serverid;
+			k->table = pstrdup(t->table);
+			k->layout = layout;
+			noted_keys = lappend(noted_keys, k);
+		}
+	}
 	for (int a = 1; a <= t->natts; a++)
 	{
 		WcColumn   *col = &t->cols[a - 1];
 		bool		map = col->map_type != InvalidOid;
 		const char *qualifier = map ? "" : col->qualifier;
 		char	   *type;
-		ListCell   *lc;
-		bool		seen = false;
+		WcNotedColumn *n;
 
 		if (col->kind != WC_COL_CELL || (!map && qualifier[0] == '\0') ||
 			!recordable(qualifier))
@@ -125,28 +211,17 @@ wc_coltypes_note(WcTable *t)
 		type = map ? format_type_be(col->map_type) : type_text(col->type, col->typmod);
 		if (!recordable(type))
 			continue;
-		foreach(lc, noted)
-		{
-			WcNotedColumn *n = lfirst(lc);
-
-			seen |= n->serverid == t->serverid && strcmp(n->table, t->table) == 0 &&
-				strcmp(n->family, col->family) == 0 &&
-				strcmp(n->qualifier, qualifier) == 0 && strcmp(n->type, type) == 0;
-		}
-		if (!seen)
-		{
-			WcNotedColumn *n = palloc(sizeof(WcNotedColumn));
-
-			n->serverid = t->serverid;
-			n->table = pstrdup(t->table);
-			n->family = pstrdup(col->family);
-			n->qualifier = pstrdup(qualifier);
-			n->type = type;
-			n->famqual = palloc(col->famqual_len);
-			memcpy(n->famqual, col->famqual, col->famqual_len);
-			n->famqual_len = col->famqual_len;
-			noted = lappend(noted, n);
-		}
+		n = palloc(sizeof(WcNotedColumn));
+		n->relid = t->relid;
+		n->serverid = t->serverid;
+		n->table = pstrdup(t->table);
+		n->family = pstrdup(col->family);
+		n->qualifier = pstrdup(qualifier);
+		n->type = type;
+		n->famqual = palloc(col->famqual_len);
+		memcpy(n->famqual, col->famqual, col->famqual_len);
+		n->famqual_len = col->famqual_len;
+		noted = lappend(noted, n);
 	}
 	MemoryContextSwitchTo(old);
 }
@@ -156,19 +231,26 @@ void
 wc_coltypes_reset(void)
 {
 	noted = NIL;
+	noted_keys = NIL;
 	noted_rels = NIL;
+}
+
+/* The escaped "wc" and qualifier q of a cell of the table's row. */
+static uint8 *
+meta_cell(const char *q, size_t *len)
+{
+	uint8	   *fq = palloc(WC_ESCAPED_MAX(2) + WC_ESCAPED_MAX(strlen(q)));
+
+	*len = wc_escape((const uint8 *) WC_META_FAMILY, 2, fq);
+	*len += wc_escape((const uint8 *) q, strlen(q), fq + *len);
+	return fq;
 }
 
 /* The escaped "wc" "types:<family>" of family's record. */
 uint8 *
 wc_coltypes_cell(const char *family, size_t *len)
 {
-	char	   *q = psprintf("%s%s", WC_META_TYPES, family);
-	uint8	   *fq = palloc(WC_ESCAPED_MAX(2) + WC_ESCAPED_MAX(strlen(q)));
-
-	*len = wc_escape((const uint8 *) WC_META_FAMILY, 2, fq);
-	*len += wc_escape((const uint8 *) q, strlen(q), fq + *len);
-	return fq;
+	return meta_cell(psprintf("%s%s", WC_META_TYPES, family), len);
 }
 
 /*
@@ -197,10 +279,12 @@ wc_coltypes_meta_table(Oid serverid)
  * wc_coltypes_parse
  *		The records of types in a packed "wc" map value of a table's row, as
  *		"family<TAB>qualifier<TAB>type\n" lines in (family, qualifier) order;
- *		and the family list (*families, NULL if there is none).
+ *		the family list (*families, NULL if there is none) and the row
+ *		key's layout (*key, NULL if it has none, "" if foreign tables
+ *		disagree).
  */
 char *
-wc_coltypes_parse(const uint8 *data, size_t len, char **families)
+wc_coltypes_parse(const uint8 *data, size_t len, char **families, char **key)
 {
 	WcReader	r;
 	WcBytes		q,
@@ -211,6 +295,7 @@ wc_coltypes_parse(const uint8 *data, size_t len, char **families)
 	initStringInfo(&out);
 	if (families)
 		*families = NULL;
+	*key = NULL;
 	if (data == NULL)
 		return out.data;
 	wc_reader_init(&r, data, len);
@@ -222,6 +307,8 @@ wc_coltypes_parse(const uint8 *data, size_t len, char **families)
 					 errmsg("malformed batch from the widecolumn_fdw storage worker")));
 		if (families && q.len == strlen("families") && memcmp(q.data, "families", q.len) == 0)
 			*families = pnstrdup((const char *) v.data, v.len);
+		else if (q.len == strlen(WC_META_ROWKEY) && memcmp(q.data, WC_META_ROWKEY, q.len) == 0)
+			*key = pnstrdup((const char *) v.data, v.len);
 		else if (q.len > plen && memcmp(q.data, WC_META_TYPES, plen) == 0)
 		{
 			const char *p = (const char *) v.data;
@@ -269,15 +356,44 @@ recorded_type(const char *record, const char *family, const char *qualifier)
 
 /* The record of table now, with this transaction's changes. */
 static char *
-read_record(Oid serverid, const char *table)
+read_record(Oid serverid, const char *table, char **key)
 {
 	WcTable    *meta = wc_coltypes_meta_table(serverid);
 	const uint8 **vals;
 	size_t	   *lens;
 
 	if (wc_read_row_now(meta, (const uint8 *) table, strlen(table), &vals, &lens))
-		return wc_coltypes_parse(vals[0], lens[0], NULL);
+		return wc_coltypes_parse(vals[0], lens[0], NULL, key);
+	*key = NULL;
 	return pstrdup("");
+}
+
+/*
+ * Does the recorded layout say what layout does?  A layout of other
+ * names says the same; a conflict ("") stays one.
+ */
+static bool
+key_has(const char *recorded, const char *layout)
+{
+	if (layout == NULL)
+		return true;
+	if (recorded == NULL)
+		return false;
+	return recorded[0] == '\0' || strcmp(key_shape(recorded), key_shape(layout)) == 0;
+}
+
+/* Write the row key's layout, in the transaction. */
+static void
+put_key(WcTable *meta, const char *table, const char *layout)
+{
+	WcTxnCell	cell;
+
+	cell.famqual = meta_cell(WC_META_ROWKEY, &cell.famqual_len);
+	cell.value = (const uint8 *) layout;
+	cell.value_len = strlen(layout);
+	cell.merge = 0;
+	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) table, strlen(table),
+				   false, 1, &cell);
 }
 
 /*
@@ -375,6 +491,8 @@ wc_coltypes_written(WcTxnTable *tt, const char **families, int nfamilies)
 	uint64		changes;
 	WcTable    *meta;
 	char	   *record;
+	char	   *key;
+	char	   *layout = NULL;
 
 	foreach(lc, noted)
 	{
@@ -393,6 +511,23 @@ wc_coltypes_written(WcTxnTable *tt, const char **families, int nfamilies)
 	}
 	if (written == NIL)
 		return;
+
+	/* the layouts of the keys that the tables which wrote cells wrote */
+	foreach(lc, noted_keys)
+	{
+		WcNotedKey *nk = lfirst(lc);
+		ListCell   *lc2;
+		bool		wrote = false;
+
+		foreach(lc2, written)
+			wrote |= ((WcNotedColumn *) lfirst(lc2))->relid == nk->relid;
+		if (!wrote)
+			continue;
+		if (layout == NULL)
+			layout = nk->layout;
+		else if (!key_has(layout, nk->layout))
+			layout = "";
+	}
 
 	foreach(lc, known)
 	{
@@ -416,24 +551,28 @@ wc_coltypes_written(WcTxnTable *tt, const char **families, int nfamilies)
 
 	/* the count before the record, so that a change in between is seen */
 	changes = pg_atomic_read_u64(&wc_shared->family_changes);
-	if (k->changes == changes && record_has(k->record, written))
+	if (k->changes == changes && record_has(k->record, written) && key_has(k->key, layout))
 		return;
-	record = read_record(tt->serverid, tt->table);
+	record = read_record(tt->serverid, tt->table, &key);
 	pfree(k->record);
 	k->record = MemoryContextStrdup(TopMemoryContext, record);
+	if (k->key)
+		pfree(k->key);
+	k->key = key ? MemoryContextStrdup(TopMemoryContext, key) : NULL;
 	k->changes = changes;
-	if (record_has(record, written))
+	if (record_has(record, written) && key_has(key, layout))
 		return;
 
 	/* a change: lock the row as families.c does for one, then read again */
 	meta = wc_get_meta_table(tt->serverid);
 	(void) wc_txn_lock_row(meta, (const uint8 *) tt->table, strlen(tt->table),
 						   ExclusiveLock, LockWaitBlock);
-	record = read_record(tt->serverid, tt->table);
+	record = read_record(tt->serverid, tt->table, &key);
+	if (!key_has(key, layout))
+		put_key(meta, tt->table, key == NULL ? layout : "");
 	foreach(lc, written)
 	{
 		WcNotedColumn *n = lfirst(lc);
-
 		ListCell   *lc2;
 		bool		listed = false;
 

@@ -49,6 +49,8 @@
  * it (coltypes.c); the family follows.
  */
 #define WC_META_TYPES			"types:"
+/* ... and the qualifier of the row key's layout */
+#define WC_META_ROWKEY			"rowkey"
 
 /* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
@@ -163,7 +165,8 @@ extern void wc_coltypes_reset(void);
 extern void wc_coltypes_written(struct WcTxnTable *tt, const char **families, int nfamilies);
 extern uint8 *wc_coltypes_cell(const char *family, size_t *len);
 extern WcTable *wc_coltypes_meta_table(Oid serverid);
-extern char *wc_coltypes_parse(const uint8 *data, size_t len, char **families);
+extern char *wc_coltypes_parse(const uint8 *data, size_t len, char **families,
+							   char **key);
 
 /* in import.c */
 extern List *wcImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid);

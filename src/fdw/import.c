@@ -14,9 +14,9 @@
  * are read there.
  *
  * Nothing is guessed from bytes: what the sample decides is only whether a
- * recorded column still has cells, and whether the row keys and
- * qualifiers are text (else bytea).  The row key's layout (a delimiter,
- * typed parts) is not recorded, so it is imported as one column.
+ * recorded column still has cells, whether the row keys and qualifiers are
+ * text (else bytea), and whether the keys have as many parts as the
+ * recorded row-key layout (else the key is one column).
  *
  *-------------------------------------------------------------------------
  */
@@ -28,6 +28,7 @@
 #include "mb/pg_wchar.h"
 #include "parser/parse_type.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 
 #include "fdw/fdw.h"
 
@@ -54,9 +55,22 @@ typedef struct WcImportFamily
 	bool		unrecorded;		/* a sampled cell with no line of record */
 } WcImportFamily;
 
+/* A column of the recorded row-key layout (coltypes.c). */
+typedef struct WcImportKeyColumn
+{
+	char	   *name;
+	char	   *type;
+	char	   *format;			/* rowkey_format, or "" */
+	bool		reverse;
+} WcImportKeyColumn;
+
 typedef struct WcImportTable
 {
 	char	   *name;
+	char		delimiter;		/* the recorded layout's, or '\0' */
+	WcImportKeyColumn *key;		/* its columns in part order */
+	int			nkey;			/* 0: no layout recorded, or several */
+	bool		keys_match;		/* every sampled key has nkey parts */
 	WcImportFamily *families;
 	int			nfamilies;
 	bool		complete;		/* the sample is the whole table */
@@ -144,6 +158,57 @@ add_record(WcImportTable *t, const char *record)
 	}
 }
 
+/*
+ * add_key
+ *		The recorded row-key layout: the delimiter's line, then a line
+ *		"name<TAB>type<TAB>format<TAB>t|f" per key column.  One that does
+ *		not parse is as good as none.
+ */
+static void
+add_key(WcImportTable *t, const char *layout)
+{
+	const char *p;
+	int			n = 0;
+
+	t->nkey = 0;
+	if (layout == NULL || layout[0] == '\0' || strchr(layout, '\n') == NULL)
+		return;
+	p = strchr(layout, '\n') + 1;
+	t->delimiter = p - layout == 2 ? layout[0] : '\0';
+	for (const char *q = p; *q; q++)
+		n += *q == '\n';
+	t->key = palloc0(sizeof(WcImportKeyColumn) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		const char *nl = strchr(p, '\n');
+		char	   *line = pnstrdup(p, nl - p);
+		char	   *f[4];
+		int			nf = 0;
+
+		for (char *x = line; nf < 4; nf++)
+		{
+			f[nf] = x;
+			x = strchr(x, '\t');
+			if (x == NULL)
+			{
+				nf++;
+				break;
+			}
+			*x++ = '\0';
+		}
+		if (nf != 4)
+			return;
+		t->key[i].name = f[0];
+		t->key[i].type = f[1];
+		t->key[i].format = f[2];
+		t->key[i].reverse = strcmp(f[3], "t") == 0;
+		p = nl + 1;
+	}
+	if ((n > 1) != (t->delimiter != '\0'))
+		return;
+	t->nkey = n;
+}
+
 /* A qualifier of family met in the sample. */
 static void
 sampled_qualifier(WcImportTable *t, WcImportFamily *f, const uint8 *q, size_t len)
@@ -214,7 +279,7 @@ sample(Oid serverid, uint32 db, uint32 snapshot, WcImportTable *it)
 		col->famqual_len = wc_escape((const uint8 *) family, strlen(family), col->famqual);
 	}
 
-	it->keys_text = it->quals_text = true;
+	it->keys_text = it->quals_text = it->keys_match = true;
 	it->complete = false;
 	scan = wc_read_rows_begin(t, db, snapshot);
 	for (int rows = 0; rows < WC_IMPORT_SAMPLE_ROWS; rows++)
@@ -226,6 +291,15 @@ sample(Oid serverid, uint32 db, uint32 snapshot, WcImportTable *it)
 		}
 		if (!is_text(key, keylen))
 			it->keys_text = false;
+		if (it->delimiter != '\0')
+		{
+			int			parts = 1;
+
+			for (size_t i = 0; i < keylen; i++)
+				parts += key[i] == (uint8) it->delimiter;
+			if (parts != it->nkey)
+				it->keys_match = false;
+		}
 		for (int i = 0; i < it->nfamilies; i++)
 		{
 			WcReader	r;
@@ -309,12 +383,76 @@ type_exists(const char *type)
 	return OidIsValid(typid);
 }
 
+/* The collation of a row key or a part of type: text sorts bytewise. */
+static const char *
+key_collation(const char *type)
+{
+	Oid			typid;
+	int32		typmod;
+
+	parseTypeString(type, &typid, &typmod, false);
+	return type_is_collatable(typid) ? " COLLATE \"C\"" : "";
+}
+
+/*
+ * declare_key
+ *		The row key's columns and the table's options for it: the parts of
+ *		the recorded layout when every sampled key has as many, else one
+ *		column of the recorded type (text only if every sampled key is).
+ */
+static void
+declare_key(WcImportTable *t, List **used, StringInfo cols, StringInfo opts)
+{
+	bool		parts = t->nkey > 1 && t->keys_match;
+	List	   *names = list_copy(*used);
+
+	for (int i = 0; parts && i < t->nkey; i++)
+		parts = type_exists(t->key[i].type) && take_name(&names, t->key[i].name) != NULL;
+	if (parts)
+	{
+		for (int i = 0; i < t->nkey; i++)
+		{
+			WcImportKeyColumn *k = &t->key[i];
+
+			appendStringInfo(cols, "%s  %s %s OPTIONS (rowkey_part '%d'", i > 0 ? ",\n" : "",
+							 quote_identifier(k->name), k->type, i + 1);
+			if (k->format[0] != '\0')
+				appendStringInfo(cols, ", rowkey_format %s", quote_literal_cstr(k->format));
+			if (k->reverse)
+				appendStringInfoString(cols, ", rowkey_reverse 'true'");
+			appendStringInfo(cols, ")%s", key_collation(k->type));
+		}
+		appendStringInfo(opts, ", rowkey_delimiter %s",
+						 quote_literal_cstr(psprintf("%c", t->delimiter)));
+		*used = names;
+		return;
+	}
+	{
+		const char *name = "rowkey";
+		const char *type = t->keys_text ? "text" : "bytea";
+
+		if (t->nkey == 1 && type_exists(t->key[0].type) &&
+			(t->keys_text || strcmp(t->key[0].type, "bytea") == 0))
+			type = t->key[0].type;
+		if (t->nkey == 1 && take_name(used, t->key[0].name) != NULL)
+			name = t->key[0].name;
+		appendStringInfo(cols, "  %s %s OPTIONS (rowkey 'true')%s", quote_identifier(name), type,
+						 key_collation(type));
+	}
+}
+
 /* The CREATE FOREIGN TABLE of a stored table that maps columns. */
 static char *
 columns_table(ForeignServer *server, WcImportTable *t)
 {
 	StringInfoData s;
-	List	   *used = list_make1("rowkey");
+	StringInfoData opts;
+	List	   *used = list_make1("rowkey");	/* no other column may be it */
+
+	initStringInfo(&s);
+	initStringInfo(&opts);
+	appendStringInfo(&s, "CREATE FOREIGN TABLE %s (\n", quote_identifier(t->name));
+	declare_key(t, &used, &s, &opts);
 
 	/*
 	 * The map columns' names first: every family has one, but an aggregate
@@ -349,10 +487,6 @@ columns_table(ForeignServer *server, WcImportTable *t)
 		}
 	}
 
-	initStringInfo(&s);
-	appendStringInfo(&s, "CREATE FOREIGN TABLE %s (\n  rowkey %s OPTIONS (rowkey 'true')%s",
-					 quote_identifier(t->name), t->keys_text ? "text" : "bytea",
-					 t->keys_text ? " COLLATE \"C\"" : "");
 	for (int i = 0; i < t->nfamilies; i++)
 	{
 		WcImportFamily *f = &t->families[i];
@@ -369,8 +503,8 @@ columns_table(ForeignServer *server, WcImportTable *t)
 							 quote_identifier(t->families[i].map_name),
 							 quote_literal_cstr(t->families[i].name),
 							 quote_literal_cstr(map_values(t, &t->families[i])));
-	appendStringInfo(&s, "\n) SERVER %s OPTIONS (table %s)",
-					 quote_identifier(server->servername), quote_literal_cstr(t->name));
+	appendStringInfo(&s, "\n) SERVER %s OPTIONS (table %s%s)",
+					 quote_identifier(server->servername), quote_literal_cstr(t->name), opts.data);
 	return s.data;
 }
 
@@ -446,7 +580,8 @@ wcImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	{
 		WcImportTable *t;
 		char	   *families;
-		char	   *record = wc_coltypes_parse(vals[0], lens[0], &families);
+		char	   *layout;
+		char	   *record = wc_coltypes_parse(vals[0], lens[0], &families, &layout);
 		char	   *name = pnstrdup((const char *) key, keylen);
 
 		if (families == NULL || keylen >= NAMEDATALEN || !is_text(key, keylen) ||
@@ -458,6 +593,7 @@ wcImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		if (t->nfamilies == 0)
 			continue;			/* every family dropped: no data */
 		add_record(t, record);
+		add_key(t, layout);
 		tables = lappend(tables, t);
 	}
 	wc_read_rows_end(scan);
