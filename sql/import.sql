@@ -72,6 +72,11 @@ CREATE FOREIGN TABLE twokeys_b (a text OPTIONS (rowkey_part '1') COLLATE "C",
 INSERT INTO twokeys_a VALUES ('plain', 1);
 INSERT INTO twokeys_b VALUES ('x', 'y', 2);
 
+-- Qualifiers whose names another column has: family_qualifier
+CREATE FOREIGN TABLE clash (rowkey text COLLATE "C", cf int OPTIONS (column 'g:cf'),
+    r text OPTIONS (column 'cf:rowkey'), x int) SERVER imp_srv;
+INSERT INTO clash VALUES ('k', 1, 'r', 2);
+
 -- An aggregate family: the cells are merges
 SELECT widecolumn.create_family('imp_srv', 'counters', 'hits', 'never', 'sum');
 CREATE FOREIGN TABLE counters (rowkey text COLLATE "C", n bigint OPTIONS (column 'hits:n'))
@@ -126,6 +131,7 @@ SELECT count(*) FROM (
     (SELECT region, id, at, day, pressure FROM imp.balloon EXCEPT ALL SELECT * FROM balloon)) d;
 EXPLAIN (COSTS OFF) SELECT * FROM imp.balloon WHERE region = 'us-west2' AND id = 3698;
 SELECT rowkey, v FROM imp.twokeys ORDER BY rowkey;
+SELECT rowkey, g_cf, cf_rowkey, x FROM imp.clash;
 SELECT count(*) FROM (
     (SELECT rowkey, n FROM counters EXCEPT ALL SELECT rowkey, n FROM imp.counters)
     UNION ALL
