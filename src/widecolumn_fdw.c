@@ -69,6 +69,7 @@ widecolumn_fdw_handler(PG_FUNCTION_ARGS)
 	wc_analyze_register(routine);
 	wc_modify_register(routine);
 	wc_range_delete_register(routine);
+	routine->ImportForeignSchema = wcImportForeignSchema;
 	/* last: it routes cells-layout tables away from the callbacks above */
 	wc_cells_register(routine);
 	PG_RETURN_POINTER(routine);

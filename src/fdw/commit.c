@@ -177,8 +177,11 @@ families_written(void)
 			add_family(families, &n, tt->cols[i], tt->col_lens[i]);
 		for (int i = 0; i < ncells; i++)
 			add_family(families, &n, famquals[i], lens[i]);
-		if (n > 0)
-			wc_families_written(tt->desc->serverid, tt->table, families, n);
+		if (n == 0)
+			continue;
+		/* first: it may lock the row for a change, families.c only shares it */
+		wc_coltypes_written(tt, families, n);
+		wc_families_written(tt->desc->serverid, tt->table, families, n);
 	}
 	list_free(tables);
 }
@@ -228,6 +231,7 @@ txn_reset(void)
 {
 	wc_txn_reset();
 	wc_txn_reset_locks();
+	wc_coltypes_reset();
 }
 
 /*

@@ -342,7 +342,7 @@ lock_list(Oid serverid, const char *table, LOCKMODE mode,
 static void
 put_list(WcTable *meta, const char *table, const char *list, const char *dropped)
 {
-	WcTxnCell	cells[2];
+	WcTxnCell	cells[3];
 
 	cells[0].famqual = meta->cols[1].famqual;
 	cells[0].famqual_len = meta->cols[1].famqual_len;
@@ -362,9 +362,14 @@ put_list(WcTable *meta, const char *table, const char *list, const char *dropped
 		cells[1].value = (const uint8 *) "";
 		cells[1].value_len = 0;
 		cells[1].merge = 0;
+		/* the types written to it go with it (coltypes.c) */
+		cells[2].famqual = wc_coltypes_cell(dropped, &cells[2].famqual_len);
+		cells[2].value = NULL;
+		cells[2].value_len = 0;
+		cells[2].merge = 0;
 	}
 	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) table, strlen(table),
-				   false, dropped ? 2 : 1, cells);
+				   false, dropped ? 3 : 1, cells);
 }
 
 static pg_attribute_noreturn() void

@@ -44,6 +44,14 @@
 #define WC_META_DROPPED_ROWS	"dropped_rows:"
 #define WC_META_DELETED_ROWS	"deleted_rows:"	/* a range DELETE's */
 
+/*
+ * The qualifier prefix of a family's record of the SQL types written to
+ * it (coltypes.c); the family follows.
+ */
+#define WC_META_TYPES			"types:"
+/* ... and the qualifier of the row key's layout */
+#define WC_META_ROWKEY			"rowkey"
+
 /* Target size of one WRITE message (commit.c). */
 #define WC_WRITE_CHUNK_BYTES	(64 * 1024)
 
@@ -149,6 +157,19 @@ extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);
 extern Oid	wc_parse_map_values(DefElem *def);
+
+/* in coltypes.c */
+struct WcTxnTable;
+extern void wc_coltypes_note(WcTable *t);
+extern void wc_coltypes_reset(void);
+extern void wc_coltypes_written(struct WcTxnTable *tt, const char **families, int nfamilies);
+extern uint8 *wc_coltypes_cell(const char *family, size_t *len);
+extern WcTable *wc_coltypes_meta_table(Oid serverid);
+extern char *wc_coltypes_parse(const uint8 *data, size_t len, char **families,
+							   char **key);
+
+/* in import.c */
+extern List *wcImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid);
 
 /* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);

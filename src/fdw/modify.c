@@ -147,6 +147,7 @@ modify_state(Relation rel, EState *estate)
 	wc_as_of_forbid(false);
 	ms->table = wc_get_table(RelationGetRelid(rel));
 	wc_aggregate_map(ms->table);
+	wc_coltypes_note(ms->table);
 	ms->cells_cap = Max(1, ms->table->natts);
 	ms->cells = palloc(sizeof(WcTxnCell) * ms->cells_cap);
 	ms->bufs = palloc(sizeof(StringInfoData) * Max(1, ms->table->natts));

@@ -646,6 +646,25 @@ wc_txn_touch_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_l
 	MemoryContextSwitchTo(old);
 }
 
+/* Did this transaction write the cell fq (escaped family+qualifier) of tt? */
+bool
+wc_txn_wrote_cell(WcTxnTable *tt, const uint8 *fq, size_t len)
+{
+	uint32		mask = tt->col_hash_size - 1;
+
+	if (tt->col_hash_size == 0)
+		return false;
+	for (uint32 slot = hash_bytes(fq, (int) len) & mask; tt->col_hash[slot] != 0;
+		 slot = (slot + 1) & mask)
+	{
+		uint32		i = tt->col_hash[slot] - 1;
+
+		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The cells (escaped family+qualifier) this transaction wrote to tt. */
 int
 wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens)

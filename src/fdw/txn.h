@@ -82,6 +82,7 @@ struct WcTxnTable
 extern List *wc_txn_tables;
 
 extern void wc_txn_sort_rows(WcTxnTable *tt);
+extern bool wc_txn_wrote_cell(WcTxnTable *tt, const uint8 *fq, size_t len);
 extern bool wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out);
 
 #endif							/* WC_FDW_TXN_H */
