@@ -284,6 +284,8 @@ serve_client(WcClient *c)
 {
 	bool		worked = false;
 
+	wc_stat_turn(c);
+
 	/*
 	 * Nothing more until its commit is written, its COUNT or COMPACT is
 	 * over, or its scan's batch is filled, in the order it sent.
@@ -294,18 +296,24 @@ serve_client(WcClient *c)
 		shm_mq_result res;
 		Size		len;
 		void	   *data;
+		instr_time	start;
+		uint8		type;
 
 		if (c->answer_pending)
 		{
 			res = shm_mq_send(c->out, c->answer.len, c->answer.data, true, true);
 			if (res == SHM_MQ_WOULD_BLOCK)
+			{
+				wc_stat_answer_blocked(c);
 				return worked;
+			}
 			if (res == SHM_MQ_DETACHED)
 			{
 				client_free(c);
 				return true;
 			}
 			c->answer_pending = false;
+			c->stat_blocked = false;
 			worked = true;
 		}
 
@@ -317,7 +325,10 @@ serve_client(WcClient *c)
 			client_free(c);
 			return true;
 		}
+		type = len > 0 ? ((uint8 *) data)[0] : 0;
+		INSTR_TIME_SET_CURRENT(start);
 		wc_handle_request(c, data, len);
+		wc_stat_served(c, type, start);
 		worked = true;
 	}
 	return worked;
@@ -339,6 +350,7 @@ wc_worker_main(Datum arg)
 	wc_worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 										  ALLOCSET_DEFAULT_SIZES);
 	wc_serve_init();
+	wc_stat_init();
 	MemoryContextSwitchTo(wc_worker_cxt);
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
@@ -390,6 +402,7 @@ wc_worker_main(Datum arg)
 				busy++;
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
+		wc_stat_pass(busy > 0);
 
 		if (busy > 0)
 		{

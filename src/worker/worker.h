@@ -17,6 +17,7 @@
 
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "portability/instr_time.h"
 #include "storage/dsm.h"
 #include "storage/shm_mq.h"
 #include "utils/elog.h"
@@ -138,6 +139,9 @@ typedef struct WcClient
 	bool		gone;			/* freed while either was: wc_collect_commits
 								 * or wc_collect_reads frees */
 	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (reclaim.c) */
+	uint8		stat_type;		/* workerstats.c: a request answered later */
+	instr_time	stat_start;		/* and when it was taken */
+	bool		stat_blocked;	/* its answer found the queue full */
 } WcClient;
 
 /* in main.c: the main loop and the attached backends */
@@ -324,5 +328,15 @@ extern bool wc_large_commit_owns(void *owner);
 extern void wc_large_commit_written(void);
 extern bool wc_large_commit_step(void);
 extern void wc_large_commit_complete(void);
+
+/* in workerstats.c: the worker's figures and LevelDB's */
+extern void wc_stat_init(void);
+extern void wc_stat_served(WcClient *c, uint8 type, instr_time start);
+extern void wc_stat_turn(WcClient *c);
+extern void wc_stat_answer_blocked(WcClient *c);
+extern void wc_stat_commit(bool large);
+extern void wc_stat_pass(bool busy);
+extern void wc_serve_stat_worker(WcClient *c, WcReader *r);
+extern void wc_serve_stat_databases(WcClient *c, WcReader *r);
 
 #endif							/* WC_WORKER_H */
