@@ -114,6 +114,15 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("widecolumn_fdw.debug_reclaim_pause",
+							"Makes the storage worker wait this long between two slices of the walk of a COUNT or COMPACT (for tests).",
+							NULL,
+							&wc_debug_reclaim_pause,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("widecolumn_fdw.worker_threads",
 							"Sets the number of the storage worker's reader threads.",
 							"They fill scans' batches while the worker's main thread serves other requests; 0 fills them on the main thread.  The default is the number of CPUs, at most 16.",

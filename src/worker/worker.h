@@ -290,10 +290,12 @@ extern WcSweep *wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
 							   bool background);
 extern bool wc_sweep_slice(WcSweep *sw, int max_us);
 extern uint64 wc_sweep_result(WcSweep *sw);
+extern void wc_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end);
 extern void wc_sweep_end(WcSweep *sw);
 
 /* in reclaim.c: when they walk (the background sweep, COUNT and COMPACT) */
 extern int	wc_sweep_naptime;
+extern int	wc_debug_reclaim_pause;
 extern long wc_sweep_background(void);
 extern void wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
 							 const uint8 *table, size_t tlen, bool compact);
@@ -317,6 +319,7 @@ extern WcBatch *cells_commit_large_take(WcCommit *cm);
 extern void cells_commit_large_written(WcCommit *cm, int written, bool going_on);
 extern void cells_commit_large_end(WcCommit *cm);
 extern void cells_commit_large_abort(WcCommit *cm);
+extern uint64 cells_commit_large_done(WcCommit *cm);
 
 /* in largecommit.c: a large commit, written while the worker serves */
 extern void wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db);
