@@ -27,7 +27,7 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel monitor
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates droprange parallel
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

@@ -134,8 +134,14 @@ wc_worker_register(void)
 							NULL, NULL, NULL);
 
 	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	/*
+	 * A connection to no database, as the logical replication launcher
+	 * has: PostgreSQL 15 shows a background worker in pg_stat_activity
+	 * only once it has one.
+	 */
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	/* a connection needs a consistent state (a standby's too) */
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
 	worker.bgw_restart_time = 1;
 	snprintf(worker.bgw_library_name, BGW_MAXLEN, "widecolumn_fdw");
 	snprintf(worker.bgw_function_name, BGW_MAXLEN, "wc_worker_main");
@@ -354,7 +360,11 @@ wc_worker_main(Datum arg)
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	/* there is no statement to cancel: pg_cancel_backend() does nothing */
+	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
+	/* in pg_stat_activity, as "widecolumn_fdw storage worker" (bgw_type) */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
 	wc_worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 										  ALLOCSET_DEFAULT_SIZES);
@@ -390,6 +400,8 @@ wc_worker_main(Datum arg)
 		int			reclaiming;
 
 		ResetLatch(MyLatch);
+		/* a connected process must absorb barriers (DROP DATABASE waits) */
+		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
