@@ -126,12 +126,10 @@ interactive(void)
 		client_min_messages <= NOTICE;
 }
 
-/* The NOTICE of p, running for secs. */
-static void
-notice(const WcProgress *p, int secs)
+/* The errdetail of p's NOTICE: how far it is. */
+static int
+errdetail_progress(const WcProgress *p)
 {
-	const char *name = p->op == WC_PROGRESS_COMMIT ? "COMMIT" :
-		psprintf("widecolumn.%s()", op_names[p->op]);
 	char		done[32];
 	char		total[32];
 
@@ -141,45 +139,35 @@ notice(const WcProgress *p, int secs)
 	{
 		case WC_UNIT_BYTES_WALKED:
 			if (p->table[0] != '\0')
-				ereport(NOTICE,
-						(errmsg_plural("%s has been running for %d second",
-									   "%s has been running for %d seconds", secs, name, secs),
-						 errdetail("It has walked about %s of %s bytes of stored table \"%s\".",
-								   done, total, p->table)));
-			else
-				ereport(NOTICE,
-						(errmsg_plural("%s has been running for %d second",
-									   "%s has been running for %d seconds", secs, name, secs),
-						 errdetail("It has walked about %s of %s bytes of the server's stored tables.",
-								   done, total)));
-			break;
+				return errdetail("It has walked about %s of %s bytes of stored table \"%s\".",
+								 done, total, p->table);
+			return errdetail("It has walked about %s of %s bytes of the server's stored tables.",
+							 done, total);
 		case WC_UNIT_BYTES_COMPACTED:
-			ereport(NOTICE,
-					(errmsg_plural("%s has been running for %d second",
-								   "%s has been running for %d seconds", secs, name, secs),
-					 errdetail("LevelDB is compacting the %s bytes it has walked.", total)));
-			break;
+			return errdetail("LevelDB is compacting the %s bytes it has walked.", total);
 		case WC_UNIT_BYTES_SENT:
-			ereport(NOTICE,
-					(errmsg_plural("%s has been running for %d second",
-								   "%s has been running for %d seconds", secs, name, secs),
-					 errdetail("It has sent %s bytes of the transaction's writes to the storage worker.",
-							   done)));
-			break;
+			return errdetail("It has sent %s bytes of the transaction's writes to the storage worker.",
+							 done);
 		case WC_UNIT_BYTES_WRITTEN:
-			ereport(NOTICE,
-					(errmsg_plural("%s has been running for %d second",
-								   "%s has been running for %d seconds", secs, name, secs),
-					 errdetail("The storage worker has written %s of %s bytes of the transaction's writes.",
-							   done, total)));
-			break;
+			return errdetail("The storage worker has written %s of %s bytes of the transaction's writes.",
+							 done, total);
 		case WC_UNIT_RANGES:
-			ereport(NOTICE,
-					(errmsg_plural("%s has been running for %d second",
-								   "%s has been running for %d seconds", secs, name, secs),
-					 errdetail("It has dropped %s of %s row ranges.", done, total)));
-			break;
+			return errdetail("It has dropped %s of %s row ranges.", done, total);
 	}
+	return 0;
+}
+
+/* The NOTICE of p, running for secs. */
+static void
+notice(const WcProgress *p, int secs)
+{
+	const char *name = p->op == WC_PROGRESS_COMMIT ? "COMMIT" :
+		psprintf("widecolumn.%s()", op_names[p->op]);
+
+	ereport(NOTICE,
+			(errmsg_plural("%s has been running for %d second",
+						   "%s has been running for %d seconds", secs, name, secs),
+			 errdetail_progress(p)));
 }
 
 /*

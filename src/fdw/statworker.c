@@ -66,6 +66,20 @@ ask_worker(StringInfo msg, WcReader *r)
 	wc_client_call(msg, r);
 }
 
+/* The worker's figures, asked for now. */
+static void
+worker_stats(WcWorkerStats *s)
+{
+	StringInfoData msg;
+	WcReader	r;
+
+	initStringInfo(&msg);
+	wc_write_stat_worker(&msg);
+	ask_worker(&msg, &r);
+	if (!wc_read_stat_worker_answer(&r, s))
+		wc_client_unexpected_answer();
+}
+
 static double
 ms(uint64 us)
 {
@@ -81,16 +95,10 @@ Datum
 wc_stat_worker(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	StringInfoData msg;
-	WcReader	r;
 	WcWorkerStats s;
 
 	InitMaterializedSRF(fcinfo, 0);
-	initStringInfo(&msg);
-	wc_write_stat_worker(&msg);
-	ask_worker(&msg, &r);
-	if (!wc_read_stat_worker_answer(&r, &s))
-		wc_client_unexpected_answer();
+	worker_stats(&s);
 	for (int i = 0; i < s.ntypes; i++)
 	{
 		const WcRequestStats *t = &s.types[i];
@@ -121,19 +129,13 @@ Datum
 wc_stat_worker_info(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	StringInfoData msg;
-	WcReader	r;
 	WcWorkerStats s;
 	Datum		values[7];
 	bool		nulls[7] = {0};
 	pid_t		pid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	initStringInfo(&msg);
-	wc_write_stat_worker(&msg);
-	ask_worker(&msg, &r);
-	if (!wc_read_stat_worker_answer(&r, &s))
-		wc_client_unexpected_answer();
+	worker_stats(&s);
 	SpinLockAcquire(&wc_shared->mutex);
 	pid = wc_shared->worker_pid;
 	SpinLockRelease(&wc_shared->mutex);
