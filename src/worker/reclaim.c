@@ -303,8 +303,9 @@ reclaim_one(WcClient *c)
 			state = 2;			/* the loop looks again in 10 ms */
 		else if (r->sw != NULL)
 		{
-			r->next_slice = GetCurrentTimestamp() +
-				(TimestampTz) wc_debug_reclaim_pause * 1000;
+			if (wc_debug_reclaim_pause > 0)
+				r->next_slice = GetCurrentTimestamp() +
+					(TimestampTz) wc_debug_reclaim_pause * 1000;
 			if (wc_sweep_slice(r->sw, WC_SWEEP_SLICE_US))
 			{
 				r->result = wc_sweep_result(r->sw);
