@@ -107,3 +107,66 @@ CREATE FUNCTION widecolumn.key_heatmap_svg(t regclass, metric text DEFAULT 'read
 RETURNS text
 AS 'MODULE_PATHNAME', 'wc_key_heatmap_svg'
 LANGUAGE C STABLE;
+-- Monitoring: the storage worker's figures and the progress of long work
+-- (issue 19).  As pg_stat_statements has a view of a row per statement and
+-- pg_stat_statements_info of one row, stat_worker has a row per request
+-- type and stat_worker_info one row for the worker; stat_leveldb a row per
+-- LevelDB database the worker has open.  Each view is over the function of
+-- its name.  stat_leveldb shows the databases' directories and LevelDB's
+-- own report: like pg_stat_file's facts about server files, only for
+-- roles trusted with the server's statistics (pg_read_all_stats).
+CREATE FUNCTION widecolumn.stat_worker(
+    OUT request text, OUT calls bigint, OUT total_ms double precision,
+    OUT mean_ms double precision, OUT p99_ms double precision,
+    OUT max_ms double precision, OUT deferred bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wc_stat_worker'
+LANGUAGE C VOLATILE;
+
+CREATE VIEW widecolumn.stat_worker AS
+    SELECT * FROM widecolumn.stat_worker();
+
+CREATE FUNCTION widecolumn.stat_worker_info(
+    OUT pid integer, OUT started timestamptz, OUT busy_fraction double precision,
+    OUT commits bigint, OUT large_commits bigint, OUT fsyncs bigint,
+    OUT answer_waits bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wc_stat_worker_info'
+LANGUAGE C VOLATILE;
+
+CREATE VIEW widecolumn.stat_worker_info AS
+    SELECT * FROM widecolumn.stat_worker_info();
+
+CREATE FUNCTION widecolumn.stat_leveldb(
+    OUT server name, OUT path text, OUT open boolean,
+    OUT files_per_level integer[], OUT mb_per_level bigint[],
+    OUT compactions bigint, OUT compaction_seconds bigint,
+    OUT compaction_read_mb bigint, OUT compaction_write_mb bigint,
+    OUT stats text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wc_stat_leveldb'
+LANGUAGE C VOLATILE;
+
+CREATE VIEW widecolumn.stat_leveldb AS
+    SELECT * FROM widecolumn.stat_leveldb();
+
+REVOKE ALL ON FUNCTION widecolumn.stat_leveldb() FROM PUBLIC;
+REVOKE ALL ON widecolumn.stat_leveldb FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION widecolumn.stat_leveldb() TO pg_read_all_stats;
+GRANT SELECT ON widecolumn.stat_leveldb TO pg_read_all_stats;
+GRANT SELECT ON widecolumn.stat_worker, widecolumn.stat_worker_info TO PUBLIC;
+
+-- The progress of compact, drop_table, drop_row_range and a large COMMIT,
+-- a row per session running one, as pg_stat_progress_* (everyone may see
+-- them, as everyone may see pg_stat_progress_copy's row).
+CREATE FUNCTION widecolumn.progress(
+    OUT pid integer, OUT operation text, OUT table_name text,
+    OUT done bigint, OUT total bigint, OUT unit text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'wc_progress_view'
+LANGUAGE C VOLATILE;
+
+CREATE VIEW widecolumn.progress AS
+    SELECT * FROM widecolumn.progress();
+
+GRANT SELECT ON widecolumn.progress TO PUBLIC;

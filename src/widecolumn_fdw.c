@@ -48,6 +48,7 @@ _PG_init(void)
 	wc_txn_init();
 	wc_cells_init();
 	wc_client_init();
+	wc_progress_init();
 	wc_snapshot_init();
 	wc_declcheck_init();
 	/* After the settings are defined: it drops placeholders it does not know. */

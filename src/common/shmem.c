@@ -17,6 +17,7 @@
 #include "storage/shmem.h"
 #include "storage/spin.h"
 
+#include "common/progress.h"
 #include "common/shmem.h"
 
 WcShared   *wc_shared = NULL;
@@ -37,6 +38,7 @@ wc_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(wc_shmem_size());
+	RequestAddinShmemSpace(wc_progress_shmem_size());
 }
 
 static void
@@ -58,6 +60,7 @@ wc_shmem_startup(void)
 		pg_atomic_init_u64(&wc_shared->family_changes, 0);
 		wc_shared->nslots = MaxBackends;
 	}
+	wc_progress_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -86,6 +86,11 @@ typedef enum WcMsgType
 	WC_REQ_ATTACH = 16,		/* u32 db, u64 token, u32 snapshot (an id the
 							 * backend chose for the shared snapshot):
 							 * answered OK */
+	WC_REQ_STAT_WORKER = 19,	/* answered OK and the worker's figures
+								 * (WcWorkerStats, wirestats.c) */
+	WC_REQ_STAT_DATABASES = 20, /* answered OK u32 n {WcDbStats}: LevelDB's
+								 * figures of each database the worker has
+								 * opened (wirestats.c) */
 
 	/* answers; any answered request may be answered ERROR instead */
 	WC_RESP_OK = 64,		/* then the request's payload, if it has one */
@@ -670,5 +675,61 @@ wc_read_batch_version(WcReader *r, uint64 *version)
 	*version = wc_get_u64(r);
 	return !r->bad;
 }
+
+/*
+ * The storage worker's figures (widecolumn.stat_worker and its neighbours,
+ * worker/workerstats.c), read and written by wirestats.c.
+ */
+#define WC_STAT_MAX_TYPES	32	/* request types below this are counted */
+#define WC_STAT_LEVELS		7	/* LevelDB's levels */
+
+typedef struct WcRequestStats
+{
+	uint8		type;			/* WcMsgType */
+	uint64		calls;
+	uint64		total_us;		/* from taking it off the queue to its answer */
+	uint64		p99_us;			/* the histogram bucket's upper bound */
+	uint64		max_us;
+	uint64		deferred;		/* answered later: on a thread, or after the
+								 * work of another request */
+} WcRequestStats;
+
+typedef struct WcWorkerStats
+{
+	int64		started;		/* TimestampTz */
+	uint64		elapsed_us;
+	uint64		busy_us;
+	uint64		commits;		/* COMMITs that wrote */
+	uint64		large_commits;
+	uint64		fsyncs;
+	uint64		answer_waits;	/* answers that found their queue full */
+	int			ntypes;
+	WcRequestStats types[WC_STAT_MAX_TYPES];
+} WcWorkerStats;
+
+typedef struct WcDbStats
+{
+	WcBytes		path;
+	bool		open;			/* false: closed after a failed write */
+	uint32		files[WC_STAT_LEVELS];
+	uint64		size_mb[WC_STAT_LEVELS];
+	uint64		compactions;	/* the worker's compactions of ranges */
+	uint64		compaction_seconds;	/* LevelDB's, of every level */
+	uint64		compaction_read_mb;
+	uint64		compaction_write_mb;
+	WcBytes		stats;			/* the leveldb.stats property */
+} WcDbStats;
+
+/* in wirestats.c */
+extern void wc_write_stat_worker(StringInfo buf);
+extern bool wc_read_stat_worker(WcReader *r);
+extern void wc_write_stat_databases(StringInfo buf);
+extern bool wc_read_stat_databases(WcReader *r);
+extern void wc_write_stat_worker_answer(StringInfo buf, const WcWorkerStats *s);
+extern bool wc_read_stat_worker_answer(WcReader *r, WcWorkerStats *s);
+extern void wc_write_stat_databases_answer(StringInfo buf, uint32 n);
+extern void wc_write_stat_database(StringInfo buf, const WcDbStats *s);
+extern bool wc_read_stat_databases_answer(WcReader *r, uint32 *n);
+extern bool wc_read_stat_database(WcReader *r, WcDbStats *s, bool last);
 
 #endif							/* WC_WIRE_H */

@@ -154,6 +154,7 @@ wait_for_worker(void)
 	if (rc & WL_LATCH_SET)
 		ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
+	wc_progress_tick();
 
 	worker_state(&pid, &generation, NULL);
 	if (pid == 0 || generation != conn->generation)
@@ -448,6 +449,13 @@ call(StringInfo msg, WcReader *answer)
 	if (wc_is_error(conn->sync_answer.data, conn->sync_answer.len))
 		wc_client_raise_error(&conn->sync_answer);
 	wc_reader_init(answer, conn->sync_answer.data, conn->sync_answer.len);
+}
+
+/* Make the link to the worker if there is none (a request with no database). */
+void
+wc_client_link(void)
+{
+	(void) conn_get();
 }
 
 /* call, for the other files that send an answered request */

@@ -59,6 +59,7 @@ flush_db(const char *path, uint32 horizon)
 	bool		sync = false;
 	bool		opened = false;
 	List	   *tables = NIL;
+	uint64		sent = 0;
 
 	foreach(lc, wc_txn_tables)
 	{
@@ -115,7 +116,13 @@ flush_db(const char *path, uint32 horizon)
 				pfree(row.cells);
 			if (payload.len >= WC_WRITE_CHUNK_BYTES)
 			{
+				/* writes this large: a commit that may take a while */
+				if (sent == 0)
+					wc_progress_begin(WC_PROGRESS_COMMIT, NULL, WC_UNIT_BYTES_SENT, false, 0);
 				wc_client_write(db, &payload);
+				sent += payload.len;
+				wc_progress_done(WC_UNIT_BYTES_SENT, sent);
+				wc_progress_tick();
 				resetStringInfo(&payload);
 			}
 		}
@@ -126,6 +133,7 @@ flush_db(const char *path, uint32 horizon)
 	pfree(payload.data);
 	if (opened)
 		wc_client_commit(db, sync);
+	wc_progress_end();
 }
 
 /*

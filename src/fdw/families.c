@@ -770,7 +770,10 @@ wc_drop_table(PG_FUNCTION_ARGS)
 	wc_as_of_forbid(false);
 	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
 	listed = wc_read_row_now(meta, key, keylen, &vals, &lens);
+	/* the count walks the table: it is what takes long (an error ends it too) */
+	wc_progress_begin(WC_PROGRESS_DROP_TABLE, table, WC_UNIT_BYTES_WALKED, false, 0);
 	deleted = wc_client_count(wc_client_open_db(meta), etable, tlen, NULL, 0);
+	wc_progress_end();
 	if (!listed && deleted == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -798,8 +801,17 @@ wc_compact(PG_FUNCTION_ARGS)
 	WcTable    *meta = wc_get_meta_table(server->serverid);
 	uint8	   *etable = NULL;
 	size_t		tlen = 0;
+	char	   *table = NULL;
+	uint64		deleted;
 
 	if (!PG_ARGISNULL(1))
-		etable = escaped(table_arg(fcinfo, 1), &tlen);
-	PG_RETURN_INT64((int64) wc_client_compact(wc_client_open_db(meta), etable, tlen));
+	{
+		table = table_arg(fcinfo, 1);
+		etable = escaped(table, &tlen);
+	}
+	/* an error ends it with the transaction */
+	wc_progress_begin(WC_PROGRESS_COMPACT, table, WC_UNIT_BYTES_WALKED, false, 0);
+	deleted = wc_client_compact(wc_client_open_db(meta), etable, tlen);
+	wc_progress_end();
+	PG_RETURN_INT64((int64) deleted);
 }

@@ -20,6 +20,7 @@
 #include "storage/lockdefs.h"
 
 #include "common/keycodec.h"
+#include "common/progress.h"
 #include "common/wire.h"
 
 /*
@@ -223,6 +224,7 @@ extern void wc_client_wait_for_answer(void);
 extern void wc_client_raise_error(StringInfo answer) pg_attribute_noreturn();
 extern void wc_client_unexpected_answer(void) pg_attribute_noreturn();
 extern void wc_client_call(StringInfo msg, WcReader *answer);
+extern void wc_client_link(void);
 extern void wc_client_quietly(void (*fn) (void *arg), void *arg);
 extern WcWireRange *wc_client_wire_ranges(List *ranges);
 extern void wc_client_send_snapshot(uint32 wid, uint32 id);
@@ -431,5 +433,13 @@ extern void wc_read_rows_end(struct WcScanState *ss);
 
 /* in modify.c */
 extern void wc_modify_register(FdwRoutine *routine);
+
+/* in progressview.c: the progress of long work (widecolumn.progress) */
+extern void wc_progress_init(void);
+extern void wc_progress_begin(WcProgressOp op, const char *table, WcProgressUnit unit,
+							  bool has_total, uint64 total);
+extern void wc_progress_done(WcProgressUnit unit, uint64 done);
+extern void wc_progress_end(void);
+extern void wc_progress_tick(void);
 
 #endif							/* WC_FDW_H */

@@ -95,6 +95,8 @@ wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t
 
 	PreventCommandIfReadOnly("widecolumn.drop_row_range()");
 	wc_as_of_forbid(false);
+	/* its one range: what may take long is waiting for the row locks */
+	wc_progress_begin(WC_PROGRESS_DROP_ROW_RANGE, t->table, WC_UNIT_RANGES, true, 1);
 	wc_txn_lock_all_rows(t);
 
 	old = MemoryContextSwitchTo(TopTransactionContext);
@@ -128,6 +130,8 @@ wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t
 	cell.value_len = 0;
 	wc_txn_put_row(meta, GetCurrentCommandId(true), (const uint8 *) t->table,
 				   strlen(t->table), false, 1, &cell);
+	wc_progress_done(WC_UNIT_RANGES, 1);
+	wc_progress_end();
 }
 
 /*

@@ -533,6 +533,27 @@ cells_commit_large_fill(WcCommit *cm, int max_us)
 	return true;
 }
 
+/*
+ * The bytes of the commit's WRITE rows put in chunks so far
+ * (widecolumn.progress: largecommit.c).
+ */
+uint64
+cells_commit_large_done(WcCommit *cm)
+{
+	uint64		done = 0;
+	ListCell   *lc;
+
+	foreach(lc, cm->msgs)
+	{
+		StringInfo	msg = lfirst(lc);
+
+		if (lc == cm->msg)
+			return done + (cm->rows.p - (const uint8 *) msg->data);
+		done += msg->len;
+	}
+	return done;
+}
+
 /* Whether the chunk being filled holds anything. */
 bool
 cells_commit_large_has_chunk(WcCommit *cm)

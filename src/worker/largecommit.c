@@ -35,6 +35,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "common/progress.h"
 #include "worker/worker.h"
 
 /*
@@ -60,6 +61,8 @@ static struct
 	int			written;		/* chunks written */
 	bool		failing;		/* being rolled back */
 	TimestampTz next_fill;		/* wc_debug_large_commit_pause's */
+	uint64		bytes;			/* of the rows: widecolumn.progress */
+	TimestampTz reported;
 	List	   *held;			/* WcHeldCommit: COMMITs that wait */
 } large;
 
@@ -120,7 +123,29 @@ wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 	large.db = db;
 	large.out = 0;
 	large.written = 0;
+	large.bytes = 0;
+	foreach(lc, w->msgs)
+		large.bytes += ((StringInfo) lfirst(lc))->len;
+	large.reported = GetCurrentTimestamp();
+	wc_progress_count(c->slot, WC_UNIT_BYTES_WRITTEN, 0, true, large.bytes);
 	c->commit_waiting = true;
+}
+
+/*
+ * report
+ *		Count the rows put in chunks in the committing backend's progress
+ *		slot (common/progress.h), at most every 100 ms.
+ */
+static void
+report(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (now - large.reported < 100 * 1000)
+		return;
+	large.reported = now;
+	wc_progress_count(large.c->slot, WC_UNIT_BYTES_WRITTEN,
+					  cells_commit_large_done(large.cm), true, large.bytes);
 }
 
 /*
@@ -285,7 +310,11 @@ step(int max_us)
 	if (wc_debug_large_commit_pause > 0 && GetCurrentTimestamp() < large.next_fill)
 		return false;			/* the sweep's timeout wakes the loop */
 	if (!cells_commit_large_fill(cm, max_us))
+	{
+		report();
 		return true;
+	}
+	report();
 	if (cells_commit_large_has_chunk(cm))
 	{
 		storage_submit(large.odb->db, cells_commit_large_take(cm), false, &large);

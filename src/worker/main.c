@@ -114,6 +114,15 @@ wc_worker_register(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
+	DefineCustomIntVariable("widecolumn_fdw.debug_reclaim_pause",
+							"Makes the storage worker wait this long between two slices of the walk of a COUNT or COMPACT (for tests).",
+							NULL,
+							&wc_debug_reclaim_pause,
+							0, 0, INT_MAX,
+							PGC_SIGHUP,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
+							NULL, NULL, NULL);
+
 	DefineCustomIntVariable("widecolumn_fdw.worker_threads",
 							"Sets the number of the storage worker's reader threads.",
 							"They fill scans' batches while the worker's main thread serves other requests; 0 fills them on the main thread.  The default is the number of CPUs, at most 16.",
@@ -125,8 +134,14 @@ wc_worker_register(void)
 							NULL, NULL, NULL);
 
 	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
-	worker.bgw_start_time = BgWorkerStart_PostmasterStart;
+	/*
+	 * A connection to no database, as the logical replication launcher
+	 * has: PostgreSQL 15 shows a background worker in pg_stat_activity
+	 * only once it has one.
+	 */
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	/* a connection needs a consistent state (a standby's too) */
+	worker.bgw_start_time = BgWorkerStart_ConsistentState;
 	worker.bgw_restart_time = 1;
 	snprintf(worker.bgw_library_name, BGW_MAXLEN, "widecolumn_fdw");
 	snprintf(worker.bgw_function_name, BGW_MAXLEN, "wc_worker_main");
@@ -284,6 +299,8 @@ serve_client(WcClient *c)
 {
 	bool		worked = false;
 
+	wc_stat_turn(c);
+
 	/*
 	 * Nothing more until its commit is written, its COUNT or COMPACT is
 	 * over, or its scan's batch is filled, in the order it sent.
@@ -294,18 +311,24 @@ serve_client(WcClient *c)
 		shm_mq_result res;
 		Size		len;
 		void	   *data;
+		instr_time	start;
+		uint8		type;
 
 		if (c->answer_pending)
 		{
 			res = shm_mq_send(c->out, c->answer.len, c->answer.data, true, true);
 			if (res == SHM_MQ_WOULD_BLOCK)
+			{
+				wc_stat_answer_blocked(c);
 				return worked;
+			}
 			if (res == SHM_MQ_DETACHED)
 			{
 				client_free(c);
 				return true;
 			}
 			c->answer_pending = false;
+			c->stat_blocked = false;
 			worked = true;
 		}
 
@@ -317,7 +340,10 @@ serve_client(WcClient *c)
 			client_free(c);
 			return true;
 		}
+		type = len > 0 ? ((uint8 *) data)[0] : 0;
+		INSTR_TIME_SET_CURRENT(start);
 		wc_handle_request(c, data, len);
+		wc_stat_served(c, type, start);
 		worked = true;
 	}
 	return worked;
@@ -334,11 +360,16 @@ wc_worker_main(Datum arg)
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	/* there is no statement to cancel: pg_cancel_backend() does nothing */
+	pqsignal(SIGINT, SIG_IGN);
 	BackgroundWorkerUnblockSignals();
+	/* in pg_stat_activity, as "widecolumn_fdw storage worker" (bgw_type) */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
 	wc_worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 										  ALLOCSET_DEFAULT_SIZES);
 	wc_serve_init();
+	wc_stat_init();
 	MemoryContextSwitchTo(wc_worker_cxt);
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
@@ -369,6 +400,8 @@ wc_worker_main(Datum arg)
 		int			reclaiming;
 
 		ResetLatch(MyLatch);
+		/* a connected process must absorb barriers (DROP DATABASE waits) */
+		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
@@ -390,6 +423,7 @@ wc_worker_main(Datum arg)
 				busy++;
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
+		wc_stat_pass(busy > 0);
 
 		if (busy > 0)
 		{

@@ -23,11 +23,15 @@
 #include "utils/timestamp.h"
 
 #include "common/keycodec.h"
+#include "common/progress.h"
 #include "common/shmem.h"
 #include "worker/worker.h"
 
 /* widecolumn_fdw.sweep_naptime: seconds between passes; 0: no sweep */
 int			wc_sweep_naptime = 10;
+
+/* Test hook: wait this long between two slices of a COUNT or COMPACT. */
+int			wc_debug_reclaim_pause = 0;
 
 /* A slice's length, background or for a request. */
 #define WC_SWEEP_SLICE_US		2000
@@ -178,7 +182,52 @@ typedef struct WcReclaim
 	StringInfoData start;		/* the table (escaped); empty: every table */
 	StringInfoData end;			/* empty: to the end */
 	uint64		result;
+	/* widecolumn.progress: LevelDB's estimate of the bytes walked */
+	StringInfoData walk_start;
+	uint64		walk_total;
+	TimestampTz reported;
+	TimestampTz next_slice;		/* wc_debug_reclaim_pause's */
 } WcReclaim;
+
+/* How often a walk's progress is counted (an estimate costs an index lookup). */
+#define WC_PROGRESS_EVERY_MS	100
+
+/* Above every key: the end of a walk that has none, for LevelDB's estimate. */
+static const uint8 key_max[] = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
+/*
+ * report_walk
+ *		Count how far c's walk is in the slot of c's progress
+ *		(common/progress.h), at most every WC_PROGRESS_EVERY_MS.
+ */
+static void
+report_walk(WcClient *c, bool first)
+{
+	WcReclaim  *r = c->reclaim;
+	TimestampTz now = GetCurrentTimestamp();
+	WcBytes		cursor,
+				end;
+
+	if (!first && now - r->reported < WC_PROGRESS_EVERY_MS * 1000)
+		return;
+	r->reported = now;
+	wc_sweep_position(r->sw, &cursor, &end);
+	if (first)
+	{
+		appendBinaryStringInfo(&r->walk_start, (const char *) cursor.data, cursor.len);
+		r->walk_total = end.len > 0 ?
+			storage_approximate_size(r->odb->db, cursor.data, cursor.len, end.data, end.len) :
+			storage_approximate_size(r->odb->db, cursor.data, cursor.len,
+									 key_max, sizeof(key_max));
+		wc_progress_count(c->slot, WC_UNIT_BYTES_WALKED, 0, true, r->walk_total);
+		return;
+	}
+	wc_progress_count(c->slot, WC_UNIT_BYTES_WALKED,
+					  storage_approximate_size(r->odb->db,
+											   (const uint8 *) r->walk_start.data,
+											   r->walk_start.len, cursor.data, cursor.len),
+					  true, r->walk_total);
+}
 
 /*
  * wc_reclaim_start
@@ -208,8 +257,10 @@ wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw, const uint8 *table, si
 			elen = 0;
 		r->end.len = (int) elen;
 	}
+	initStringInfo(&r->walk_start);
 	c->reclaim = r;
 	reclaiming++;
+	report_walk(c, true);
 	MemoryContextSwitchTo(old);
 }
 
@@ -223,6 +274,7 @@ reclaim_done(WcClient *c)
 		wc_sweep_end(r->sw);
 	pfree(r->start.data);
 	pfree(r->end.data);
+	pfree(r->walk_start.data);
 	pfree(r);
 	c->reclaim = NULL;
 	reclaiming--;
@@ -246,8 +298,14 @@ reclaim_one(WcClient *c)
 					 errmsg("could not go on reading LevelDB database \"%s\"", r->odb->path),
 					 errdetail("The storage worker reopened the database after a write to it failed."),
 					 errhint("Run the function again.")));
-		if (r->sw != NULL)
+		if (r->sw != NULL && wc_debug_reclaim_pause > 0 &&
+			GetCurrentTimestamp() < r->next_slice)
+			state = 2;			/* the loop looks again in 10 ms */
+		else if (r->sw != NULL)
 		{
+			if (wc_debug_reclaim_pause > 0)
+				r->next_slice = GetCurrentTimestamp() +
+					(TimestampTz) wc_debug_reclaim_pause * 1000;
 			if (wc_sweep_slice(r->sw, WC_SWEEP_SLICE_US))
 			{
 				r->result = wc_sweep_result(r->sw);
@@ -255,6 +313,8 @@ reclaim_one(WcClient *c)
 				r->sw = NULL;
 				done = !r->compact;
 			}
+			else
+				report_walk(c, false);
 		}
 		else if (!r->compacting)
 		{
@@ -262,6 +322,8 @@ reclaim_one(WcClient *c)
 												  (const uint8 *) r->start.data, r->start.len,
 												  r->end.len > 0 ? (const uint8 *) r->end.data : NULL,
 												  r->end.len);
+			if (r->compacting)
+				wc_progress_count(c->slot, WC_UNIT_BYTES_COMPACTED, 0, true, r->walk_total);
 			state = 2;
 		}
 		else if (storage_compact_busy())

@@ -403,6 +403,8 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (w != NULL)
+		wc_stat_commit(large);
 	if (large)
 		return true;
 	wc_client_discard_writes(c, db);
@@ -583,6 +585,12 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 			break;
 		case WC_REQ_ATTACH:
 			wc_serve_attach(c, &r);
+			break;
+		case WC_REQ_STAT_WORKER:
+			wc_serve_stat_worker(c, &r);
+			break;
+		case WC_REQ_STAT_DATABASES:
+			wc_serve_stat_databases(c, &r);
 			break;
 		default:
 			ereport(ERROR,

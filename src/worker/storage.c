@@ -41,6 +41,7 @@ struct WcDb
 	leveldb_writeoptions_t *async_write;
 	char	   *path;
 	bool		write_failed;	/* a write failed: the handle must be reopened */
+	uint64		compactions;	/* ranges given to the compactor */
 };
 
 struct WcIter
@@ -119,8 +120,12 @@ static struct
 	uint64		finished;
 	uint64		collected;		/* only the worker's thread uses these two */
 	uint64		drained;		/* collected when efd was last emptied */
+	uint64		fsyncs;			/* synced writes, under mutex */
 	bool		stop;
 } writer;
+
+/* The synced writes and log syncs of the worker's main thread. */
+static uint64 main_fsyncs = 0;
 
 /* The compactor's thread (storage_compact_start). */
 static struct
@@ -183,6 +188,8 @@ writer_main(void *arg)
 				}
 			}
 			pthread_mutex_lock(&writer.mutex);
+			if (sync)
+				writer.fsyncs++;
 			if (err != NULL)
 				w->db->write_failed = true;
 			for (uint64 n = first; n < end; n++)
@@ -745,6 +752,7 @@ storage_write(WcDb *d, WcBatch *b, bool sync)
 	char	   *err = NULL;
 
 	leveldb_write(d->db, sync ? d->sync_write : d->async_write, b->wb, &err);
+	main_fsyncs += sync;
 	if (err != NULL)
 	{
 		/*
@@ -777,6 +785,7 @@ storage_sync_logs(WcDb *d)
 	DIR		   *dir = AllocateDir(d->path);
 	struct dirent *de;
 
+	main_fsyncs++;
 	/* (an error leaves the files to the worker's error path: take_error) */
 	while ((de = ReadDir(dir, d->path)) != NULL)
 	{
@@ -899,6 +908,7 @@ storage_compact_start(WcDb *d, const uint8_t *start, size_t slen,
 				(errmsg("could not start the compactor thread: %s", strerror(rc))));
 	}
 	compactor.running = true;
+	d->compactions++;
 	return true;
 }
 
@@ -945,5 +955,41 @@ storage_get(WcDb *d, const uint8_t *key, size_t klen, size_t *vlen)
 		memcpy(copy, val, *vlen);
 		leveldb_free(val);
 	}
+	return copy;
+}
+
+/* The synced writes (and syncs of a large commit's logs) so far. */
+uint64_t
+storage_fsyncs(void)
+{
+	uint64_t	n = 0;
+
+	if (writer.slots != NULL)
+	{
+		pthread_mutex_lock(&writer.mutex);
+		n = writer.fsyncs;
+		pthread_mutex_unlock(&writer.mutex);
+	}
+	return n + main_fsyncs;
+}
+
+/* The ranges the worker has had LevelDB compact in the database. */
+uint64_t
+storage_compactions(WcDb *d)
+{
+	return d->compactions;
+}
+
+/* A LevelDB property of the database ("leveldb.stats"), palloc'd; NULL: none. */
+char *
+storage_property(WcDb *d, const char *name)
+{
+	char	   *v = leveldb_property_value(d->db, name);
+	char	   *copy;
+
+	if (v == NULL)
+		return NULL;
+	copy = pstrdup(v);
+	leveldb_free(v);
 	return copy;
 }

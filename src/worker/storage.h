@@ -65,5 +65,8 @@ extern void storage_compact_wait(void);
 extern uint8_t *storage_get(WcDb *db, const uint8_t *key, size_t klen, size_t *vlen);
 extern uint64_t storage_approximate_size(WcDb *db, const uint8_t *start, size_t slen,
 										 const uint8_t *end, size_t elen);
+extern uint64_t storage_fsyncs(void);
+extern uint64_t storage_compactions(WcDb *db);
+extern char *storage_property(WcDb *db, const char *name);
 
 #endif							/* WC_STORAGE_H */

@@ -674,6 +674,19 @@ wc_sweep_slice(WcSweep *sw, int max_us)
 	return sw->done;
 }
 
+/*
+ * Where the walk's next slice starts, and where it ends (empty: no end):
+ * widecolumn.progress (reclaim.c).
+ */
+void
+wc_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end)
+{
+	cursor->data = (const uint8 *) sw->cursor.data;
+	cursor->len = sw->cursor.len;
+	end->data = (const uint8 *) sw->end.data;
+	end->len = sw->end.len;
+}
+
 /* What the walk did: versions kept (count_only), or entries deleted. */
 uint64
 wc_sweep_result(WcSweep *sw)

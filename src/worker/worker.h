@@ -17,6 +17,7 @@
 
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "portability/instr_time.h"
 #include "storage/dsm.h"
 #include "storage/shm_mq.h"
 #include "utils/elog.h"
@@ -138,6 +139,9 @@ typedef struct WcClient
 	bool		gone;			/* freed while either was: wc_collect_commits
 								 * or wc_collect_reads frees */
 	struct WcReclaim *reclaim;	/* its COUNT or COMPACT under way (reclaim.c) */
+	uint8		stat_type;		/* workerstats.c: a request answered later */
+	instr_time	stat_start;		/* and when it was taken */
+	bool		stat_blocked;	/* its answer found the queue full */
 } WcClient;
 
 /* in main.c: the main loop and the attached backends */
@@ -286,10 +290,12 @@ extern WcSweep *wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
 							   bool background);
 extern bool wc_sweep_slice(WcSweep *sw, int max_us);
 extern uint64 wc_sweep_result(WcSweep *sw);
+extern void wc_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end);
 extern void wc_sweep_end(WcSweep *sw);
 
 /* in reclaim.c: when they walk (the background sweep, COUNT and COMPACT) */
 extern int	wc_sweep_naptime;
+extern int	wc_debug_reclaim_pause;
 extern long wc_sweep_background(void);
 extern void wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
 							 const uint8 *table, size_t tlen, bool compact);
@@ -313,6 +319,7 @@ extern WcBatch *cells_commit_large_take(WcCommit *cm);
 extern void cells_commit_large_written(WcCommit *cm, int written, bool going_on);
 extern void cells_commit_large_end(WcCommit *cm);
 extern void cells_commit_large_abort(WcCommit *cm);
+extern uint64 cells_commit_large_done(WcCommit *cm);
 
 /* in largecommit.c: a large commit, written while the worker serves */
 extern void wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db);
@@ -324,5 +331,15 @@ extern bool wc_large_commit_owns(void *owner);
 extern void wc_large_commit_written(void);
 extern bool wc_large_commit_step(void);
 extern void wc_large_commit_complete(void);
+
+/* in workerstats.c: the worker's figures and LevelDB's */
+extern void wc_stat_init(void);
+extern void wc_stat_served(WcClient *c, uint8 type, instr_time start);
+extern void wc_stat_turn(WcClient *c);
+extern void wc_stat_answer_blocked(WcClient *c);
+extern void wc_stat_commit(bool large);
+extern void wc_stat_pass(bool busy);
+extern void wc_serve_stat_worker(WcClient *c, WcReader *r);
+extern void wc_serve_stat_databases(WcClient *c, WcReader *r);
 
 #endif							/* WC_WORKER_H */

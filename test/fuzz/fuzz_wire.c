@@ -433,6 +433,14 @@ small_request(uint8_t type, const uint8_t *data, size_t size)
 			if ((ok = wc_read_abort(&r, &a)))
 				wc_write_abort(&buf, a);
 			break;
+		case WC_REQ_STAT_WORKER:
+			if ((ok = wc_read_stat_worker(&r)))
+				wc_write_stat_worker(&buf);
+			break;
+		case WC_REQ_STAT_DATABASES:
+			if ((ok = wc_read_stat_databases(&r)))
+				wc_write_stat_databases(&buf);
+			break;
 		case WC_REQ_COMMIT:
 			if ((ok = wc_read_commit(&r, &a, &flag)))
 			{
@@ -493,6 +501,35 @@ answers(const uint8_t *data, size_t size)
 			pfree(offsets);
 		wc_reader_init(&r, data, size);
 		(void) wc_read_rows_answer(&r, &ra);
+	}
+	/* the worker's figures: what reads back whole writes the same bytes */
+	{
+		WcWorkerStats ws;
+		StringInfoData buf;
+		uint32		n;
+
+		wc_reader_init(&r, data, size);
+		if (wc_read_stat_worker_answer(&r, &ws))
+		{
+			initStringInfo(&buf);
+			wc_write_stat_worker_answer(&buf, &ws);
+			/* a type is any byte, written back as it was */
+			check_same(&buf, data, size);
+			pfree(buf.data);
+		}
+		/* LevelDB's: never past the end (open is any non-zero byte) */
+		wc_reader_init(&r, data, size);
+		if (wc_read_stat_databases_answer(&r, &n))
+		{
+			for (uint32 i = 0; i < n; i++)
+			{
+				WcDbStats	ds;
+
+				if (!wc_read_stat_database(&r, &ds, i == n - 1))
+					break;
+				CHECK(within(ds.path, data, size) && within(ds.stats, data, size));
+			}
+		}
 	}
 	wc_reader_init(&r, data, size);
 	if (wc_read_batch(&r, &h))

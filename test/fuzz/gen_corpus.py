@@ -43,6 +43,7 @@ REQ_OPEN, REQ_SNAPSHOT, REQ_RELEASE, REQ_SCAN, REQ_NEXT, REQ_CLOSE = 1, 2, 3, 4,
 REQ_WRITE, REQ_COMMIT, REQ_ABORT, REQ_ESTIMATE = 7, 8, 9, 10
 REQ_COUNT, REQ_COMPACT = 11, 12
 REQ_SAMPLE, REQ_ROWS = 13, 14
+REQ_STAT_WORKER, REQ_STAT_DATABASES = 19, 20
 PRESENT, TOMBSTONE = 1, 0
 
 
@@ -198,6 +199,15 @@ def wire_seeds():
         "answer-sample": u8(64) + u64(1000) + u32(2) + s(b"k1") + u64(10) + s(b"k2") + u64(500),
         "answer-rows": u8(64) + u64(12) + u8(1) + u64(300) + u64(300),
         "unknown-type-write-payload": u8(0) + row(b"t", b"k", [(b"cf", b"c", b"v")]),
+        "stat-worker": u8(REQ_STAT_WORKER),
+        "stat-databases": u8(REQ_STAT_DATABASES),
+        # started, elapsed, busy, commits, large, fsyncs, waits; 2 types
+        "answer-stat-worker": u8(64) + b"".join(u64(v) for v in (1, 2, 1, 3, 0, 3, 0)) + u32(2)
+        + u8(4) + b"".join(u64(v) for v in (10, 100, 15, 20, 1))
+        + u8(8) + b"".join(u64(v) for v in (3, 900, 400, 400, 3)),
+        "answer-stat-databases": u8(64) + u32(1) + s(b"widecolumn_fdw/1-2") + u8(1)
+        + b"".join(u32(f) + u64(0) for f in (2, 1, 0, 0, 0, 0, 0)) + u64(1) + u64(0) + u64(0) + u64(0)
+        + s(b"Compactions\nLevel  Files Size(MB) Time(sec) Read(MB) Write(MB)\n  0 2 0 0 0 0\n"),
     }
     return seeds
 
