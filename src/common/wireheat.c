@@ -9,7 +9,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#ifdef FRONTEND
+#include "postgres_fe.h"
+#else
 #include "postgres.h"
+#endif
 
 #include "common/wire_int.h"
 #include "common/wireheat.h"
@@ -60,6 +64,7 @@ wc_write_heat_answer_range(StringInfo buf, const uint8 *key, size_t klen,
 		wc_put_u64(buf, counters[i]);
 }
 
+/* *ncols: the columns read, or allocated when it fails (for the fuzzer to free) */
 bool
 wc_read_heat_answer(WcReader *r, int *ncols, WcHeatAnswerColumn **cols)
 {
@@ -87,6 +92,7 @@ wc_read_heat_answer(WcReader *r, int *ncols, WcHeatAnswerColumn **cols)
 		col->nranges = (int) nranges;
 		col->keys = palloc(sizeof(WcBytes) * (nranges + 1));
 		col->counters = palloc(sizeof(uint64) * WC_HEAT_NCOUNTERS * (nranges + 1));
+		*ncols = (int) i + 1;
 		for (uint32 j = 0; j < nranges; j++)
 		{
 			col->keys[j] = wc_get_bytes(r);
@@ -94,7 +100,6 @@ wc_read_heat_answer(WcReader *r, int *ncols, WcHeatAnswerColumn **cols)
 				col->counters[j * WC_HEAT_NCOUNTERS + k] = wc_get_u64(r);
 		}
 	}
-	*ncols = (int) n;
 	return finish(r);
 }
 

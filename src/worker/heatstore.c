@@ -169,21 +169,16 @@ load_column(WcHeatTable *t, uint64 start, const uint8 *v, size_t n)
 }
 
 /*
- * wc_heat_load
- *		Read a database's statistics and heat map, when the worker opens it
- *		(again after a failed write: what it counted since stays).
+ * load
+ *		Read the stored statistics and heat map into odb->heat; the number
+ *		of values left out.
  */
-void
-wc_heat_load(WcOpenDb *odb)
+static int
+load(WcOpenDb *odb)
 {
-	WcIter	   *it;
+	WcIter	   *it = storage_iter(odb->db, NULL, false);
 	volatile int bad = 0;
 
-	if (odb->heat != NULL)
-		return;
-	odb->heat = MemoryContextAllocZero(wc_worker_cxt, sizeof(WcHeatDb));
-	odb->heat->stored_at = wc_heat_now();
-	it = storage_iter(odb->db, NULL, false);
 	PG_TRY();
 	{
 		for (storage_iter_seek(it, heat_prefix, sizeof(heat_prefix));
@@ -215,6 +210,43 @@ wc_heat_load(WcOpenDb *odb)
 	PG_FINALLY();
 	{
 		storage_iter_free(it);
+	}
+	PG_END_TRY();
+	return bad;
+}
+
+/*
+ * wc_heat_load
+ *		Read a database's statistics and heat map, when the worker opens it
+ *		(again after a failed write: what it counted since stays).  An
+ *		error is logged, not raised: the database serves without its
+ *		history (what it read of it stays).
+ */
+void
+wc_heat_load(WcOpenDb *odb)
+{
+	MemoryContext old = CurrentMemoryContext;
+	volatile int bad = 0;
+
+	if (odb->heat != NULL)
+		return;
+	odb->heat = MemoryContextAllocZero(wc_worker_cxt, sizeof(WcHeatDb));
+	odb->heat->stored_at = wc_heat_now();
+	PG_TRY();
+	{
+		bad = load(odb);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(old);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(LOG,
+				(errmsg("widecolumn_fdw storage worker could not read the access statistics of LevelDB database \"%s\": %s",
+						odb->path, edata->message)));
+		FreeErrorData(edata);
 	}
 	PG_END_TRY();
 	if (bad > 0)
