@@ -8,7 +8,8 @@
 #  - so does a clean restart of PostgreSQL;
 #  - a worker killed with SIGKILL (a crash restart of every process) loses
 #    at most what it counted in the last few seconds: it stores them every
-#    5 seconds, so after a wait longer than that nothing is lost.
+#    5 seconds, so after a wait longer than that nothing is lost;
+#  - with widecolumn_fdw.key_stats off the worker counts nothing.
 #
 # The background sweep is off, so that nothing but the workload changes
 # the counters.  Every wait polls or outlasts the stated store interval;
@@ -104,6 +105,30 @@ $old = worker_pid($node);
 kill 'KILL', $old;
 ok(defined wait_for_new_worker($node, $old), 'SIGKILL: a new worker runs');
 is(state(), $before, 'SIGKILL: the heat map and statistics are the same');
+
+# widecolumn_fdw.key_stats = off: the worker counts nothing (once it has
+# taken the setting: poll), and what it counted stays; on again, it counts.
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION read_counted() RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	before bigint := (SELECT reads FROM widecolumn.stat_tables WHERE table_name = 'hm');
+BEGIN
+	PERFORM v FROM hm WHERE k = 'u-00000';
+	RETURN (SELECT reads FROM widecolumn.stat_tables WHERE table_name = 'hm') > before;
+END $$;
+ALTER SYSTEM SET widecolumn_fdw.key_stats = off;
+SELECT pg_reload_conf();
+});
+ok($node->poll_query_until('postgres', 'SELECT NOT read_counted()'),
+	'key_stats off: a read is not counted');
+$before = state();
+workload(3000);
+is(state(), $before, 'key_stats off: a workload changes nothing');
+$node->safe_psql('postgres',
+	'ALTER SYSTEM RESET widecolumn_fdw.key_stats; SELECT pg_reload_conf();');
+ok($node->poll_query_until('postgres', 'SELECT read_counted()'),
+	'key_stats on again: a read is counted');
 
 $node->stop;
 done_testing();
