@@ -43,8 +43,8 @@ SELECT sum(value) > 0 AS bytes_written FROM widecolumn.key_heatmap('hm', 'bytes_
 SELECT count(DISTINCT start_key) > 1 AS split FROM widecolumn.key_heatmap('hm', 'writes');
 -- In each bucket the ranges ascend without overlapping, from the empty key
 -- to no end.
-SELECT bool_and(start_key < end_key) AS ranges_ascend,
-       bool_and(next_start IS NULL OR next_start >= end_key) AS disjoint
+SELECT bool_and(start_key < end_key COLLATE "C") AS ranges_ascend,
+       bool_and(next_start IS NULL OR next_start >= end_key COLLATE "C") AS disjoint
   FROM (SELECT start_key, end_key,
                lead(start_key) OVER (PARTITION BY bucket_start ORDER BY start_key COLLATE "C") AS next_start
         FROM widecolumn.key_heatmap('hm', 'writes')) r
