@@ -47,6 +47,8 @@ wc_msg_answered(uint8 type)
 		case WC_REQ_ROWS:
 		case WC_REQ_SHARE:
 		case WC_REQ_ATTACH:
+		case WC_REQ_HEAT:
+		case WC_REQ_STATS:
 		case WC_REQ_STAT_WORKER:
 		case WC_REQ_STAT_DATABASES:
 			return true;

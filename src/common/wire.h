@@ -86,6 +86,16 @@ typedef enum WcMsgType
 	WC_REQ_ATTACH = 16,		/* u32 db, u64 token, u32 snapshot (an id the
 							 * backend chose for the shared snapshot):
 							 * answered OK */
+	WC_REQ_HEAT = 17,		/* u32 db, str table (escaped), u64 since: answered
+							 * OK u32 ncols {u64 start, u32 nranges {str
+							 * start key (a row key or a prefix of one),
+							 * u64 counters (WcHeatCounter)}}, the columns
+							 * that end after since, oldest first
+							 * (wireheat.h) */
+	WC_REQ_STATS = 18,		/* u32 db, u8 reset: answered OK u32 ntables {str
+							 * table (escaped), u64 counters (WcStatCounter),
+							 * u64 approximate bytes, u64 last sweep, u64
+							 * stats reset}, after resetting them if reset */
 	WC_REQ_STAT_WORKER = 19,	/* answered OK and the worker's figures
 								 * (WcWorkerStats, wirestats.c) */
 	WC_REQ_STAT_DATABASES = 20, /* answered OK u32 n {WcDbStats}: LevelDB's

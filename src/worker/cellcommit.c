@@ -306,12 +306,17 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 	StringInfo	key = &cm->key;
 	StringInfo	val = &cm->val;
 	bool		live = false;
+	uint64		values = 0;		/* for the heat map (heat.c) */
+	uint64		bytes = 0;
 
 	resetStringInfo(key);
 	appendBinaryStringInfo(key, (const char *) row->prefix.data, row->prefix.len);
 	if (row->deleted)
+	{
 		commit_put(cm, key, val, row->prefix.len, wc_row_tombstone_fq,
 				   sizeof(wc_row_tombstone_fq), cm->tsbuf, -1, NULL, 0);
+		bytes += key->len;
+	}
 	for (uint32 i = 0; i < row->ncells; i++)
 	{
 		WcCellWrite cell;
@@ -319,6 +324,8 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 		if (!wc_next_row_cell(rows, &cell))
 			break;
 		live |= cell.present || cell.merge;
+		values += cell.present || cell.merge;
+		bytes += row->prefix.len + cell.famqual.len + WC_TS_LEN + 1 + cell.value.len;
 		if (cell.exact)
 			commit_exact(cm, key, row->prefix.len, &cell, val);
 		else
@@ -336,6 +343,8 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 							   &cm->marks))
 			put_marks(cm, &cm->marks, key, val, cm->tsbuf);
 	}
+	wc_heat_write_row(cm->odb, row->prefix.data, row->prefix.len, values,
+					  row->ncells - values + (row->deleted ? 1 : 0), bytes);
 }
 
 /*

@@ -25,6 +25,7 @@
 #include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
+#include "worker/heat.h"
 #include "worker/worker.h"
 
 
@@ -116,6 +117,7 @@ struct WcCellScan
 	int			entries_cap;
 	WcRowState	row;
 	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
+	WcHeatScan	heat;			/* what it read, for the heat map (heat.h) */
 };
 
 static const WcGcPolicy *version_policy(void *arg, const uint8 *row, size_t rowlen,
@@ -322,6 +324,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	s->fill_cache = fill_cache;
 	s->as_of = req->as_of;
 	s->now = cells_unix_micros();
+	s->heat.on = wc_key_stats;
 	load_policies(s);
 	if (s->meta.nrowdrops > 0)
 		skip_dropped_ranges(s, req);
@@ -368,6 +371,7 @@ cells_scan_close(WcCellScan *s)
 	wc_bytebuf_free(&s->rowkey);
 	wc_bytebuf_free(&s->seek);
 	wc_bytebuf_free(&s->arena);
+	wc_heat_scan_free(&s->heat);
 	free(s->entries_buf);
 	s->entries_buf = NULL;
 	s->entries_cap = 0;
@@ -385,6 +389,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 				rlen;
 
 	wc_bytebuf_set(&s->rowkey, k, rowend);
+	wc_heat_row_begin(&s->heat, k, rowend, s->entries, s->out.len);
 
 	/* The batch carries the row key itself, not its escaped form. */
 	if (wc_component_end(k, rowend, &tlen) != 0 ||
@@ -663,6 +668,7 @@ row_end(WcCellScan *s)
 	if (!row->live)
 	{
 		wc_write_batch_row_cancel(&s->batch);
+		wc_heat_row_end(&s->heat, false, s->entries, s->out.len);
 		return;
 	}
 	for (int i = 0; i < s->nfams; i++)
@@ -670,6 +676,7 @@ row_end(WcCellScan *s)
 			wc_write_batch_cell(&s->batch, s->fams[i].idx,
 								row->fam_cells[i].data, row->fam_cells[i].len);
 	wc_write_batch_row_end(&s->batch, row->other, s->versions, row->version);
+	wc_heat_row_end(&s->heat, true, s->entries, s->out.len);
 	s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)
 		s->done = true;
@@ -916,7 +923,13 @@ cells_scan_fill(WcCellScan *s)
 	s->out.len = 0;
 	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->vs)
+	{
 		s->done = versions_scan_fill(s->vs, &s->batch, &s->out, s->batch_bytes, &s->entries);
+		/* counted as a whole, from where the scan's ranges begin */
+		if (s->nranges > 0)
+			wc_heat_batch(&s->heat, s->starts[0].p, s->starts[0].len, s->batch.nrows,
+						  s->entries - before, s->out.len);
+	}
 	else if (s->reverse)
 		scan_reverse(s, &s->out);
 	else
@@ -940,6 +953,13 @@ cells_scan_fill(WcCellScan *s)
 		s->batch_bytes = WC_SMALL_BATCH_BYTES;
 	wc_write_batch_end(&s->batch, s->done, s->entries - before);
 	return s->done;
+}
+
+/* What the scan read since the main thread last took it (heat.c). */
+WcHeatScan *
+cells_scan_heat(WcCellScan *s)
+{
+	return &s->heat;
 }
 
 /* The batch cells_scan_fill filled last. */

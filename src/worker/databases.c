@@ -91,6 +91,7 @@ wc_db_reopen(WcOpenDb *odb)
 		registry_add(odb->path);
 		cells_recover(odb);
 		cells_load_clock(odb);
+		wc_heat_load(odb);
 	}
 	PG_CATCH();
 	{
@@ -298,6 +299,7 @@ wc_db_close_all(void)
 	{
 		WcOpenDb   *odb = lfirst(lc);
 
+		wc_heat_store(odb, true);
 		if (odb->db)
 			storage_close(odb->db);
 		odb->db = NULL;

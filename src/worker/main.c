@@ -133,6 +133,8 @@ wc_worker_register(void)
 							0,
 							NULL, NULL, NULL);
 
+	wc_heat_define_settings();
+
 	memset(&worker, 0, sizeof(worker));
 	/*
 	 * A connection to no database, as the logical replication launcher
@@ -421,6 +423,7 @@ wc_worker_main(Datum arg)
 		for (int i = 0; i < wc_shared->nslots; i++)
 			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
 				busy++;
+		wc_heat_store_due();
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 		wc_stat_pass(busy > 0);

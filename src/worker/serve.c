@@ -125,6 +125,7 @@ finish_batch(WcClient *c, WcClientScan *cs)
 	{
 		const WcByteBuf *batch = cells_scan_batch(cs->scan);
 
+		wc_heat_fold(cells_scan_db(cs->scan), cells_scan_heat(cs->scan));
 		appendBinaryStringInfo(&c->answer, (const char *) batch->data, batch->len);
 	}
 	if (job->failed || job->done)
@@ -585,6 +586,12 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 			break;
 		case WC_REQ_ATTACH:
 			wc_serve_attach(c, &r);
+			break;
+		case WC_REQ_HEAT:
+			wc_serve_heat(c, &r);
+			break;
+		case WC_REQ_STATS:
+			wc_serve_stats(c, &r);
 			break;
 		case WC_REQ_STAT_WORKER:
 			wc_serve_stat_worker(c, &r);

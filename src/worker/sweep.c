@@ -416,6 +416,9 @@ end_table(WcSweep *sw)
 	if (sw->table.len == 0)
 		return;
 	remove_markers(sw, (const uint8 *) sw->table.data, sw->table.len, &sw->start_meta);
+	if (!sw->count_only)
+		wc_heat_swept(sw->odb, (const uint8 *) sw->table.data, sw->table.len,
+					  sw->table_removed);
 
 	/* Give LevelDB the space back, unless the table lost little. */
 	if (sw->background && sw->table_removed >= 1000 &&

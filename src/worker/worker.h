@@ -53,6 +53,7 @@ typedef struct WcOpenDb
 	struct WcRowDropCache *rowdrops;	/* rowdrops.c: tables' dropped ranges */
 	bool		commit_partial; /* a commit's first batches are written, not
 								 * its last: reopen to roll them back */
+	struct WcHeatDb *heat;		/* heat.c: access statistics; NULL until loaded */
 } WcOpenDb;
 
 typedef struct WcCellScan WcCellScan;
@@ -183,6 +184,27 @@ extern void cells_scan_close(WcCellScan *scan);
 extern void cells_scan_hold(WcCellScan *scan, WcSnap *snap);
 extern WcOpenDb *cells_scan_db(WcCellScan *scan);
 extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
+
+/* in heat.c and heatstore.c: the heat map's counters (heat.h) */
+struct WcHeatScan;
+struct WcHeatTable;
+struct WcHeatColumn;
+extern bool wc_key_stats;
+extern struct WcHeatScan *cells_scan_heat(WcCellScan *scan);
+extern uint64 wc_heat_now(void);
+extern struct WcHeatTable *wc_heat_table(WcOpenDb *odb, const uint8 *name, size_t len,
+										 bool create);
+extern struct WcHeatColumn *wc_heat_add_column(struct WcHeatTable *t, uint64 start);
+extern void wc_heat_fold(WcOpenDb *odb, struct WcHeatScan *h);
+extern void wc_heat_write_row(WcOpenDb *odb, const uint8 *prefix, size_t plen,
+							  uint64 values, uint64 tombstones, uint64 bytes);
+extern void wc_heat_swept(WcOpenDb *odb, const uint8 *table, size_t tlen, uint64 removed);
+extern void wc_serve_heat(WcClient *c, WcReader *r);
+extern void wc_serve_stats(WcClient *c, WcReader *r);
+extern void wc_heat_define_settings(void);
+extern void wc_heat_load(WcOpenDb *odb);
+extern void wc_heat_store(WcOpenDb *odb, bool now);
+extern void wc_heat_store_due(void);
 
 /* in sizes.c */
 extern void sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out);

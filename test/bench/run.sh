@@ -20,6 +20,9 @@
 #                   (no raw LevelDB, no load, no report)
 #   BENCH_ONLY=droprange  the same for the row range drop workload (it
 #                   loads its own copies of the SCALE rows)
+#   BENCH_ONLY=key_stats  the same for the cost of the heat map's counting:
+#                   point reads with widecolumn_fdw.key_stats on against
+#                   off (it loads its own copy of the SCALE rows)
 #   BENCH_ONLY=scaling  only the scaling workloads of issue 18
 #                   (test/bench/scaling.sh) on the SCALE rows; prints the
 #                   report's scaling section, also in $BENCH_OUT/scaling.md
@@ -146,6 +149,12 @@ inside() {
 	if [ "${BENCH_ONLY:-}" = droprange ]; then
 		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
 		droprange_workload
+		return
+	fi
+	if [ "${BENCH_ONLY:-}" = key_stats ]; then
+		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
+		mkdir -p "$OUT/pgbench"
+		key_stats_workload
 		return
 	fi
 	if [ "${BENCH_ONLY:-}" = scaling ]; then
@@ -582,6 +591,61 @@ counter_workload() {
 	sql -c "DROP SERVER wc_counters CASCADE" -c "DROP TABLE counters_native" >/dev/null
 }
 
+# What the heat map's counting costs (issue 19): point reads of the
+# balloon rows (test/bench/point.sql, one client) with
+# widecolumn_fdw.key_stats on and off, alternating which goes first, ROUNDS
+# runs each; key_stats_cost_pct is how much lower the median tps is with
+# it on.  A run with it off must count no read, or the bench stops.
+# Inside the cluster.
+key_stats_workload() {
+	say "workload key_stats: point reads, counting on against off"
+	sql -c "COPY ($(balloon_rows)) TO '$WORK/key_stats.tsv'"
+	sql <<-SQL
+	$(foreign_balloon balloon wc)
+	COPY balloon FROM '$WORK/key_stats.tsv';
+	SQL
+	rm -f "$WORK/key_stats.tsv"
+	reads() {
+		sql -c "SELECT coalesce(sum(reads), 0) FROM widecolumn.stat_tables WHERE table_name = 'weather'"
+	}
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		if [ $((r % 2)) = 1 ]; then order="on off"; else order="off on"; fi
+		for how in $order; do
+			sql -c "ALTER SYSTEM SET widecolumn_fdw.key_stats = $how" -c "SELECT pg_reload_conf()" >/dev/null
+			sleep 1		# the worker takes the setting at its next pass
+			before=$(reads)
+			log=$OUT/pgbench/key_stats.$how.$r.log
+			if pgbench -n -M prepared -T "$SECONDS_PER_RUN" -D rows="$SCALE" -D ntimes="$NT" \
+				-f test/bench/point.sql >"$log" 2>&1; then
+				tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+			else
+				tps=error
+				say "pgbench failed: key_stats $how (see $log)"
+			fi
+			lat=$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$log")
+			echo "key_stats $how $r ${tps:-error} ${lat:--} 0" >>"$runs"
+			counted=$(($(reads) - before))
+			if [ "$how" = off ] && [ "$counted" != 0 ]; then
+				say "MISMATCH: $counted reads counted with key_stats off"
+				exit 1
+			fi
+			put "key_stats_counted.$how.$r" "$counted"
+		done
+		r=$((r + 1))
+	done
+	median() {
+		awk -v how="$1" '$1 == "key_stats" && $2 == how { print $4 }' "$runs" | sort -n |
+			awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	}
+	on=$(median on)
+	off=$(median off)
+	put key_stats_tps.on "$on"
+	put key_stats_tps.off "$off"
+	put key_stats_cost_pct "$(awk -v on="$on" -v off="$off" 'BEGIN { printf "%.1f", (off - on) * 100 / off }')"
+	sql -c "ALTER SYSTEM RESET widecolumn_fdw.key_stats" -c "SELECT pg_reload_conf()" >/dev/null
+}
+
 # Dropping a tenth of the rows (issue 17): the prefix of the first
 # location, 'us-west2#', holds SCALE / 10 rows.  Three fresh copies of the
 # balloon rows (two foreign tables, each on a server of its own, and a
@@ -798,7 +862,8 @@ export SCALE NT SECONDS_PER_RUN ROUNDS FULLSCAN_TX OUT WORK
 res=$OUT/results.txt
 started=$(date +%s)
 
-if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ]; then
+if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ] ||
+	[ "${BENCH_ONLY:-}" = key_stats ]; then
 	export BENCH_ONLY
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {

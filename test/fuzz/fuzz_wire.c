@@ -36,6 +36,7 @@
 
 #include "common/keycodec.h"
 #include "common/wire.h"
+#include "common/wireheat.h"
 
 #define CHECK(cond) \
 	do { \
@@ -565,6 +566,74 @@ answers(const uint8_t *data, size_t size)
 	}
 }
 
+/*
+ * HEAT: one well-formed component; STATS: a flag.  Their answers: every
+ * key within the message.
+ */
+static void
+heat_request(uint8_t type, const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	StringInfoData buf;
+
+	wc_reader_init(&r, data, size);
+	initStringInfo(&buf);
+	if (type == WC_REQ_HEAT)
+	{
+		WcHeatRequest req;
+
+		if (wc_read_heat(&r, &req))
+		{
+			size_t		c;
+
+			CHECK(within(req.table, data, size) &&
+				  wc_component_end(req.table.data, req.table.len, &c) == 0 &&
+				  c == req.table.len);
+			wc_write_heat(&buf, &req);
+			check_same(&buf, data, size);
+		}
+	}
+	else
+	{
+		WcStatsRequest req;
+
+		if (wc_read_stats(&r, &req))
+		{
+			wc_write_stats(&buf, &req);
+			check_same(&buf, data, size);
+		}
+	}
+	pfree(buf.data);
+}
+
+static void
+heat_answers(const uint8_t *data, size_t size)
+{
+	WcReader	r;
+	int			n;
+	WcHeatAnswerColumn *cols;
+	WcStatsAnswerTable *tables;
+
+	wc_reader_init(&r, data, size);
+	if (wc_read_heat_answer(&r, &n, &cols))
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < cols[i].nranges; j++)
+				CHECK(within(cols[i].keys[j], data, size));
+	for (int i = 0; i < n; i++)
+	{
+		pfree(cols[i].keys);
+		pfree(cols[i].counters);
+	}
+	if (cols)
+		pfree(cols);
+	wc_reader_init(&r, data, size);
+	if (wc_read_stats_answer(&r, &n, &tables))
+		for (int i = 0; i < n; i++)
+			CHECK(within(tables[i].table, data, size));
+	if (tables)
+		pfree(tables);
+}
+
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -594,7 +663,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case WC_REQ_ROWS:
 			sizes_request(type, data, size);
 			break;
+		case WC_REQ_HEAT:
+		case WC_REQ_STATS:
+			heat_request(type, data, size);
+			break;
 		case WC_RESP_OK:
+			answers(data, size);
+			heat_answers(data, size);
+			break;
 		case WC_RESP_ERROR:
 		case WC_RESP_BATCH:
 			answers(data, size);

@@ -150,7 +150,7 @@ for t in $targets; do
 		# wire.c is built as PostgreSQL builds its frontend code: palloc and
 		# StringInfo come from the frontend library
 		$cc $cflags -DFRONTEND -I"$top/src" -I"$incdir" -o "$bin" "$src" \
-			"$top/src/common/keycodec.c" "$top/src/common/wire.c" "$top/src/common/wirerows.c" "$top/src/common/wirestats.c" \
+			"$top/src/common/keycodec.c" "$top/src/common/wire.c" "$top/src/common/wirerows.c" "$top/src/common/wirestats.c" "$top/src/common/wireheat.c" \
 			"$libdir/libpgcommon.a" "$libdir/libpgport.a" >"$log" 2>&1
 	fi
 	if [ $? != 0 ]; then
