@@ -55,6 +55,8 @@ static const char *const request_names[WC_STAT_MAX_TYPES] = {
 	[WC_REQ_ROWS] = "rows",
 	[WC_REQ_SHARE] = "share",
 	[WC_REQ_ATTACH] = "attach",
+	[WC_REQ_HEAT] = "heat",
+	[WC_REQ_STATS] = "stats",
 	[WC_REQ_STAT_WORKER] = "stat_worker",
 	[WC_REQ_STAT_DATABASES] = "stat_databases",
 };
