@@ -275,7 +275,7 @@ size_split_row(WcAdvice *a, WcProbe *p, const WcBytes *key)
 			}
 			return;
 		}
-	/* not probed: a row for sizes only, its shape judged with the others */
+	/* not probed: a row for its size only, its shape not judged */
 	if (a->nrows == p->cap)
 	{
 		p->cap *= 2;
@@ -517,8 +517,10 @@ check_collation(WcAdvice *a)
 			continue;
 		if (o->nparts > 0)
 			col = &o->cols[o->part_attnum[o->nparts - 1] - 1];
-		else
+		else if (o->rowkey_attnum > 0)
 			col = &o->cols[o->rowkey_attnum - 1];
+		else
+			continue;
 		if (!(col->type == TEXTOID || col->type == VARCHAROID || col->type == BPCHAROID) ||
 			wc_collation_is_bytewise(col->type, col->collation))
 			continue;

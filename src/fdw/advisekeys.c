@@ -250,29 +250,43 @@ append_count(const WcAdvice *a, StringInfo s, int n)
 	appendStringInfo(s, "%d of %d sampled row keys", n, printable_keys(a));
 }
 
-/* Row keys that begin with a time. */
-void
-wc_advise_timestamp_key(WcAdvice *a)
+typedef bool (*WcSegmentTest) (const char *s, int len);
+
+/*
+ * How many printable sampled keys have a segment pos that passes test, and
+ * the first and last of them in key order.
+ */
+static int
+count_keys(const WcAdvice *a, int pos, WcSegmentTest test,
+		   const WcAdviseRow **first, const WcAdviseRow **last)
 {
 	int			n = 0;
-	const WcAdviseRow *first = NULL;
-	const WcAdviseRow *last = NULL;
-	WcFinding  *f;
 
+	*first = *last = NULL;
 	for (int i = 0; i < a->nrows; i++)
 	{
 		const char *s;
 		int			len;
 
-		if (a->rows[i].printable && segment(a, &a->rows[i], 0, &s, &len) &&
-			looks_like_time(s, len))
+		if (a->rows[i].printable && segment(a, &a->rows[i], pos, &s, &len) && test(s, len))
 		{
 			n++;
-			if (first == NULL)
-				first = &a->rows[i];
-			last = &a->rows[i];
+			*first = *first ? *first : &a->rows[i];
+			*last = &a->rows[i];
 		}
 	}
+	return n;
+}
+
+/* Row keys that begin with a time. */
+void
+wc_advise_timestamp_key(WcAdvice *a)
+{
+	const WcAdviseRow *first;
+	const WcAdviseRow *last;
+	int			n = count_keys(a, 0, looks_like_time, &first, &last);
+	WcFinding  *f;
+
 	if (!enough(a, n, WC_KEYS_SHARE))
 		return;
 	f = wc_advise_report(a, WC_ADVISE_WARNING, "timestamp_key",
@@ -386,22 +400,11 @@ wc_advise_sequential_key(WcAdvice *a)
 void
 wc_advise_hashed_key(WcAdvice *a)
 {
-	int			n = 0;
-	const WcAdviseRow *example = NULL;
+	const WcAdviseRow *example;
+	const WcAdviseRow *last;
+	int			n = count_keys(a, 0, looks_like_hash, &example, &last);
 	WcFinding  *f;
 
-	for (int i = 0; i < a->nrows; i++)
-	{
-		const char *s;
-		int			len;
-
-		if (a->rows[i].printable && segment(a, &a->rows[i], 0, &s, &len) &&
-			looks_like_hash(s, len))
-		{
-			n++;
-			example = example ? example : &a->rows[i];
-		}
-	}
 	if (!enough(a, n, WC_KEYS_SHARE))
 		return;
 	f = wc_advise_report(a, WC_ADVISE_WARNING, "hashed_key",
@@ -421,22 +424,11 @@ wc_advise_domain_key(WcAdvice *a)
 {
 	for (int pos = 0; pos < WC_KEYS_SEGMENTS; pos++)
 	{
-		int			n = 0;
-		const WcAdviseRow *example = NULL;
+		const WcAdviseRow *example;
+		const WcAdviseRow *last;
+		int			n = count_keys(a, pos, unreversed_domain, &example, &last);
 		WcFinding  *f;
 
-		for (int i = 0; i < a->nrows; i++)
-		{
-			const char *s;
-			int			len;
-
-			if (a->rows[i].printable && segment(a, &a->rows[i], pos, &s, &len) &&
-				unreversed_domain(s, len))
-			{
-				n++;
-				example = example ? example : &a->rows[i];
-			}
-		}
 		if (!enough(a, n, WC_KEYS_DOMAIN_SHARE))
 			continue;
 		f = wc_advise_report(a, WC_ADVISE_NOTICE, "domain_not_reversed",
