@@ -114,3 +114,12 @@ AS 'MODULE_PATHNAME', 'wc_stat_reset'
 LANGUAGE C VOLATILE;
 
 REVOKE ALL ON FUNCTION widecolumn.stat_reset() FROM PUBLIC;
+-- The schema advisor: what the schema-design pages would say of the stored
+-- table behind a foreign table, from a bounded sample of its rows, its
+-- sizes, its families and policies, and the foreign tables over it.
+-- Everyone may call it; it needs SELECT on the foreign table, as the keys
+-- and sizes it shows are of the rows a SELECT reads.
+CREATE FUNCTION widecolumn.advise(t regclass)
+RETURNS TABLE (severity text, finding text, evidence text, advice text)
+AS 'MODULE_PATHNAME', 'wc_advise'
+LANGUAGE C VOLATILE;

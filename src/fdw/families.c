@@ -815,3 +815,40 @@ wc_compact(PG_FUNCTION_ARGS)
 	wc_progress_end();
 	PG_RETURN_INT64((int64) deleted);
 }
+
+/*
+ * wc_family_policies
+ *		The families of t's stored table, in byte order, with their
+ *		policies and aggregates (NULL: none), as they are now, for the
+ *		schema advisor: it reads them with SELECT on t, which families()
+ *		does not ask for.  Returns how many.
+ */
+int
+wc_family_policies(WcTable *t, char ***names, char ***policies, char ***aggregates)
+{
+	WcTable    *meta = wc_get_meta_table(t->serverid);
+	const uint8 **vals;
+	size_t	   *lens;
+	const char *p = "";
+	const char *end = p;
+	WcFamilyLine line;
+	int			n = 0;
+
+	if (wc_read_row_now(meta, (const uint8 *) t->table, strlen(t->table), &vals, &lens) &&
+		vals[0] != NULL)
+	{
+		p = (const char *) vals[0];
+		end = p + lens[0];
+	}
+	*names = palloc(sizeof(char *) * (WC_MAX_FAMILIES + 1));
+	*policies = palloc(sizeof(char *) * (WC_MAX_FAMILIES + 1));
+	*aggregates = palloc(sizeof(char *) * (WC_MAX_FAMILIES + 1));
+	while (n <= WC_MAX_FAMILIES && next_line(&p, end, t->table, &line))
+	{
+		(*names)[n] = pnstrdup(line.family, line.family_len);
+		(*policies)[n] = pnstrdup(line.policy, line.policy_len);
+		(*aggregates)[n] = line.aggregate ? pnstrdup(line.aggregate, line.aggregate_len) : NULL;
+		n++;
+	}
+	return n;
+}

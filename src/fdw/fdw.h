@@ -158,6 +158,8 @@ extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);
 extern Oid	wc_parse_map_values(DefElem *def);
+extern int	wc_family_policies(WcTable *t, char ***names, char ***policies,
+							   char ***aggregates);
 
 /* in coltypes.c */
 struct WcTxnTable;
