@@ -7,19 +7,18 @@
  * The picture follows Key Visualizer's: time across, key ranges down in
  * key order, one rectangle per range and time bucket, coloured on a
  * perceptual scale (viridis: lightness rises evenly with the value, and it
- * reads the same to colour-blind eyes and in grey).  Values span orders of
- * magnitude (a hotspot against an idle table), so the colour follows
- * log(1 + value), as the legend says.  On the right, the key groups that
- * took the most of the metric (ranges summed by their key's first segment,
- * as Key Visualizer groups a key hierarchy) are labelled with that prefix
- * and their share.
+ * reads the same to colour-blind eyes and in grey).  The worker splits
+ * busy ranges and merges quiet ones, so each column has ranges of its own:
+ * the picture's rows are the intervals between every boundary of any
+ * column, and a range is coloured by its value per row it covers (its
+ * density on the key axis).  Values span orders of magnitude (a hotspot
+ * against an idle table), so the colour follows log(1 + density), as the
+ * legend says.  On the right, the key groups that took the most of the
+ * metric (ranges summed by their key's first segment, as Key Visualizer
+ * groups a key hierarchy) are labelled with that prefix and their share.
  *
  * The rows come through SPI from the SQL function, so the picture shows
  * exactly the figures a query shows, under the same privilege checks.
- * Ranges may differ between time buckets (the worker splits busy ranges
- * and merges idle ones), so the rows of the picture are the intervals
- * between every boundary any bucket has, and a range's rectangle covers
- * the rows it spans.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,6 +60,7 @@ typedef struct HeatCell
 	char	   *start_key;
 	char	   *end_key;		/* "" when the range runs to the table's end */
 	double		value;
+	double		density;		/* value per picture row the range covers */
 } HeatCell;
 
 /* A key group's total over the time shown, to find the hottest. */
@@ -228,7 +228,7 @@ draw_legend(StringInfo svg, double vmax, const char *metric)
 						 x + 100 * i, y + 31, v < 10 ? 1 : 0, v);
 	}
 	appendStringInfo(svg,
-					 "<text x=\"%d\" y=\"%d\">%s per bucket (colour by log(1 + value))</text>\n",
+					 "<text x=\"%d\" y=\"%d\">%s per time bucket and key row (log scale)</text>\n",
 					 x + 315, y + 12, metric);
 }
 
@@ -414,7 +414,6 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	{
 		t0 = Min(t0, cells[i].start);
 		t1 = Max(t1, cells[i].start);
-		vmax = Max(vmax, cells[i].value);
 	}
 	for (int i = 0; i < ncells; i++)
 	{
@@ -435,6 +434,20 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 		dt = USECS_PER_MINUTE;
 	ncols = (int) Min((t1 - t0) / dt + 1, SVG_PLOT_W);
 	row_h = (double) SVG_PLOT_H / nrows;
+
+	/*
+	 * A range is coloured by its value per picture row it covers: a range
+	 * of the whole quiet table beside thirty narrow ranges that took the
+	 * same count each is dark, as the key space it stands for was.
+	 */
+	for (int i = 0; i < ncells; i++)
+	{
+		int			top = key_row(keys, nkeys, cells[i].start_key, false);
+		int			bottom = Min(key_row(keys, nkeys, cells[i].end_key, true), nrows);
+
+		cells[i].density = bottom > top ? cells[i].value / (bottom - top) : 0;
+		vmax = Max(vmax, cells[i].density);
+	}
 	col_w = (double) SVG_PLOT_W / ncols;
 
 	/* the map itself, on the scale's zero colour: no activity */
@@ -458,7 +471,7 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 
 		if (hc->value <= 0 || bottom <= top)
 			continue;
-		colour(vmax > 0 ? log1p(hc->value) / log1p(vmax) : 0, c);
+		colour(vmax > 0 ? log1p(hc->density) / log1p(vmax) : 0, c);
 		appendStringInfo(&svg, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%s\">"
 						 "<title>",
 						 SVG_PLOT_X + col * col_w, SVG_PLOT_Y + top * row_h,
