@@ -70,14 +70,21 @@ END $$;
 -- 7. Look at the heat map of this minute's writes: in readings_v1 they
 --    all fall in the last key range (a hotspot: one tablet would take
 --    every write), in readings_v2 they spread over the whole table.
-SELECT 'readings_v1' AS t, start_key, end_key, value AS writes
+SELECT start_key, end_key, value AS writes
   FROM widecolumn.key_heatmap('readings_v1', 'writes', date_trunc('minute', now()), 1)
  WHERE value > 0 ORDER BY start_key COLLATE "C";
 SELECT 'readings_v2' AS t, count(*) AS ranges_written, min(value) AS least, max(value) AS most
   FROM widecolumn.key_heatmap('readings_v2', 'writes', date_trunc('minute', now()), 1)
  WHERE value > 0;
 
--- The same as pictures, for a browser: time across, key ranges down.
+-- 8. Review again: the advisor adds what the heat map saw to its finding,
+--    and the statistics show each table's reads and writes.
+SELECT finding, evidence FROM widecolumn.advise('readings_v1');
+SELECT finding FROM widecolumn.advise('readings_v2');
+SELECT table_name, reads, rows_scanned, cells_written FROM widecolumn.stat_tables
+ WHERE table_name LIKE 'readings%' ORDER BY table_name;
+
+-- The heat maps as pictures, for a browser: time across, key ranges down.
 \copy (SELECT widecolumn.key_heatmap_svg('readings_v1', 'writes', now() - interval '10 minutes')) TO '/tmp/widecolumn_fdw-demo/readings_v1.svg'
 \copy (SELECT widecolumn.key_heatmap_svg('readings_v2', 'writes', now() - interval '10 minutes')) TO '/tmp/widecolumn_fdw-demo/readings_v2.svg'
 \echo Heat maps written: /tmp/widecolumn_fdw-demo/readings_v1.svg (timestamp-first keys: the hotspot)
