@@ -129,7 +129,8 @@ CREATE VIEW widecolumn.stat_worker AS
 CREATE FUNCTION widecolumn.stat_worker_info(
     OUT pid integer, OUT started timestamptz, OUT busy_fraction double precision,
     OUT commits bigint, OUT large_commits bigint, OUT fsyncs bigint,
-    OUT answer_waits bigint)
+    OUT answer_waits bigint, OUT queue_waits bigint, OUT queue_wait_mean_ms double precision,
+    OUT queue_wait_p99_ms double precision, OUT queue_wait_max_ms double precision)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'wc_stat_worker_info'
 LANGUAGE C VOLATILE;

@@ -65,6 +65,15 @@ SELECT a.commits - b.commits >= 2 AS commits_counted,
        a.started <= now() AS started_before
   FROM widecolumn.stat_worker_info a, info_before b;
 
+-- Each request this file sent had its wait in the queue measured (the
+-- first of several sent at once, at least one per statement), and the
+-- waits are ordered.
+SELECT a.queue_waits - b.queue_waits >= 10 AS queue_waits_counted,
+       a.queue_wait_mean_ms <= a.queue_wait_max_ms AS mean_below_max,
+       a.queue_wait_p99_ms <= a.queue_wait_max_ms * 1.125 + 0.001 AS p99_below_max,
+       a.queue_wait_mean_ms >= 0 AS not_negative
+  FROM widecolumn.stat_worker_info a, info_before b;
+
 -- LevelDB's figures of the server's database: compact wrote its memtable
 -- to a file and compacted the table's range.
 SELECT server, open, array_length(files_per_level, 1) AS levels,

@@ -11,6 +11,7 @@
 #include "miscadmin.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
+#include "utils/timestamp.h"
 
 #include "common/progress.h"
 
@@ -34,7 +35,10 @@ wc_progress_shmem_init(void)
 	{
 		memset(wc_progress, 0, wc_progress_shmem_size());
 		for (int i = 0; i < MaxBackends; i++)
+		{
 			SpinLockInit(&wc_progress[i].mutex);
+			pg_atomic_init_u64(&wc_progress[i].queued_at, 0);
+		}
 	}
 }
 
@@ -65,4 +69,37 @@ wc_progress_read(int slot, WcProgress *copy)
 	SpinLockAcquire(&p->mutex);
 	memcpy(copy, p, sizeof(WcProgress));
 	SpinLockRelease(&p->mutex);
+}
+
+/*
+ * wc_progress_queued
+ *		The backend of slot queued a request: noted unless an earlier one
+ *		is still waiting for the worker.
+ */
+void
+wc_progress_queued(int slot)
+{
+	uint64		none = 0;
+
+	if (wc_progress == NULL || slot < 0 || slot >= MaxBackends)
+		return;
+	(void) pg_atomic_compare_exchange_u64(&wc_progress[slot].queued_at, &none,
+										  (uint64) GetCurrentTimestamp());
+}
+
+/*
+ * wc_progress_take_queued
+ *		The worker takes slot's request off its queue: how long it waited
+ *		there (µs), or -1 if the backend did not note it.
+ */
+int64
+wc_progress_take_queued(int slot)
+{
+	uint64		at = pg_atomic_exchange_u64(&wc_progress[slot].queued_at, 0);
+	TimestampTz now;
+
+	if (at == 0)
+		return -1;
+	now = GetCurrentTimestamp();
+	return now > (TimestampTz) at ? now - (TimestampTz) at : 0;
 }

@@ -16,6 +16,7 @@
 #ifndef WC_PROGRESS_H
 #define WC_PROGRESS_H
 
+#include "port/atomics.h"
 #include "storage/s_lock.h"
 
 /* The operations (widecolumn.progress's operation column). */
@@ -53,6 +54,14 @@ typedef struct WcProgress
 	uint64		total;
 	int64		started;		/* TimestampTz */
 	char		table[WC_PROGRESS_TABLE_LEN];	/* empty: none */
+
+	/*
+	 * When the backend queued a request the worker has not taken yet (µs
+	 * since the Unix epoch; 0: none), for stat_worker_info's queue waits.
+	 * Set by the backend if 0, taken and cleared by the worker, without the
+	 * mutex: the first of several queued requests is the one measured.
+	 */
+	pg_atomic_uint64 queued_at;
 } WcProgress;
 
 /* in progress.c */
@@ -62,5 +71,7 @@ extern void wc_progress_shmem_init(void);
 extern void wc_progress_count(int slot, WcProgressUnit unit, uint64 done, bool has_total,
 							  uint64 total);
 extern void wc_progress_read(int slot, WcProgress *copy);
+extern void wc_progress_queued(int slot);
+extern int64 wc_progress_take_queued(int slot);
 
 #endif							/* WC_PROGRESS_H */

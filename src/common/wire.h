@@ -713,6 +713,11 @@ typedef struct WcWorkerStats
 	uint64		large_commits;
 	uint64		fsyncs;
 	uint64		answer_waits;	/* answers that found their queue full */
+	uint64		queue_waits;	/* requests whose wait in their queue was
+								 * measured, and those waits: */
+	uint64		queue_wait_us;
+	uint64		queue_wait_p99_us;
+	uint64		queue_wait_max_us;
 	int			ntypes;
 	WcRequestStats types[WC_STAT_MAX_TYPES];
 } WcWorkerStats;

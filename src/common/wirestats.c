@@ -53,6 +53,10 @@ wc_write_stat_worker_answer(StringInfo buf, const WcWorkerStats *s)
 	wc_put_u64(buf, s->large_commits);
 	wc_put_u64(buf, s->fsyncs);
 	wc_put_u64(buf, s->answer_waits);
+	wc_put_u64(buf, s->queue_waits);
+	wc_put_u64(buf, s->queue_wait_us);
+	wc_put_u64(buf, s->queue_wait_p99_us);
+	wc_put_u64(buf, s->queue_wait_max_us);
 	wc_put_u32(buf, (uint32) s->ntypes);
 	for (int i = 0; i < s->ntypes; i++)
 	{
@@ -81,6 +85,10 @@ wc_read_stat_worker_answer(WcReader *r, WcWorkerStats *s)
 	s->large_commits = wc_get_u64(r);
 	s->fsyncs = wc_get_u64(r);
 	s->answer_waits = wc_get_u64(r);
+	s->queue_waits = wc_get_u64(r);
+	s->queue_wait_us = wc_get_u64(r);
+	s->queue_wait_p99_us = wc_get_u64(r);
+	s->queue_wait_max_us = wc_get_u64(r);
 	n = wc_get_u32(r);
 	if (n > WC_STAT_MAX_TYPES)
 		return fail(r);

@@ -377,6 +377,7 @@ static uint32
 send_msg(StringInfo msg, uint32 expect_scan, bool answered)
 {
 	conn->sending = true;
+	wc_progress_queued(MyBackendId - 1);
 	for (;;)
 	{
 		shm_mq_result res = shm_mq_send(conn->out, msg->len, msg->data, true, true);

@@ -125,15 +125,17 @@ wc_stat_worker(PG_FUNCTION_ARGS)
 /*
  * widecolumn.stat_worker_info() RETURNS TABLE (pid int, started
  *		timestamptz, busy_fraction float8, commits bigint, large_commits
- *		bigint, fsyncs bigint, answer_waits bigint)
+ *		bigint, fsyncs bigint, answer_waits bigint, queue_waits bigint,
+ *		queue_wait_mean_ms float8, queue_wait_p99_ms float8,
+ *		queue_wait_max_ms float8)
  */
 Datum
 wc_stat_worker_info(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WcWorkerStats s;
-	Datum		values[7];
-	bool		nulls[7] = {0};
+	Datum		values[11];
+	bool		nulls[11] = {0};
 	pid_t		pid;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -150,6 +152,12 @@ wc_stat_worker_info(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum((int64) s.large_commits);
 	values[5] = Int64GetDatum((int64) s.fsyncs);
 	values[6] = Int64GetDatum((int64) s.answer_waits);
+	values[7] = Int64GetDatum((int64) s.queue_waits);
+	nulls[8] = s.queue_waits == 0;
+	values[8] = Float8GetDatum(s.queue_waits ? s.queue_wait_us / 1000.0 / s.queue_waits : 0);
+	values[9] = Float8GetDatum(s.queue_wait_p99_us / 1000.0);
+	values[10] = Float8GetDatum(s.queue_wait_max_us / 1000.0);
+	nulls[9] = nulls[10] = nulls[8];
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

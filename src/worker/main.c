@@ -48,6 +48,7 @@
 #include "utils/memutils.h"
 
 #include "common/poll.h"
+#include "common/progress.h"
 #include "common/shmem.h"
 #include "worker/worker.h"
 
@@ -343,6 +344,7 @@ serve_client(WcClient *c)
 			return true;
 		}
 		type = len > 0 ? ((uint8 *) data)[0] : 0;
+		wc_stat_queued(wc_progress_take_queued(c->slot));
 		INSTR_TIME_SET_CURRENT(start);
 		wc_handle_request(c, data, len);
 		wc_stat_served(c, type, start);

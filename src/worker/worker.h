@@ -358,6 +358,7 @@ extern void wc_large_commit_complete(void);
 extern void wc_stat_init(void);
 extern void wc_stat_served(WcClient *c, uint8 type, instr_time start);
 extern void wc_stat_turn(WcClient *c);
+extern void wc_stat_queued(int64 us);
 extern void wc_stat_answer_blocked(WcClient *c);
 extern void wc_stat_commit(bool large);
 extern void wc_stat_pass(bool busy);

@@ -48,6 +48,7 @@ static struct
 	uint64		commits;
 	uint64		large_commits;
 	uint64		answer_waits;
+	WcReqCounters queue;		/* requests' waits in their queue */
 	bool		idle;			/* the last pass found nothing to do */
 	instr_time	idle_since;
 	uint64		idle_us;
@@ -91,22 +92,36 @@ wc_stat_init(void)
 }
 
 static void
+count(WcReqCounters *rc, uint64 us)
+{
+	rc->calls++;
+	rc->total_us += us;
+	rc->max_us = Max(rc->max_us, us);
+	rc->hist[bucket_of(us)]++;
+}
+
+static void
 record(uint8 type, instr_time start)
 {
 	instr_time	now;
-	uint64		us;
-	WcReqCounters *rc;
 
 	if (type >= WC_STAT_MAX_TYPES)
 		return;
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, start);
-	us = INSTR_TIME_GET_MICROSEC(now);
-	rc = &st.req[type];
-	rc->calls++;
-	rc->total_us += us;
-	rc->max_us = Max(rc->max_us, us);
-	rc->hist[bucket_of(us)]++;
+	count(&st.req[type], INSTR_TIME_GET_MICROSEC(now));
+}
+
+/*
+ * wc_stat_queued
+ *		A request waited us in its queue before the main loop took it (the
+ *		backend noted when it queued it: progress.c); -1: not noted.
+ */
+void
+wc_stat_queued(int64 us)
+{
+	if (us >= 0)
+		count(&st.queue, (uint64) us);
 }
 
 /*
@@ -222,6 +237,10 @@ wc_serve_stat_worker(WcClient *c, WcReader *r)
 	s.large_commits = st.large_commits;
 	s.fsyncs = storage_fsyncs();
 	s.answer_waits = st.answer_waits;
+	s.queue_waits = st.queue.calls;
+	s.queue_wait_us = st.queue.total_us;
+	s.queue_wait_p99_us = p99(&st.queue);
+	s.queue_wait_max_us = st.queue.max_us;
 	for (int t = 1; t < WC_STAT_MAX_TYPES; t++)
 	{
 		const WcReqCounters *rc = &st.req[t];
