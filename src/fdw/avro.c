@@ -69,17 +69,10 @@ prefix_ranges(WcTable *t, bytea *prefix)
 		return list_make1(wc_table_range(t));
 	p = (const uint8 *) VARDATA_ANY(prefix);
 	len = VARSIZE_ANY_EXHDR(prefix);
-	if (len > WC_MAX_ROWKEY)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("row-key prefix is too long"),
-				 errdetail("The prefix is %zu bytes; a row key is at most %d.",
-						   len, WC_MAX_ROWKEY)));
+	succ = wc_prefix_end(p, len, &slen);
 	kr = palloc0(sizeof(WcKeyRange));
 	kr->start = wc_row_key(t, p, len, &kr->start_len);
-	succ = memcpy(palloc(len + 1), p, len);
-	slen = len;
-	if (wc_successor(succ, &slen) == 0)
+	if (succ != NULL)
 		kr->end = wc_row_key(t, succ, slen, &kr->end_len);
 	else
 	{

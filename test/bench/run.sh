@@ -20,6 +20,8 @@
 #                   (no raw LevelDB, no load, no report)
 #   BENCH_ONLY=droprange  the same for the row range drop workload (it
 #                   loads its own copies of the SCALE rows)
+#   BENCH_ONLY=avro  the same for the Avro export and import workload
+#                   (test/bench/avro.sh)
 #   BENCH_ONLY=scaling  only the scaling workloads of issue 18
 #                   (test/bench/scaling.sh) on the SCALE rows; prints the
 #                   report's scaling section, also in $BENCH_OUT/scaling.md
@@ -56,6 +58,7 @@ export PATH=/usr/lib/postgresql/15/bin:$PATH
 say() {
 	echo "bench: $(date +%H:%M:%S) $*" >&2
 }
+. test/bench/avro.sh
 
 # ---------------------------------------------------------------------------
 # Inside the throwaway cluster (pg_virtualenv runs this script again with
@@ -146,6 +149,11 @@ inside() {
 	if [ "${BENCH_ONLY:-}" = droprange ]; then
 		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
 		droprange_workload
+		return
+	fi
+	if [ "${BENCH_ONLY:-}" = avro ]; then
+		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
+		avro_workload
 		return
 	fi
 	if [ "${BENCH_ONLY:-}" = scaling ]; then
@@ -798,7 +806,8 @@ export SCALE NT SECONDS_PER_RUN ROUNDS FULLSCAN_TX OUT WORK
 res=$OUT/results.txt
 started=$(date +%s)
 
-if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ]; then
+if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ] ||
+	[ "${BENCH_ONLY:-}" = avro ]; then
 	export BENCH_ONLY
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
