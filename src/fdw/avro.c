@@ -361,8 +361,7 @@ import_cell(WcTable *t, const uint8 *key, size_t keylen, const WcAvroCell *c, si
 	uint8	   *fq;
 	size_t		fqlen;
 
-	if (!wc_valid_family(c->family, c->family_len) ||
-		memchr(c->family, '\0', c->family_len) != NULL)
+	if (!wc_valid_family(c->family, c->family_len))
 		ereport(ERROR,
 				(errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
 				 errmsg("invalid column family name \"%s\"",
