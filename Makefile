@@ -19,7 +19,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
        src/fdw/sizes.o src/fdw/statworker.o src/fdw/progressview.o src/fdw/rowdrop.o src/fdw/rangedelete.o src/fdw/parscan.o src/fdw/heatmap.o src/fdw/heatsvg.o \
-       src/fdw/advise.o src/fdw/advisekeys.o \
+       src/fdw/advise.o src/fdw/advisekeys.o src/fdw/avro.o src/fdw/avrofile.o \
        src/worker/main.o src/worker/serve.o src/worker/workerstats.o src/worker/readers.o src/worker/failure.o src/worker/largecommit.o src/worker/databases.o src/worker/snapshare.o \
        src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/rowdrops.o src/worker/sizes.o src/worker/cellcommit.o src/worker/storage.o \
        src/worker/heat.o src/worker/heatstore.o
@@ -29,9 +29,9 @@ OBJS += src/fdw/coltypes.o src/fdw/import.o
 # (to install one and test the upgrade from it) and the upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lleveldb
+SHLIB_LINK = -lleveldb -lavro
 
-REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise
+REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates droprange parallel import
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

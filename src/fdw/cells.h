@@ -79,5 +79,8 @@ extern void wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload);
 extern int	wc_cells_op_count(void);
 extern void wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n);
 extern void wc_cells_init(void);
+extern void wc_cells_put_at(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
+							const uint8 *famqual, size_t famqual_len, uint64 ts,
+							const uint8 *value, size_t value_len);
 
 #endif							/* WC_FDW_CELLS_H */

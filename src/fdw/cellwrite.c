@@ -287,6 +287,21 @@ log_op(WcCellsTable *ct, const uint8 *rowkey, size_t rowkey_len,
 	pfree(prefix);
 }
 
+/*
+ * wc_cells_put_at
+ *		Log the version of a cell at ts, as an INSERT into a cells-layout
+ *		table of t's stored table would: widecolumn.import_avro's write.
+ */
+void
+wc_cells_put_at(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
+				const uint8 *famqual, size_t famqual_len, uint64 ts,
+				const uint8 *value, size_t value_len)
+{
+	WcCellsTable ct = {.t = t};
+
+	log_op(&ct, rowkey, rowkey_len, famqual, famqual_len, true, ts, false, value, value_len);
+}
+
 static void
 wcCellsAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
 							   RangeTblEntry *target_rte, Relation target_relation)

@@ -181,6 +181,7 @@ extern WcTable *wc_table_arg(FunctionCallInfo fcinfo, AclMode mode);
 
 /* rowdrop.c: drop_row_range, and what its transaction reads */
 struct WcTxnTable;
+extern uint8 *wc_prefix_end(const uint8 *p, size_t len, size_t *elen);
 extern void wc_rowdrop(WcTable *t, const uint8 *start, size_t slen,
 					   const uint8 *end, size_t elen, bool tombstone);
 extern uint32 wc_rowdrop_dropped_at(struct WcTxnTable *tt, const uint8 *key, size_t len,

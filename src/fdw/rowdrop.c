@@ -135,6 +135,28 @@ wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t
 }
 
 /*
+ * wc_prefix_end
+ *		The keys that start with a row-key prefix are [p, the key returned):
+ *		palloc'd, or NULL when no key comes after them all.  A prefix longer
+ *		than a row key is an error.
+ */
+uint8 *
+wc_prefix_end(const uint8 *p, size_t len, size_t *elen)
+{
+	uint8	   *succ;
+
+	if (len > WC_MAX_ROWKEY)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row-key prefix is too long"),
+				 errdetail("The prefix is %zu bytes; a row key is at most %d.",
+						   len, WC_MAX_ROWKEY)));
+	succ = memcpy(palloc(len + 1), p, len);
+	*elen = len;
+	return wc_successor(succ, elen) == 0 ? succ : NULL;
+}
+
+/*
  * widecolumn.drop_row_range(t regclass, prefix text) RETURNS void,
  * and the same with a bytea prefix
  *
@@ -161,18 +183,7 @@ wc_drop_row_range(PG_FUNCTION_ARGS)
 	prefix = PG_GETARG_BYTEA_PP(1);
 	p = (const uint8 *) VARDATA_ANY(prefix);
 	len = VARSIZE_ANY_EXHDR(prefix);
-	if (len > WC_MAX_ROWKEY)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("row-key prefix is too long"),
-				 errdetail("The prefix is %zu bytes; a row key is at most %d.",
-						   len, WC_MAX_ROWKEY)));
-
-	/* the keys that start with p: [p, the next key after them all) */
-	succ = memcpy(palloc(len + 1), p, len);
-	slen = len;
-	if (wc_successor(succ, &slen) != 0)
-		succ = NULL;
+	succ = wc_prefix_end(p, len, &slen);
 	wc_rowdrop(t, p, len, succ, slen, false);
 	PG_RETURN_VOID();
 }

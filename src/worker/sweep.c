@@ -591,7 +591,12 @@ slice_loop(WcSweep *sw, int max_us, instr_time start)
 			end_table(sw);
 			return true;
 		}
-		if (max_us > 0 && (rows & 15) == 0)
+		/*
+		 * Not before the first row: the slice's seeks alone can take longer
+		 * than max_us (over the deletion markers of a table just swept),
+		 * and a slice that stops before a row never gets on.
+		 */
+		if (max_us > 0 && rows > 0 && (rows & 15) == 0)
 		{
 			instr_time	now;
 

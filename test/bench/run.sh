@@ -23,6 +23,8 @@
 #   BENCH_ONLY=key_stats  the same for the cost of the heat map's counting:
 #                   point reads with widecolumn_fdw.key_stats on against
 #                   off (it loads its own copy of the SCALE rows)
+#   BENCH_ONLY=avro  the same for the Avro export and import workload
+#                   (test/bench/avro.sh)
 #   BENCH_ONLY=scaling  only the scaling workloads of issue 18
 #                   (test/bench/scaling.sh) on the SCALE rows; prints the
 #                   report's scaling section, also in $BENCH_OUT/scaling.md
@@ -59,6 +61,7 @@ export PATH=/usr/lib/postgresql/15/bin:$PATH
 say() {
 	echo "bench: $(date +%H:%M:%S) $*" >&2
 }
+. test/bench/avro.sh
 
 # ---------------------------------------------------------------------------
 # Inside the throwaway cluster (pg_virtualenv runs this script again with
@@ -155,6 +158,11 @@ inside() {
 		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
 		mkdir -p "$OUT/pgbench"
 		key_stats_workload
+		return
+	fi
+	if [ "${BENCH_ONLY:-}" = avro ]; then
+		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
+		avro_workload
 		return
 	fi
 	if [ "${BENCH_ONLY:-}" = scaling ]; then
@@ -863,7 +871,7 @@ res=$OUT/results.txt
 started=$(date +%s)
 
 if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ] ||
-	[ "${BENCH_ONLY:-}" = key_stats ]; then
+	[ "${BENCH_ONLY:-}" = key_stats ] || [ "${BENCH_ONLY:-}" = avro ]; then
 	export BENCH_ONLY
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
