@@ -26,7 +26,9 @@ typedef enum WcProgressOp
 	WC_PROGRESS_COMPACT,
 	WC_PROGRESS_DROP_TABLE,
 	WC_PROGRESS_DROP_ROW_RANGE,
-	WC_PROGRESS_COMMIT
+	WC_PROGRESS_COMMIT,
+	WC_PROGRESS_EXPORT_AVRO,
+	WC_PROGRESS_IMPORT_AVRO
 } WcProgressOp;
 
 /* What done and total count (the unit column). */
@@ -37,7 +39,9 @@ typedef enum WcProgressUnit
 	WC_UNIT_BYTES_COMPACTED,	/* LevelDB compacts the range (no count) */
 	WC_UNIT_BYTES_SENT,			/* a commit's rows sent to the worker */
 	WC_UNIT_BYTES_WRITTEN,		/* ... and written by it */
-	WC_UNIT_RANGES				/* drop_row_range's one range */
+	WC_UNIT_RANGES,				/* drop_row_range's one range */
+	WC_UNIT_VERSIONS_EXPORTED,	/* cell versions an export wrote to its file */
+	WC_UNIT_FILE_BYTES			/* bytes an import read of its file */
 } WcProgressUnit;
 
 /* The longest stored table name kept (longer ones are cut). */

@@ -99,6 +99,7 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 				scan;
 	WcBatchReader batch;
 	bool		have_batch = false;
+	uint64		versions = 0;
 
 	/* a version the commit will stamp has no timestamp to export yet */
 	if (wc_txn_table(t, false) != NULL || wc_cells_written(t) ||
@@ -110,6 +111,7 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 				 errdetail("An export holds committed versions with their timestamps; this transaction's writes have none yet."),
 				 errhint("Commit the writes first.")));
 	db = wc_client_open_db(t);
+	wc_progress_begin(WC_PROGRESS_EXPORT_AVRO, t->table, WC_UNIT_VERSIONS_EXPORTED, false, 0);
 	snapshot = wc_client_snapshot_acquire(db);
 	memset(&req, 0, sizeof(req));
 	req.snapshot = snapshot;
@@ -129,6 +131,8 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 		if (!have_batch || batch.rows_left == 0)
 		{
 			CHECK_FOR_INTERRUPTS();
+			wc_progress_done(WC_UNIT_VERSIONS_EXPORTED, versions);
+			wc_progress_tick();
 			if ((have_batch && batch.done) || !wc_client_scan_next_batch(scan, &batch))
 				break;
 			have_batch = true;
@@ -149,9 +153,11 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 		wc_avro_write_cell(w, row.key.data, row.key.len, cells[0].data, cells[0].len,
 						   cells[1].data, cells[1].len, (int64) ts,
 						   cells[2].data, cells[2].len);
+		versions++;
 	}
 	wc_client_scan_end(scan);
 	wc_client_snapshot_release(snapshot);
+	wc_progress_end();
 }
 
 static bytea *
@@ -402,8 +408,17 @@ import_cell(WcTable *t, const uint8 *key, size_t keylen, const WcAvroCell *c, si
  * import_rows
  *		Log every version of the file fp holds; returns its rows.
  */
+/* The size of an open file, for the progress of its import (0: unknown). */
 static uint64
-import_rows(WcTable *t, FILE *fp, const char *name)
+file_size(FILE *fp)
+{
+	struct stat st;
+
+	return fstat(fileno(fp), &st) == 0 && st.st_size > 0 ? (uint64) st.st_size : 0;
+}
+
+static uint64
+import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 {
 	WcImportPlace place = {name, NULL};
 	ErrorContextCallback errcb;
@@ -425,6 +440,7 @@ import_rows(WcTable *t, FILE *fp, const char *name)
 		size_t		keylen;
 		int			ncells;
 
+		wc_progress_begin(WC_PROGRESS_IMPORT_AVRO, t->table, WC_UNIT_FILE_BYTES, true, file_bytes);
 		r = place.r = wc_avro_reader_begin(fp, name);
 		while (wc_avro_next_row(r, &key, &keylen, &ncells))
 		{
@@ -447,10 +463,20 @@ import_rows(WcTable *t, FILE *fp, const char *name)
 			}
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(row_cxt);
-			rows++;
+			/* this session works alone: it says how far it is itself */
+			if (++rows % 1024 == 0)
+			{
+				long		at = ftell(fp);
+
+				wc_progress_done(WC_UNIT_FILE_BYTES, at > 0 ? (uint64) at : 0);
+				wc_progress_tick();
+			}
 		}
 		place.r = NULL;
 		wc_avro_reader_end(r);
+		wc_progress_done(WC_UNIT_FILE_BYTES, file_bytes);
+		wc_progress_tick();
+		wc_progress_end();
 	}
 	PG_CATCH();
 	{
@@ -480,7 +506,7 @@ wc_import_avro(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for reading: %m", path)));
-	rows = import_rows(t, fp, path);
+	rows = import_rows(t, fp, path, file_size(fp));
 	FreeFile(fp);
 	PG_RETURN_INT64((int64) rows);
 }
@@ -509,7 +535,7 @@ wc_import_avro_lo(PG_FUNCTION_ARGS)
 		elog(ERROR, "could not open memory as a file: %m");
 	PG_TRY();
 	{
-		rows = import_rows(t, fp, name);
+		rows = import_rows(t, fp, name, VARSIZE_ANY_EXHDR(data));
 	}
 	PG_FINALLY();
 	{

@@ -51,6 +51,8 @@ static const char *const op_names[] = {
 	[WC_PROGRESS_DROP_TABLE] = "drop_table",
 	[WC_PROGRESS_DROP_ROW_RANGE] = "drop_row_range",
 	[WC_PROGRESS_COMMIT] = "commit",
+	[WC_PROGRESS_EXPORT_AVRO] = "export_avro",
+	[WC_PROGRESS_IMPORT_AVRO] = "import_avro",
 };
 
 static const char *const unit_names[] = {
@@ -59,6 +61,8 @@ static const char *const unit_names[] = {
 	[WC_UNIT_BYTES_SENT] = "bytes sent",
 	[WC_UNIT_BYTES_WRITTEN] = "bytes written",
 	[WC_UNIT_RANGES] = "row ranges",
+	[WC_UNIT_VERSIONS_EXPORTED] = "versions exported",
+	[WC_UNIT_FILE_BYTES] = "bytes read",
 };
 
 static int
@@ -153,6 +157,10 @@ errdetail_progress(const WcProgress *p)
 							 done, total);
 		case WC_UNIT_RANGES:
 			return errdetail("It has dropped %s of %s row ranges.", done, total);
+		case WC_UNIT_VERSIONS_EXPORTED:
+			return errdetail("It has written %s cell versions to the file.", done);
+		case WC_UNIT_FILE_BYTES:
+			return errdetail("It has read %s of %s bytes of the file.", done, total);
 	}
 	return 0;
 }
@@ -209,7 +217,7 @@ wc_progress_init(void)
 							"Sets how long long work runs before a NOTICE says how far it is, and how often one is repeated (for tests).",
 							NULL,
 							&notice_interval,
-							10, 1, 3600,
+							10, 0, 3600,
 							PGC_USERSET,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_S,
 							NULL, NULL, NULL);

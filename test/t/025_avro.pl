@@ -124,6 +124,26 @@ foreach my $codec ('null', 'deflate')
 		"Python's $codec file: every version, cell by cell");
 }
 
+# Progress: with the NOTICE interval at 0 (a hidden setting, for tests) the
+# session running an export or an import is told how far it is, from what
+# its slot of widecolumn.progress holds.
+{
+	my $set = 'SET widecolumn_fdw.debug_progress_notice_interval = 0;';
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"$set SELECT widecolumn.export_avro('src', path => '$dir/progress.avro', codec => 'null')");
+	is($ret, 0, 'progress: the export ran');
+	like($err,
+		qr/NOTICE:  widecolumn\.export_avro\(\) has been running for 0 seconds\nDETAIL:  It has written \d+ cell versions to the file\./,
+		'progress: the export says how many versions it has written');
+	my $size = -s "$dir/py_null.avro";
+	($ret, $out, $err) = $node->psql('postgres',
+		"$set BEGIN; SELECT widecolumn.import_avro('py', '$dir/py_null.avro'); ROLLBACK;");
+	is($ret, 0, 'progress: the import ran');
+	like($err,
+		qr/NOTICE:  widecolumn\.import_avro\(\) has been running for 0 seconds\nDETAIL:  It has read $size of $size bytes of the file\./,
+		'progress: the import says how much of the file it has read');
+}
+
 # Bad rows from Python: refused, the third row named, nothing written
 $node->safe_psql(
 	'postgres', q{
