@@ -8,10 +8,10 @@
  *
  * The worker counts what it reads, but not what the backend keeps: a
  * condition on a column that is not the key is evaluated by the executor
- * after the worker returned every row.  So a SELECT's scan (scan.c)
- * counts the rows it fetched and, through a wrapper around its node's
- * ExecProcNode, the rows the node returned after its quals, and adds both
- * at its end to a table in shared memory (common/scanuse.h).
+ * after the worker returned every row.  So a scan (scan.c; not a direct
+ * modify) counts the rows it fetched and, through a wrapper around its
+ * node's ExecProcNode, the rows the node returned after its quals, and
+ * adds both at its end to a table in shared memory (common/scanuse.h).
  *
  *-------------------------------------------------------------------------
  */

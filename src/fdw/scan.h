@@ -112,7 +112,7 @@ typedef struct WcScanState
 	uint64		stored_rows;
 	uint64		stored_entries;
 
-	/* for the advisor's scans_exceed_reads (adviseuse.c); a SELECT's scan */
+	/* for the advisor's scans_exceed_reads (adviseuse.c); not a direct modify */
 	bool		count_use;
 	uint64		use_scans;		/* times the scan started */
 	uint64		use_fetched;	/* rows it read (storage and this transaction's) */
