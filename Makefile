@@ -11,7 +11,7 @@ EXTVERSION = 0.5.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
-       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/wirestats.o src/common/progress.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o src/common/wireheat.o \
+       src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/wirestats.o src/common/progress.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o src/common/wireheat.o src/common/scanuse.o \
        src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
        src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
@@ -19,7 +19,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
        src/fdw/sizes.o src/fdw/statworker.o src/fdw/progressview.o src/fdw/rowdrop.o src/fdw/rangedelete.o src/fdw/parscan.o src/fdw/heatmap.o src/fdw/heatsvg.o \
-       src/fdw/advise.o src/fdw/advisekeys.o src/fdw/avro.o src/fdw/avrofile.o \
+       src/fdw/advise.o src/fdw/advisekeys.o src/fdw/adviseuse.o src/fdw/avro.o src/fdw/avrofile.o \
        src/worker/main.o src/worker/serve.o src/worker/workerstats.o src/worker/readers.o src/worker/failure.o src/worker/largecommit.o src/worker/databases.o src/worker/snapshare.o \
        src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/rowdrops.o src/worker/sizes.o src/worker/cellcommit.o src/worker/storage.o \
        src/worker/heat.o src/worker/heatstore.o

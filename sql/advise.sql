@@ -164,6 +164,54 @@ CREATE FOREIGN TABLE coll_icu (rowkey text OPTIONS (rowkey 'true') COLLATE "und-
 INSERT INTO coll_c VALUES ('us-west2#3698', 1);
 SELECT * FROM widecolumn.advise('coll_c');
 SELECT finding FROM widecolumn.advise('coll_icu');
+-- ---------------------------------------------------------------------
+-- timestamp_key, with the heat map's evidence: time-first keys written in
+-- ten transactions, the keys growing, so the heat map's ranges split
+-- toward the end of the key order, where the writes go.  The figures
+-- depend on how the worker split its ranges: checked, not shown.
+CREATE FOREIGN TABLE ts_hot (rowkey text OPTIONS (rowkey 'true') COLLATE "C", v int)
+  SERVER adv_srv OPTIONS (table 'ts_hot');
+\set ECHO none
+SELECT format($$INSERT INTO ts_hot
+  SELECT to_char(timestamp '2021-03-05 12:00' + m * interval '1 minute', '"t"YYYY-MM-DD-HH24MI')
+         || '#' || id, m
+    FROM generate_series(%s, %s) m, unnest(array['3698', '5012']) id$$, b * 50 + 1, b * 50 + 50)
+  FROM generate_series(0, 9) b \gexec
+\set ECHO all
+SELECT severity, finding, m[1]::int >= 80 AS most_writes, m[2] AS writes,
+       m[3]::int < m[4]::int AS fewer_ranges, m[5] LIKE 't2021-03-05-%' AS from_key
+  FROM widecolumn.advise('ts_hot'),
+       regexp_match(evidence, 'In the heat map of the last hour, (\d+)% of the (\d+) writes went to the last (\d+) of its (\d+) key ranges with writes, from ''([^'']*)'' on') m;
+
+-- ---------------------------------------------------------------------
+-- scans_exceed_reads: queries that filter on columns that are not the key
+-- keep a few of the rows the scans fetch (the executor filters them)
+CREATE FOREIGN TABLE readings (rowkey text OPTIONS (rowkey 'true') COLLATE "C",
+  sensor text, v int) SERVER adv_srv OPTIONS (table 'readings');
+INSERT INTO readings SELECT 'r' || lpad(i::text, 5, '0'), 's' || (i % 100), i
+  FROM generate_series(1, 600) i;
+SELECT widecolumn.stat_reset();
+SELECT rowkey, v FROM readings WHERE sensor = 's7' ORDER BY rowkey;
+SELECT rowkey FROM readings WHERE v = 42;
+EXPLAIN (COSTS OFF) SELECT rowkey FROM readings WHERE v = 42;
+-- (the entries walked include what the advisor's own sample read ahead:
+-- at least the scans' two walks over 600 rows of 2 cells)
+SELECT severity, finding,
+       regexp_replace(regexp_replace(evidence, 'since [^(]*\(', 'since <time> ('),
+                      '; \d+ LevelDB', '; L LevelDB') AS evidence,
+       (regexp_match(evidence, '(\d+) LevelDB entries'))[1]::int >= 2400 AS entries_walked, advice
+  FROM widecolumn.advise('readings');
+-- ... and after stat_reset, nothing counted
+SELECT widecolumn.stat_reset();
+SELECT count(*) FROM widecolumn.advise('readings');
+-- the balloons read by key: every row fetched is returned, no finding
+DO $$
+BEGIN
+  FOR i IN 1..60 LOOP
+    PERFORM * FROM balloon WHERE rowkey LIKE 'us-west2#%';
+  END LOOP;
+END $$;
+SELECT count(*) FROM widecolumn.advise('balloon');
 \x off
 
 -- ---------------------------------------------------------------------

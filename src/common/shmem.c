@@ -18,6 +18,7 @@
 #include "storage/spin.h"
 
 #include "common/progress.h"
+#include "common/scanuse.h"
 #include "common/shmem.h"
 
 WcShared   *wc_shared = NULL;
@@ -39,6 +40,7 @@ wc_shmem_request(void)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(wc_shmem_size());
 	RequestAddinShmemSpace(wc_progress_shmem_size());
+	RequestAddinShmemSpace(wc_scanuse_shmem_size());
 }
 
 static void
@@ -61,6 +63,7 @@ wc_shmem_startup(void)
 		wc_shared->nslots = MaxBackends;
 	}
 	wc_progress_shmem_init();
+	wc_scanuse_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

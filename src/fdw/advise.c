@@ -545,7 +545,8 @@ check_collation(WcAdvice *a)
 
 /*
  * The findings, in the order they are reported: the row key's, then sizes,
- * then families, then the foreign tables' declarations.
+ * then families, then the foreign tables' declarations, then what the
+ * table's use shows (the heat map adds to a key finding reported before).
  */
 typedef void (*WcAdviseCheck) (WcAdvice *a);
 
@@ -561,6 +562,8 @@ static const WcAdviseCheck checks[] = {
 	check_many_columns,
 	check_growing_never,
 	check_collation,
+	wc_advise_heat_hotspot,
+	wc_advise_scans_exceed_reads,
 };
 
 /*

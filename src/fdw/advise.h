@@ -94,4 +94,8 @@ extern void wc_advise_hashed_key(WcAdvice *a);
 extern void wc_advise_domain_key(WcAdvice *a);
 extern void wc_advise_unpadded_number(WcAdvice *a);
 
+/* in adviseuse.c: what the table's use shows */
+extern void wc_advise_heat_hotspot(WcAdvice *a);
+extern void wc_advise_scans_exceed_reads(WcAdvice *a);
+
 #endif							/* WC_FDW_ADVISE_H */

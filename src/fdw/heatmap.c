@@ -37,6 +37,7 @@
 #include "utils/timestamp.h"
 
 #include "common/keycodec.h"
+#include "common/scanuse.h"
 #include "common/wireheat.h"
 #include "fdw/fdw.h"
 
@@ -372,8 +373,10 @@ wc_stat_get_tables(PG_FUNCTION_ARGS)
  * wc_stat_reset
  *		widecolumn.stat_reset() RETURNS void: zero the counters of
  *		widecolumn.stat_tables, of every table of every widecolumn_fdw
- *		server of this database.  The heat map's history stays.  Who may
- *		call it is a grant (the install script revokes it from PUBLIC).
+ *		server of this database, and what backends' scans counted of them
+ *		(the advisor's scans_exceed_reads).  The heat map's history stays.
+ *		Who may call it is a grant (the install script revokes it from
+ *		PUBLIC).
  */
 Datum
 wc_stat_reset(PG_FUNCTION_ARGS)
@@ -387,5 +390,6 @@ wc_stat_reset(PG_FUNCTION_ARGS)
 
 		(void) stats_call(lfirst_oid(lc), true, &n, &tables);
 	}
+	wc_scanuse_reset(MyDatabaseId);
 	PG_RETURN_VOID();
 }

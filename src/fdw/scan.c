@@ -147,6 +147,8 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	if (ss->lock_rows)
 		wc_as_of_forbid(ss->lock_for == 0);	/* FOR UPDATE, or a write */
 	ss->as_of = wc_as_of_for_read();
+	if (plan->operation == CMD_SELECT)
+		wc_advise_count_scan(node);
 }
 
 /*
@@ -765,11 +767,14 @@ wcIterateForeignScan(ForeignScanState *node)
 		scan_start(node, ss);
 		MemoryContextSwitchTo(ss->row_cxt);
 		stored_advance(ss);
+		ss->use_scans++;
 	}
 	ExecClearTuple(slot);
 	while (scan_next_row(ss, &key, &keylen, &vals, &lens))
 	{
 		bool		changed = false;
+
+		ss->use_fetched++;
 
 		fill_slot(ss, slot, key, keylen, vals, lens);
 		if (!like_checks_pass(ss, slot) ||
@@ -834,6 +839,8 @@ wcEndForeignScan(ForeignScanState *node)
 		return;
 	wc_scan_stop(ss);
 	wc_client_snapshot_release(ss->snapshot);
+	if (ss->count_use)
+		wc_advise_scan_end(ss);
 }
 
 /*
