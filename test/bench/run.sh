@@ -444,6 +444,8 @@ inside() {
 	map_workload
 	counter_workload
 	droprange_workload
+	key_stats_workload
+	avro_workload
 	# A cells-layout table's range read of 1,000 versions: the newest 1,000
 	# of a cell of 2,000 (a timestamp range), beside raw LevelDB reading the
 	# same 1,000 entries (raw_leveldb versions, before the cluster starts).
@@ -607,15 +609,26 @@ counter_workload() {
 # Inside the cluster.
 key_stats_workload() {
 	say "workload key_stats: point reads, counting on against off"
-	sql -c "COPY ($(balloon_rows)) TO '$WORK/key_stats.tsv'"
-	sql <<-SQL
-	$(foreign_balloon balloon wc)
-	COPY balloon FROM '$WORK/key_stats.tsv';
-	SQL
-	rm -f "$WORK/key_stats.tsv"
+	# alone (BENCH_ONLY), it loads the balloon rows; in the full run they are there
+	if [ "$(sql -c "SELECT count(*) FROM pg_class WHERE relname = 'balloon'")" = 0 ]; then
+		sql -c "COPY ($(balloon_rows)) TO '$WORK/key_stats.tsv'"
+		sql <<-SQL
+		$(foreign_balloon balloon wc)
+		COPY balloon FROM '$WORK/key_stats.tsv';
+		SQL
+		rm -f "$WORK/key_stats.tsv"
+	fi
 	reads() {
-		sql -c "SELECT coalesce(sum(reads), 0) FROM widecolumn.stat_tables WHERE table_name = 'weather'"
+		sql -c "SELECT coalesce(sum(reads), 0) FROM widecolumn.stat_tables WHERE server = 'wc' AND table_name = 'weather'"
 	}
+	# The storage worker's CPU time (all its threads, clock ticks): the
+	# counting's cost per read is measured there too, where the noise of a
+	# shared machine's throughput does not reach it.
+	wpid=$(sql -c "SELECT pid FROM widecolumn.stat_worker_info")
+	ticks() {
+		awk '{ print $14 + $15 }' "/proc/$wpid/stat"
+	}
+	hz=$(getconf CLK_TCK)
 	r=1
 	while [ $r -le "$ROUNDS" ]; do
 		if [ $((r % 2)) = 1 ]; then order="on off"; else order="off on"; fi
@@ -623,6 +636,7 @@ key_stats_workload() {
 			sql -c "ALTER SYSTEM SET widecolumn_fdw.key_stats = $how" -c "SELECT pg_reload_conf()" >/dev/null
 			sleep 1		# the worker takes the setting at its next pass
 			before=$(reads)
+			cpu_before=$(ticks)
 			log=$OUT/pgbench/key_stats.$how.$r.log
 			if pgbench -n -M prepared -T "$SECONDS_PER_RUN" -D rows="$SCALE" -D ntimes="$NT" \
 				-f test/bench/point.sql >"$log" 2>&1; then
@@ -633,6 +647,9 @@ key_stats_workload() {
 			fi
 			lat=$(sed -n 's/^latency average = \([0-9.]*\) ms.*/\1/p' "$log")
 			echo "key_stats $how $r ${tps:-error} ${lat:--} 0" >>"$runs"
+			cpu=$(($(ticks) - cpu_before))
+			put "key_stats_cpu_us.$how.$r" "$(awk -v t="$cpu" -v hz="$hz" -v tps="${tps:-0}" -v s="$SECONDS_PER_RUN" \
+				'BEGIN { if (tps > 0) printf "%.2f", t * 1e6 / hz / (tps * s); else print "error" }')"
 			counted=$(($(reads) - before))
 			if [ "$how" = off ] && [ "$counted" != 0 ]; then
 				say "MISMATCH: $counted reads counted with key_stats off"
@@ -651,6 +668,15 @@ key_stats_workload() {
 	put key_stats_tps.on "$on"
 	put key_stats_tps.off "$off"
 	put key_stats_cost_pct "$(awk -v on="$on" -v off="$off" 'BEGIN { printf "%.1f", (off - on) * 100 / off }')"
+	cpu_median() {
+		sed -n "s/^key_stats_cpu_us\.$1\.[0-9]* //p" "$res" | sort -n |
+			awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	}
+	con=$(cpu_median on)
+	coff=$(cpu_median off)
+	put key_stats_cpu_us.on "$con"
+	put key_stats_cpu_us.off "$coff"
+	put key_stats_cpu_cost_pct "$(awk -v on="$con" -v off="$coff" 'BEGIN { printf "%.1f", (on - off) * 100 / off }')"
 	sql -c "ALTER SYSTEM RESET widecolumn_fdw.key_stats" -c "SELECT pg_reload_conf()" >/dev/null
 }
 
