@@ -221,24 +221,34 @@ txn_alloc(size_t size, bool aligned)
 	return p;
 }
 
-/* Put column i in the hash table, whose size is a power of 2. */
-static void
-column_hash_put(WcTxnTable *tt, uint32 i)
+/*
+ * The index of column fq in tt, or -1 and the free slot where it would go
+ * (the hash table's size is a power of 2).
+ */
+static int
+column_find(WcTxnTable *tt, const uint8 *fq, size_t len, uint32 *free_slot)
 {
 	uint32		mask = tt->col_hash_size - 1;
-	uint32		slot = hash_bytes(tt->cols[i], (int) tt->col_lens[i]) & mask;
+	uint32		slot;
 
-	while (tt->col_hash[slot] != 0)
-		slot = (slot + 1) & mask;
-	tt->col_hash[slot] = i + 1;
+	for (slot = hash_bytes(fq, (int) len) & mask; tt->col_hash[slot] != 0;
+		 slot = (slot + 1) & mask)
+	{
+		uint32		i = tt->col_hash[slot] - 1;
+
+		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
+			return (int) i;
+	}
+	*free_slot = slot;
+	return -1;
 }
 
 static uint32
 column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 {
 	int			cap = tt->colcap;
-	uint32		mask;
 	uint32		slot;
+	int			found;
 
 	/* at most half full */
 	if ((uint32) tt->ncols + 1 > tt->col_hash_size / 2)
@@ -247,17 +257,14 @@ column_index(WcTxnTable *tt, const uint8 *fq, size_t len)
 		tt->col_hash = MemoryContextAllocHuge(txn_cxt, sizeof(uint32) * tt->col_hash_size);
 		memset(tt->col_hash, 0, sizeof(uint32) * tt->col_hash_size);
 		for (int i = 0; i < tt->ncols; i++)
-			column_hash_put(tt, i);
+		{
+			(void) column_find(tt, tt->cols[i], tt->col_lens[i], &slot);
+			tt->col_hash[slot] = i + 1;
+		}
 	}
-	mask = tt->col_hash_size - 1;
-	for (slot = hash_bytes(fq, (int) len) & mask; tt->col_hash[slot] != 0;
-		 slot = (slot + 1) & mask)
-	{
-		uint32		i = tt->col_hash[slot] - 1;
-
-		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
-			return i;
-	}
+	found = column_find(tt, fq, len, &slot);
+	if (found >= 0)
+		return (uint32) found;
 
 	/* two arrays, one capacity: the second call sets it */
 	tt->cols = array_room(tt->cols, tt->ncols, &cap, 8, sizeof(uint8 *));
@@ -650,19 +657,9 @@ wc_txn_touch_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_l
 bool
 wc_txn_wrote_cell(WcTxnTable *tt, const uint8 *fq, size_t len)
 {
-	uint32		mask = tt->col_hash_size - 1;
+	uint32		slot;
 
-	if (tt->col_hash_size == 0)
-		return false;
-	for (uint32 slot = hash_bytes(fq, (int) len) & mask; tt->col_hash[slot] != 0;
-		 slot = (slot + 1) & mask)
-	{
-		uint32		i = tt->col_hash[slot] - 1;
-
-		if (tt->col_lens[i] == len && memcmp(tt->cols[i], fq, len) == 0)
-			return true;
-	}
-	return false;
+	return tt->col_hash_size != 0 && column_find(tt, fq, len, &slot) >= 0;
 }
 
 /* The cells (escaped family+qualifier) this transaction wrote to tt. */

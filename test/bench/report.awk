@@ -428,9 +428,9 @@ END {
 			   rfmt(v["droprange_ratio.count_first_foreign_native"] + 0), rfmt(v["droprange_ratio.count_foreign_native"] + 0),
 			   v["droprange_rows_after"])
 	if (v["key_stats_tps.on"] != "")
-		printf("\n\nThe heat map's counting (issue 19; target: at most 3%% of point-read throughput): prepared point reads, one client, `widecolumn_fdw.key_stats` on %s tx/s, off %s (medians of alternating runs; %s%% lower with it on, within the runs' spread on a shared machine); the storage worker's CPU time per read (all its threads, from /proc) on %s µs, off %s µs: counting costs %s%% of it.",
-			   fmt(v["key_stats_tps.on"]), fmt(v["key_stats_tps.off"]), v["key_stats_cost_pct"],
-			   v["key_stats_cpu_us.on"], v["key_stats_cpu_us.off"], v["key_stats_cpu_cost_pct"])
+		printf("\n\nThe heat map's counting (issue 19; target: at most 3%% of point-read throughput): prepared point reads, one client, `widecolumn_fdw.key_stats` on %s tx/s, off %s (medians); each round runs both, one after the other, and the median of the rounds' costs is %s%% of the throughput and %s%% of the storage worker's CPU time per read (all its threads, from /proc).",
+			   fmt(v["key_stats_tps.on"]), fmt(v["key_stats_tps.off"]),
+			   v["key_stats_tps_cost_pct"], v["key_stats_cpu_cost_pct"])
 	if (v["avro_ms.export_deflate"] != "")
 		printf("\n\nAvro (issue 20), the balloon rows (%s versions): `export_avro` deflate %s ms (%s MB), snappy %s ms (%s MB), null %s ms (%s MB); native `COPY (SELECT ...) TO` %s ms (%s MB); `import_avro` of the deflate file %s ms, native `COPY FROM` %s ms; import ÷ native COPY FROM %s (times: above 1 the import is slower). The imported table held every version exported.",
 			   v["avro_versions"],

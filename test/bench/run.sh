@@ -668,15 +668,25 @@ key_stats_workload() {
 	put key_stats_tps.on "$on"
 	put key_stats_tps.off "$off"
 	put key_stats_cost_pct "$(awk -v on="$on" -v off="$off" 'BEGIN { printf "%.1f", (off - on) * 100 / off }')"
-	cpu_median() {
-		sed -n "s/^key_stats_cpu_us\.$1\.[0-9]* //p" "$res" | sort -n |
-			awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+	# The costs by round: each round ran both, one right after the other,
+	# so a round's pair shares the machine's state; the median of the
+	# rounds' costs is the figure (the medians of each side alone mix
+	# rounds).
+	paired() {	# $1: a file of "round on off", one a line; prints the median cost %
+		awk '{ printf "%.4f\n", ($2 - $3) * 100 / $3 }' "$1" | sort -n |
+			awk '{ v[NR] = $1 } END { printf "%.1f", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 	}
-	con=$(cpu_median on)
-	coff=$(cpu_median off)
-	put key_stats_cpu_us.on "$con"
-	put key_stats_cpu_us.off "$coff"
-	put key_stats_cpu_cost_pct "$(awk -v on="$con" -v off="$coff" 'BEGIN { printf "%.1f", (on - off) * 100 / off }')"
+	r=1
+	: >"$WORK/ks_cpu"
+	: >"$WORK/ks_tps"
+	while [ $r -le "$ROUNDS" ]; do
+		echo "$r $(sed -n "s/^key_stats_cpu_us\.on\.$r //p" "$res") $(sed -n "s/^key_stats_cpu_us\.off\.$r //p" "$res")" >>"$WORK/ks_cpu"
+		# throughput: off over on, so that a positive cost is a loss too
+		echo "$r $(awk -v r=$r '$1 == "key_stats" && $2 == "off" && $3 == r { print $4 }' "$runs") $(awk -v r=$r '$1 == "key_stats" && $2 == "on" && $3 == r { print $4 }' "$runs")" >>"$WORK/ks_tps"
+		r=$((r + 1))
+	done
+	put key_stats_cpu_cost_pct "$(paired "$WORK/ks_cpu")"
+	put key_stats_tps_cost_pct "$(paired "$WORK/ks_tps")"
 	sql -c "ALTER SYSTEM RESET widecolumn_fdw.key_stats" -c "SELECT pg_reload_conf()" >/dev/null
 }
 
