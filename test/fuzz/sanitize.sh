@@ -40,7 +40,8 @@
 # asan: UBSan is built to recover and halt_on_error=0, so one run collects
 # every report; an ASan report aborts its process (the postmaster restarts,
 # the suites fail from there).  Set ASAN_EXTRA / UBSAN_EXTRA to add options,
-# e.g. ASAN_EXTRA=detect_stack_use_after_return=1.  ASAN_TAP=0 skips the
+# e.g. ASAN_EXTRA=detect_stack_use_after_return=1.  ASAN_TAP_TESTS chooses
+# some Perl TAP tests, as TSAN_TAP_TESTS does.  ASAN_TAP=0 skips the
 # Perl TAP tests, ASAN_VALUES=0 values.sql.
 # tsan: every report is collected (halt_on_error=0) and the process goes on.
 # test/fuzz/tsan.supp lists what is suppressed, and why.  TSAN_EXTRA adds
@@ -277,7 +278,7 @@ fi
 # binaries and the runtime preloaded into every process of the run (perl,
 # psql and initdb too, so a report may come from them).
 case $mode in
-	asan) tap=${ASAN_TAP:-1} tap_tests='test/t/*.pl' ;;
+	asan) tap=${ASAN_TAP:-1} tap_tests=${ASAN_TAP_TESTS:-'test/t/*.pl'} ;;
 	tsan) tap=${TSAN_TAP:-1} tap_tests=${TSAN_TAP_TESTS:-'test/t/*.pl'} ;;
 esac
 if [ "$tap" = 1 ]; then

@@ -94,12 +94,18 @@ img.src = 'data:image/svg+xml;base64,$data';
 HTML
 	close $h;
 
-	local $ENV{HOME} = $dir;
-	my @flags = ('--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars');
-	my ($out, $err) = run_command([ $chromium, @flags, '--virtual-time-budget=10000', '--dump-dom',
+	# The browser is not ours: make asan and make tsan preload their
+	# runtime into every process of a TAP run, which Chromium must not get.
+	# timeout(1) keeps a browser that hangs from hanging the suite.
+	local %ENV = %ENV;
+	delete @ENV{qw(LD_PRELOAD ASAN_OPTIONS UBSAN_OPTIONS TSAN_OPTIONS)};
+	$ENV{HOME} = $dir;
+	my @browser = ('timeout', '120', $chromium, '--headless', '--no-sandbox', '--disable-gpu',
+		'--hide-scrollbars');
+	my ($out, $err) = run_command([ @browser, '--virtual-time-budget=10000', '--dump-dom',
 		"file://$dir/$name.html" ]);
 	my ($title) = $out =~ m{<title>([^<]*)</title>};
-	run_command([ $chromium, @flags, '--window-size=1200,640', "--screenshot=$dir/$name.png",
+	run_command([ @browser, '--window-size=1200,640', "--screenshot=$dir/$name.png",
 		"file://$dir/$name.svg" ]);
 	return ($title // 'no title', $svg);
 }
