@@ -428,7 +428,7 @@ END {
 			   rfmt(v["droprange_ratio.count_first_foreign_native"] + 0), rfmt(v["droprange_ratio.count_foreign_native"] + 0),
 			   v["droprange_rows_after"])
 	if (v["key_stats_tps.on"] != "")
-		printf("\n\nThe heat map's counting (issue 19; target: at most 3%% of point-read throughput): prepared point reads, one client, `widecolumn_fdw.key_stats` on %s tx/s, off %s (medians); each round runs both, one after the other, and the median of the rounds' costs is %s%% of the throughput and %s%% of the storage worker's CPU time per read (all its threads, from /proc).",
+		printf("\n\nThe heat map's counting (issue 19; target: at most 3%% of point-read throughput): prepared point reads, one client, the worker's polling off (so that its CPU time is its work, not its spinning), `widecolumn_fdw.key_stats` on %s tx/s, off %s (medians); each round runs both, one after the other, and the median of the rounds' costs is %s%% of the throughput and %s%% of the storage worker's CPU time per read (all its threads, from /proc).",
 			   fmt(v["key_stats_tps.on"]), fmt(v["key_stats_tps.off"]),
 			   v["key_stats_tps_cost_pct"], v["key_stats_cpu_cost_pct"])
 	if (v["avro_ms.export_deflate"] != "")
