@@ -362,7 +362,7 @@ import_error_context(void *arg)
 
 /* Check a version of the file against what the stored table takes, and log it. */
 static void
-import_cell(WcTable *t, const uint8 *key, size_t keylen, const WcAvroCell *c, size_t *row_bytes)
+import_cell(const WcCellsRow *row, const WcAvroCell *c, size_t *row_bytes)
 {
 	uint8	   *fq;
 	size_t		fqlen;
@@ -401,7 +401,7 @@ import_cell(WcTable *t, const uint8 *key, size_t keylen, const WcAvroCell *c, si
 	fq = palloc(WC_ESCAPED_MAX(c->family_len) + WC_ESCAPED_MAX(c->qualifier_len));
 	fqlen = wc_escape((const uint8 *) c->family, c->family_len, fq);
 	fqlen += wc_escape(c->qualifier, c->qualifier_len, fq + fqlen);
-	wc_cells_put_at(t, key, keylen, fq, fqlen, (uint64) c->ts, c->value, c->value_len);
+	wc_cells_put_at(row, fq, fqlen, (uint64) c->ts, c->value, c->value_len);
 }
 
 /*
@@ -439,6 +439,7 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 		const uint8 *key;
 		size_t		keylen;
 		int			ncells;
+		WcCellsRow	row;
 
 		wc_progress_begin(WC_PROGRESS_IMPORT_AVRO, t->table, WC_UNIT_FILE_BYTES, true, file_bytes);
 		r = place.r = wc_avro_reader_begin(fp, name);
@@ -454,12 +455,14 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 						 errmsg("row key is too long"),
 						 errdetail("The row key is %zu bytes; the limit is %d.",
 								   keylen, WC_MAX_ROWKEY)));
+			if (ncells > 0)
+				wc_cells_begin_row(&row, t, key, keylen);
 			for (int i = 0; i < ncells; i++)
 			{
 				WcAvroCell	c;
 
 				wc_avro_row_cell(r, i, &c);
-				import_cell(t, key, keylen, &c, &row_bytes);
+				import_cell(&row, &c, &row_bytes);
 			}
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(row_cxt);

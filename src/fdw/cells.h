@@ -71,6 +71,16 @@ extern void wc_cells_check_reads(WcTable *t);
 extern bool wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries);
 
 /* in cellwrite.c */
+
+/* A row that versions are logged to (wc_cells_begin_row names it). */
+typedef struct WcCellsRow
+{
+	WcTxnTable *tt;
+	uint8	   *prefix;			/* escaped table and row key */
+	size_t		prefix_len;
+} WcCellsRow;
+
+
 extern void wc_cells_modify_register(FdwRoutine *routine);
 extern bool wc_cells_pending(void);
 extern bool wc_cells_written(WcTable *t);
@@ -79,8 +89,9 @@ extern void wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload);
 extern int	wc_cells_op_count(void);
 extern void wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n);
 extern void wc_cells_init(void);
-extern void wc_cells_put_at(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
-							const uint8 *famqual, size_t famqual_len, uint64 ts,
-							const uint8 *value, size_t value_len);
+extern void wc_cells_begin_row(WcCellsRow *row, WcTable *t, const uint8 *rowkey,
+							   size_t rowkey_len);
+extern void wc_cells_put_at(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
+							uint64 ts, const uint8 *value, size_t value_len);
 
 #endif							/* WC_FDW_CELLS_H */

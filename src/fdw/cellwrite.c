@@ -103,20 +103,40 @@ wc_cells_written(WcTable *t)
 void
 wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload)
 {
-	for (int i = 0; i < nops; i++)
+	for (int i = 0; i < nops;)
 	{
-		WcCellOp   *op = &ops[i];
+		WcCellOp   *first = &ops[i];
+		int			n = 1;
 
-		if (op->tt != tt)
+		if (first->tt != tt)
+		{
+			i++;
 			continue;
-		wc_write_row(payload, op->prefix, op->prefix_len, false, 1);
-		if (op->remove && !op->at_ts)
-			wc_write_row_cell_remove_now(payload, op->famqual, op->famqual_len);
-		else if (op->at_ts)
-			wc_write_row_cell_at(payload, op->famqual, op->famqual_len,
-								 op->remove ? NULL : op->value, op->value_len, op->ts);
-		else
-			wc_write_row_cell(payload, op->famqual, op->famqual_len, op->value, op->value_len);
+		}
+
+		/*
+		 * The operations that follow on the same row go as one row of
+		 * several cells: the worker's work is per row as well as per cell
+		 * (an import logs a row's versions one after another).
+		 */
+		while (i + n < nops && ops[i + n].tt == tt &&
+			   (ops[i + n].prefix == first->prefix ||
+				(ops[i + n].prefix_len == first->prefix_len &&
+				 memcmp(ops[i + n].prefix, first->prefix, first->prefix_len) == 0)))
+			n++;
+		wc_write_row(payload, first->prefix, first->prefix_len, false, (uint32) n);
+		for (int end = i + n; i < end; i++)
+		{
+			WcCellOp   *op = &ops[i];
+
+			if (op->remove && !op->at_ts)
+				wc_write_row_cell_remove_now(payload, op->famqual, op->famqual_len);
+			else if (op->at_ts)
+				wc_write_row_cell_at(payload, op->famqual, op->famqual_len,
+									 op->remove ? NULL : op->value, op->value_len, op->ts);
+			else
+				wc_write_row_cell(payload, op->famqual, op->famqual_len, op->value, op->value_len);
+		}
 		if (payload->len >= WC_WRITE_CHUNK_BYTES)
 		{
 			wc_client_write(db, payload);
@@ -127,23 +147,49 @@ wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload)
 
 /*
  * wc_cells_famquals
- *		The escaped family+qualifier of each version this transaction writes
- *		to tt's stored table through cells tables (commit.c has their
- *		families listed): *n of them, in palloc'd arrays.
+ *		The escaped families this transaction writes to tt's stored table
+ *		through cells tables, each once, as the first component of a
+ *		family+qualifier (commit.c has them listed): *n of them, in
+ *		palloc'd arrays.
  */
 void
 wc_cells_famquals(WcTxnTable *tt, const uint8 ***famquals, size_t **lens, int *n)
 {
-	*famquals = palloc(sizeof(uint8 *) * (nops + 1));
-	*lens = palloc(sizeof(size_t) * (nops + 1));
+	int			cap = 8;
+	int			last = -1;
+
+	*famquals = palloc(sizeof(uint8 *) * cap);
+	*lens = palloc(sizeof(size_t) * cap);
 	*n = 0;
 	for (int i = 0; i < nops; i++)
 	{
+		const uint8 *fq = ops[i].famqual;
+		size_t		flen;
+		int			j;
+
 		if (ops[i].tt != tt || ops[i].remove)
 			continue;
-		(*famquals)[*n] = ops[i].famqual;
-		(*lens)[*n] = ops[i].famqual_len;
-		(*n)++;
+		if (wc_component_end(fq, ops[i].famqual_len, &flen) != 0)
+			flen = ops[i].famqual_len;
+		/* a few families, each met many times: the one met last first */
+		if (last >= 0 && (*lens)[last] == flen && memcmp((*famquals)[last], fq, flen) == 0)
+			continue;
+		for (j = 0; j < *n; j++)
+			if ((*lens)[j] == flen && memcmp((*famquals)[j], fq, flen) == 0)
+				break;
+		if (j == *n)
+		{
+			if (*n == cap)
+			{
+				cap *= 2;
+				*famquals = repalloc(*famquals, sizeof(uint8 *) * cap);
+				*lens = repalloc(*lens, sizeof(size_t) * cap);
+			}
+			(*famquals)[*n] = fq;
+			(*lens)[*n] = flen;
+			(*n)++;
+		}
+		last = j;
 	}
 }
 
@@ -232,29 +278,41 @@ wc_cells_init(void)
 	RegisterSubXactCallback(cells_subxact_callback, NULL);
 }
 
-static uint8 *
-keep(const void *data, size_t len)
+/*
+ * wc_cells_begin_row
+ *		Name the row the next versions logged go to: t's stored table's row
+ *		rowkey.  Its prefix is kept once for all of them.
+ */
+void
+wc_cells_begin_row(WcCellsRow *row, WcTable *t, const uint8 *rowkey, size_t rowkey_len)
 {
-	uint8	   *p = MemoryContextAlloc(ops_cxt, len + 1);
-
-	memcpy(p, data, len);
-	return p;
-}
-
-/* Log one operation on the version (rowkey, famqual, ts). */
-static void
-log_op(WcCellsTable *ct, const uint8 *rowkey, size_t rowkey_len,
-	   const uint8 *famqual, size_t famqual_len, bool at_ts, uint64 ts,
-	   bool remove, const uint8 *value, size_t value_len)
-{
-	WcTxnTable *tt = wc_txn_table(ct->t, true);
-	WcCellOp   *op;
 	uint8	   *prefix;
-	size_t		plen;
 
+	row->tt = wc_txn_table(t, true);
 	if (ops_cxt == NULL)
 		ops_cxt = AllocSetContextCreate(TopTransactionContext,
 										"widecolumn_fdw cells writes", ALLOCSET_DEFAULT_SIZES);
+	prefix = wc_row_key(t, rowkey, rowkey_len, &row->prefix_len);
+	row->prefix = MemoryContextAlloc(ops_cxt, row->prefix_len);
+	memcpy(row->prefix, prefix, row->prefix_len);
+	pfree(prefix);
+	if (!list_member_ptr(written, row->tt))
+	{
+		MemoryContext old = MemoryContextSwitchTo(ops_cxt);
+
+		written = lappend(written, row->tt);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Log one operation on the version (row, famqual, ts). */
+static void
+log_version(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
+			bool at_ts, uint64 ts, bool remove, const uint8 *value, size_t value_len)
+{
+	WcCellOp   *op;
+	uint8	   *p;
+
 	if (nops == ops_cap)
 	{
 		int			cap = Max(64, ops_cap * 2);
@@ -263,43 +321,51 @@ log_op(WcCellsTable *ct, const uint8 *rowkey, size_t rowkey_len,
 			MemoryContextAllocHuge(ops_cxt, sizeof(WcCellOp) * cap);
 		ops_cap = cap;
 	}
-	prefix = wc_row_key(ct->t, rowkey, rowkey_len, &plen);
+	/* the family+qualifier and the value in one piece */
+	p = MemoryContextAlloc(ops_cxt, famqual_len + (value ? value_len : 0) + 1);
 	op = &ops[nops];
-	op->tt = tt;
+	op->tt = row->tt;
 	op->subid = GetCurrentSubTransactionId();
-	op->prefix = keep(prefix, plen);
-	op->prefix_len = plen;
-	op->famqual = keep(famqual, famqual_len);
+	op->prefix = row->prefix;
+	op->prefix_len = row->prefix_len;
+	op->famqual = p;
+	memcpy(p, famqual, famqual_len);
 	op->famqual_len = famqual_len;
 	op->at_ts = at_ts;
 	op->ts = ts;
 	op->remove = remove;
-	op->value = value ? keep(value, value_len) : NULL;
+	op->value = NULL;
+	if (value)
+	{
+		op->value = p + famqual_len;
+		memcpy(op->value, value, value_len);
+	}
 	op->value_len = value_len;
 	nops++;
-	if (!list_member_ptr(written, tt))
-	{
-		MemoryContext old = MemoryContextSwitchTo(ops_cxt);
+}
 
-		written = lappend(written, tt);
-		MemoryContextSwitchTo(old);
-	}
-	pfree(prefix);
+/* Log one operation on the version (rowkey, famqual, ts) of a cells table. */
+static void
+log_op(WcCellsTable *ct, const uint8 *rowkey, size_t rowkey_len,
+	   const uint8 *famqual, size_t famqual_len, bool at_ts, uint64 ts,
+	   bool remove, const uint8 *value, size_t value_len)
+{
+	WcCellsRow	row;
+
+	wc_cells_begin_row(&row, ct->t, rowkey, rowkey_len);
+	log_version(&row, famqual, famqual_len, at_ts, ts, remove, value, value_len);
 }
 
 /*
  * wc_cells_put_at
- *		Log the version of a cell at ts, as an INSERT into a cells-layout
- *		table of t's stored table would: widecolumn.import_avro's write.
+ *		Log the version of a cell of the row wc_cells_begin_row named at ts,
+ *		as an INSERT into a cells-layout table would: import_avro's write.
  */
 void
-wc_cells_put_at(WcTable *t, const uint8 *rowkey, size_t rowkey_len,
-				const uint8 *famqual, size_t famqual_len, uint64 ts,
-				const uint8 *value, size_t value_len)
+wc_cells_put_at(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
+				uint64 ts, const uint8 *value, size_t value_len)
 {
-	WcCellsTable ct = {.t = t};
-
-	log_op(&ct, rowkey, rowkey_len, famqual, famqual_len, true, ts, false, value, value_len);
+	log_version(row, famqual, famqual_len, true, ts, false, value, value_len);
 }
 
 static void
