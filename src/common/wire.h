@@ -227,6 +227,8 @@ typedef struct WcWriteRequest
 	WcBytes		lowest;
 	WcBytes		highest;
 	bool		exact;			/* a cell has WC_WRITE_PUT_AT or _DELETE_AT */
+	WcBytes		exact_lowest;	/* the lowest and highest row prefix of */
+	WcBytes		exact_highest;	/* the rows with such a cell */
 } WcWriteRequest;
 
 /* One row of a WRITE request's rows, and one of its cells. */

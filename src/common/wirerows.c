@@ -213,6 +213,8 @@ wc_read_write(WcReader *r, WcWriteRequest *req)
 	req->lowest.data = req->highest.data = NULL;
 	req->lowest.len = req->highest.len = 0;
 	req->exact = false;
+	req->exact_lowest.data = req->exact_highest.data = NULL;
+	req->exact_lowest.len = req->exact_highest.len = 0;
 	if (!expect_type(r, WC_REQ_WRITE))
 		return fail(r);
 	req->db = wc_get_u32(r);
@@ -225,6 +227,8 @@ wc_read_write(WcReader *r, WcWriteRequest *req)
 	wc_reader_init(&rows, req->rows.data, req->rows.len);
 	while (wc_read_row(&rows, &row))
 	{
+		bool		exact = false;
+
 		widen(&req->lowest, row.prefix, -1);
 		widen(&req->highest, row.prefix, 1);
 		for (uint32 i = 0; i < row.ncells; i++)
@@ -233,8 +237,14 @@ wc_read_write(WcReader *r, WcWriteRequest *req)
 
 			if (!wc_read_row_cell(&rows, &cell))
 				break;
-			req->exact |= cell.exact;
+			exact |= cell.exact;
 		}
+		if (exact)
+		{
+			widen(&req->exact_lowest, row.prefix, -1);
+			widen(&req->exact_highest, row.prefix, 1);
+		}
+		req->exact |= exact;
 	}
 	if (rows.bad)
 		return fail(r);

@@ -80,7 +80,10 @@ cells_unix_micros(void)
 
 /*
  * The record of a commit whose batches are not all written: u64 timestamp,
- * then str lowest row prefix, str highest row prefix.  It is a file in the
+ * then str lowest row prefix, str highest row prefix; for a commit of
+ * versions at their own timestamps, then str lowest and str highest row
+ * prefix of the rows that hold them, where nothing was stored before the
+ * commit (cells_commit_is_large), so that all of them go.  It is a file in the
  * database's directory, not a LevelDB entry, for the clock's reason: an entry
  * written before the first batch and deleted with the last would make the
  * last memtable span the whole load.  LevelDB leaves files it does not name
@@ -100,6 +103,8 @@ struct WcCommit
 	int			batches;		/* taken so far */
 	StringInfo	lowest;			/* the lowest and highest row prefix */
 	StringInfo	highest;
+	StringInfo	exact_lowest;	/* a chunked commit of exact versions: the */
+	StringInfo	exact_highest;	/* rows that held nothing before it */
 	List	   *msgs;			/* the WRITE payloads (StringInfo) */
 	ListCell   *msg;			/* a large commit: the payload being read */
 	WcReader	rows;			/* and where in it */
@@ -130,6 +135,11 @@ pending_write(WcCommit *cm)
 	appendBinaryStringInfo(&rec, (const char *) &cm->ts, 8);
 	wc_put_bytes(&rec, cm->lowest->data, cm->lowest->len);
 	wc_put_bytes(&rec, cm->highest->data, cm->highest->len);
+	if (cm->exact_lowest != NULL)
+	{
+		wc_put_bytes(&rec, cm->exact_lowest->data, cm->exact_lowest->len);
+		wc_put_bytes(&rec, cm->exact_highest->data, cm->exact_highest->len);
+	}
 
 	fd = OpenTransientFile(tmp, O_CREAT | O_TRUNC | O_WRONLY | PG_BINARY);
 	if (fd < 0)
@@ -270,28 +280,68 @@ put_marks(WcCommit *cm, StringInfo marks, StringInfo key, StringInfo val,
 	}
 }
 
+/* Is key k (n bytes) in a row at or below the row prefix highest? */
+static bool
+at_or_below_row(const uint8 *k, size_t n, const uint8 *highest, size_t len)
+{
+	return wc_compare_bytes(k, n, highest, len) <= 0 ||
+		(n >= len && memcmp(k, highest, len) == 0);
+}
+
+/* Is nothing stored in the rows from row prefix lowest to highest? */
+static bool
+rows_empty(WcOpenDb *odb, StringInfo lowest, StringInfo highest)
+{
+	WcIter	   *it = storage_iter(odb->db, NULL, false);
+	bool		empty = true;
+
+	PG_TRY();
+	{
+		storage_iter_seek(it, (uint8 *) lowest->data, lowest->len);
+		if (storage_iter_valid(it))
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(it, &n);
+
+			empty = !at_or_below_row(k, n, (uint8 *) highest->data, highest->len);
+		}
+		storage_iter_check(it);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+	}
+	PG_END_TRY();
+	return empty;
+}
+
 /*
- * Is this commit written in chunks by cells_commit?  The caller must then
- * wait for the commit writer first (storage_writer_drain), so that the
- * chunks go after every commit before it.
+ * Is this commit written in chunks by cells_commit_large_*?  The commit
+ * writer has written every commit before it when the answer is yes.
+ *
+ * An interrupted large commit is undone by removing the entries stamped
+ * with its timestamp: that cannot undo a version written at another time,
+ * nor bring back a removed one.  So a commit with such versions is chunked
+ * only when the rows that hold them held nothing at all before it (an
+ * import into a new table, or into new rows): then undoing it removes
+ * every entry of those rows (docs/format.md, "Large commits").  Otherwise
+ * it is one batch, whatever its size.  Checking needs the commit writer's
+ * queue written first, as a large commit does anyway.
  */
 bool
-cells_commit_is_large(WcClientWrites *w)
+cells_commit_is_large(WcOpenDb *odb, WcClientWrites *w)
 {
 	ListCell   *lc;
 	size_t		total = 0;
 
-	/*
-	 * An interrupted large commit is undone by removing the entries stamped
-	 * with its timestamp: that cannot undo a version written at another
-	 * time, nor bring back a removed one.  So such a commit is one batch,
-	 * whatever its size (docs/format.md, "Large commits").
-	 */
-	if (w->exact)
-		return false;
 	foreach(lc, w->msgs)
 		total += ((StringInfo) lfirst(lc))->len;
-	return total > WC_COMMIT_CHUNK_BYTES;
+	if (total <= WC_COMMIT_CHUNK_BYTES)
+		return false;
+	if (!w->exact)
+		return true;
+	storage_writer_drain();
+	return rows_empty(odb, &w->exact_lowest, &w->exact_highest);
 }
 
 /*
@@ -353,7 +403,7 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
  *		commit outlives the request that began it: largecommit.c).
  */
 static WcCommit *
-commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync)
+commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync, bool chunked)
 {
 	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw commit",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -374,7 +424,12 @@ commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	initStringInfo(&cm->key);
 	initStringInfo(&cm->val);
 	initStringInfo(&cm->marks);
-	cm->chunked = cells_commit_is_large(w);
+	cm->chunked = chunked;
+	if (chunked && w->exact)
+	{
+		cm->exact_lowest = &w->exact_lowest;
+		cm->exact_highest = &w->exact_highest;
+	}
 
 	/*
 	 * A large commit is made durable even with sync off: its atomicity
@@ -427,10 +482,9 @@ commit_failed(WcCommit *cm)
 WcBatch *
 cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 {
-	WcCommit   *cm = commit_new(odb, w, sync);
+	WcCommit   *cm = commit_new(odb, w, sync, false);
 	WcBatch    *batch;
 
-	Assert(!cm->chunked);
 	PG_TRY();
 	{
 		ListCell   *lc;
@@ -472,9 +526,8 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 WcCommit *
 cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w)
 {
-	WcCommit   *cm = commit_new(odb, w, true);
+	WcCommit   *cm = commit_new(odb, w, true, true);
 
-	Assert(cm->chunked);
 	PG_TRY();
 	{
 		pending_write(cm);
@@ -669,12 +722,13 @@ pending_read(const char *path, StringInfo rec)
 	return true;
 }
 
-/* Remove the entry k if the commit stamped tsbuf wrote it. */
+/* Remove the entry k if the commit stamped tsbuf wrote it (NULL: it did). */
 static void
 recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, const uint8 *k,
 			  size_t n, uint64 *removed)
 {
-	if (n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0)
+	if (tsbuf == NULL ||
+		(n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0))
 	{
 		storage_batch_delete(batch, k, n);
 		(*removed)++;
@@ -692,7 +746,8 @@ recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, const uint8 *k,
  *		entry stamped with its timestamp between its lowest and highest row,
  *		and in the table of families below its lowest row: the refill marks
  *		of the row ranges it wrote into go there (rowdrops.c), whatever rows
- *		it wrote.
+ *		it wrote.  A commit of versions at their own timestamps names the
+ *		rows that hold them, empty before it: every entry there goes.
  */
 void
 cells_recover(WcOpenDb *odb)
@@ -703,7 +758,9 @@ cells_recover(WcOpenDb *odb)
 	uint64		ts;
 	uint8		tsbuf[WC_TS_LEN];
 	WcBytes		lowest,
-				highest;
+				highest,
+				exact_lowest = {NULL, 0},
+				exact_highest = {NULL, 0};
 	WcIter	   *it;
 	WcBatch    *batch;
 	uint64		removed = 0;
@@ -714,6 +771,12 @@ cells_recover(WcOpenDb *odb)
 	ts = wc_get_u64(&r);
 	lowest = wc_get_bytes(&r);
 	highest = wc_get_bytes(&r);
+	/* (written before 0.6.0, the file never has these) */
+	if (wc_reader_left(&r) != 0)
+	{
+		exact_lowest = wc_get_bytes(&r);
+		exact_highest = wc_get_bytes(&r);
+	}
 	if (r.bad || wc_reader_left(&r) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -748,6 +811,20 @@ cells_recover(WcOpenDb *odb)
 			recover_entry(odb, batch, tsbuf, k, n, &removed);
 		}
 		storage_iter_check(it);
+		if (exact_lowest.data != NULL)
+		{
+			for (storage_iter_seek(it, exact_lowest.data, exact_lowest.len);
+				 storage_iter_valid(it); storage_iter_next(it))
+			{
+				size_t		n;
+				const uint8 *k = storage_iter_key(it, &n);
+
+				if (!at_or_below_row(k, n, exact_highest.data, exact_highest.len))
+					break;
+				recover_entry(odb, batch, NULL, k, n, &removed);
+			}
+			storage_iter_check(it);
+		}
 		storage_write(odb->db, batch, true);
 		durable_unlink(path, ERROR);
 	}

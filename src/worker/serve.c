@@ -76,6 +76,8 @@ client_writes(WcClient *c, uint32 db, bool create)
 	w->db = db;
 	initStringInfo(&w->lowest);
 	initStringInfo(&w->highest);
+	initStringInfo(&w->exact_lowest);
+	initStringInfo(&w->exact_highest);
 	c->writes = lappend(c->writes, w);
 	return w;
 }
@@ -91,6 +93,8 @@ wc_client_discard_writes(WcClient *c, uint32 db)
 	list_free_deep(w->msgs);
 	pfree(w->lowest.data);
 	pfree(w->highest.data);
+	pfree(w->exact_lowest.data);
+	pfree(w->exact_highest.data);
 	c->writes = list_delete_ptr(c->writes, w);
 	pfree(w);
 }
@@ -336,6 +340,11 @@ serve_write(WcClient *c, WcReader *r)
 		widen(&w->lowest, req.lowest, -1);
 		widen(&w->highest, req.highest, 1);
 	}
+	if (req.exact_lowest.data != NULL)
+	{
+		widen(&w->exact_lowest, req.exact_lowest, -1);
+		widen(&w->exact_highest, req.exact_highest, 1);
+	}
 	rows = makeStringInfo();
 	appendBinaryStringInfo(rows, (const char *) req.rows.data, req.rows.len);
 	w->msgs = lappend(w->msgs, rows);
@@ -375,7 +384,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 {
 	WcClientWrites *w = client_writes(c, db, false);
 	WcBatch    *batch = NULL;
-	bool		large = w != NULL && cells_commit_is_large(w);
+	volatile bool large = false;
 	bool		alone;
 
 	PG_TRY();
@@ -389,6 +398,7 @@ commit_writes(WcClient *c, WcOpenDb *odb, uint32 db, bool sync)
 			wc_db_close_after_failure(odb);
 			wc_db_reopen(odb);
 		}
+		large = w != NULL && cells_commit_is_large(odb, w);
 		/* answered when written, while the worker serves (largecommit.c) */
 		if (large)
 			wc_large_commit_start(c, odb, db);

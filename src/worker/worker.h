@@ -66,7 +66,9 @@ typedef struct WcClientWrites
 	StringInfoData lowest;		/* the lowest and highest row prefix in them */
 	StringInfoData highest;
 	bool		exact;			/* a cell with an explicit timestamp, or the
-								 * removal of a version: one batch */
+								 * removal of a version */
+	StringInfoData exact_lowest;	/* the lowest and highest row prefix of */
+	StringInfoData exact_highest;	/* the rows with such cells */
 } WcClientWrites;
 
 /* A snapshot a backend holds, by the id the backend chose. */
@@ -330,7 +332,7 @@ extern int	wc_debug_clock_step_back;
 extern uint64 cells_unix_micros(void);
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
-extern bool cells_commit_is_large(WcClientWrites *w);
+extern bool cells_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
 extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 typedef struct WcCommit WcCommit;
 extern WcCommit *cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w);

@@ -5,12 +5,15 @@
 # with its timestamp (005_partial_commit.pl).  A cells-layout table's
 # versions at explicit timestamps, and its removals of versions, cannot be
 # rolled back that way, so a commit that has any is written as one batch
-# whatever its size (docs/format.md, "Large commits").
+# whatever its size, unless the rows that hold them held nothing before it:
+# then it is chunked, and rolled back by removing every entry of those rows
+# (docs/format.md, "Large commits").
 #
 # With widecolumn_fdw.debug_crash_after_commit_batches = 1 the worker kills
 # itself after the first batch of a multi-batch commit: a large mapped-table
 # commit dies (the hook is armed), and a large cells-table commit, with
-# explicit timestamps and removals, is written whole and survives a restart.
+# explicit timestamps and removals, is written whole and survives a restart;
+# one of versions into empty rows dies and is rolled back whole.
 
 use strict;
 use warnings;
@@ -78,6 +81,49 @@ $node->restart;
 is($node->safe_psql('postgres', $count), $expect, 'and survives a restart');
 my @pending = glob($node->data_dir . '/widecolumn_fdw/*/widecolumn-pending-commit');
 is(scalar(@pending), 0, 'no pending-commit file is left');
+
+# Versions at explicit timestamps into rows that hold nothing yet (what
+# import_avro writes into a new table) are chunked like any large commit,
+# and a crash between the chunks removes every entry of those rows.
+$node->safe_psql('postgres',
+	'ALTER SYSTEM SET widecolumn_fdw.debug_crash_after_commit_batches = 1; SELECT pg_reload_conf();'
+);
+$node->safe_psql('postgres', 'SELECT count(*) FROM m');
+$old = worker_pid($node);
+my $into_new_rows = q{INSERT INTO h SELECT 's' || lpad(i::text, 5, '0'), 'f', 'q',
+	timestamptz '2023-01-01 00:00+00' + i * interval '1 second', 'newer ' || i || repeat('z', 1000)
+	FROM generate_series(1, 10000) i};
+($ret, $out, $err) = $node->psql('postgres', $into_new_rows);
+isnt($ret, 0, 'a large commit of versions into empty rows is chunked: it dies after its first batch');
+ok(defined wait_for_new_worker($node, $old), 'the storage worker came back');
+$node->poll_query_until('postgres', 'SELECT true')
+  or die 'the cluster did not come back';
+is($node->safe_psql('postgres', q{SELECT count(*) FROM h WHERE rowkey >= 's'}),
+	'0', 'and every entry of those rows was rolled back');
+is($node->safe_psql('postgres', $count), $expect, 'the versions stored before are all there');
+ok($node->log_contains(qr/rolled back an interrupted commit.*\n.*DETAIL:  [1-9]\d* entries were removed/),
+	'the worker logged the roll-back');
+@pending = glob($node->data_dir . '/widecolumn_fdw/*/widecolumn-pending-commit');
+is(scalar(@pending), 0, 'the roll-back removed the pending-commit file');
+
+# Exact versions in rows around a stored one: one batch, not killed.
+$old = worker_pid($node);
+$node->safe_psql('postgres', q{INSERT INTO h SELECT 'p' || lpad(i::text, 5, '0'), 'f', 'q',
+	timestamptz '2023-01-01 00:00+00' + i * interval '1 second', 'around ' || i || repeat('z', 1000)
+	FROM generate_series(1, 10000) i UNION ALL SELECT 'z', 'f', 'q', now(), 'last'});
+is(worker_pid($node), $old, 'exact versions in rows around stored ones: one batch, the worker lives');
+
+$node->safe_psql('postgres',
+	'ALTER SYSTEM RESET widecolumn_fdw.debug_crash_after_commit_batches; SELECT pg_reload_conf();'
+);
+$node->safe_psql('postgres', 'SELECT count(*) FROM m');
+$node->safe_psql('postgres', $into_new_rows);
+$node->restart;
+is($node->safe_psql('postgres',
+		q{SELECT count(*), count(DISTINCT rowkey),
+			sum(length(value)) = (SELECT sum(length('newer ' || i || repeat('z', 1000))) FROM generate_series(1, 10000) i)
+		FROM h WHERE rowkey >= 's' AND rowkey < 't'}),
+	'10000|10000|t', 'uninterrupted, the commit into empty rows is whole after a restart');
 
 $node->stop;
 done_testing();
