@@ -360,19 +360,38 @@ import_error_context(void *arg)
 				   pl->name, row, block, offset);
 }
 
+/*
+ * An import's family+qualifier being built: the family's escaped form
+ * stays in it while the file's cells name the same family, as a row's
+ * cells mostly do.
+ */
+typedef struct WcImportKey
+{
+	StringInfoData family;		/* the family of the cell before, as in the file */
+	StringInfoData famqual;		/* its escaped form, then the qualifier's */
+	size_t		family_len;		/* the escaped family's bytes in famqual */
+} WcImportKey;
+
 /* Check a version of the file against what the stored table takes, and log it. */
 static void
-import_cell(const WcCellsRow *row, const WcAvroCell *c, size_t *row_bytes)
+import_cell(const WcCellsRow *row, const WcAvroCell *c, WcImportKey *k, size_t *row_bytes)
 {
-	uint8	   *fq;
-	size_t		fqlen;
-
-	if (!wc_valid_family(c->family, c->family_len))
-		ereport(ERROR,
-				(errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
-				 errmsg("invalid column family name \"%s\"",
-						pnstrdup(c->family, c->family_len)),
-				 errdetail("A family name may contain only letters, digits, \"_\", \"-\" and \".\", and may not be empty.")));
+	if (k->family_len == 0 || (size_t) k->family.len != c->family_len ||
+		memcmp(k->family.data, c->family, c->family_len) != 0)
+	{
+		if (!wc_valid_family(c->family, c->family_len))
+			ereport(ERROR,
+					(errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
+					 errmsg("invalid column family name \"%s\"",
+							pnstrdup(c->family, c->family_len)),
+					 errdetail("A family name may contain only letters, digits, \"_\", \"-\" and \".\", and may not be empty.")));
+		resetStringInfo(&k->family);
+		appendBinaryStringInfo(&k->family, c->family, c->family_len);
+		resetStringInfo(&k->famqual);
+		enlargeStringInfo(&k->famqual, WC_ESCAPED_MAX(c->family_len));
+		k->family_len = wc_escape((const uint8 *) c->family, c->family_len,
+								  (uint8 *) k->famqual.data);
+	}
 	if (c->qualifier_len > WC_MAX_QUALIFIER)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -398,10 +417,12 @@ import_cell(const WcCellsRow *row, const WcAvroCell *c, size_t *row_bytes)
 				 errmsg("row is too large"),
 				 errdetail("The row's cells hold more than %d bytes, the most a commit writes to a row.",
 						   WC_MAX_ROW)));
-	fq = palloc(WC_ESCAPED_MAX(c->family_len) + WC_ESCAPED_MAX(c->qualifier_len));
-	fqlen = wc_escape((const uint8 *) c->family, c->family_len, fq);
-	fqlen += wc_escape(c->qualifier, c->qualifier_len, fq + fqlen);
-	wc_cells_put_at(row, fq, fqlen, (uint64) c->ts, c->value, c->value_len);
+	k->famqual.len = k->family_len;
+	enlargeStringInfo(&k->famqual, WC_ESCAPED_MAX(c->qualifier_len));
+	k->famqual.len += wc_escape(c->qualifier, c->qualifier_len,
+								(uint8 *) k->famqual.data + k->family_len);
+	wc_cells_put_at(row, (uint8 *) k->famqual.data, k->famqual.len, (uint64) c->ts,
+					c->value, c->value_len);
 }
 
 /*
@@ -424,12 +445,16 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 	ErrorContextCallback errcb;
 	WcAvroReader *volatile r = NULL;
 	MemoryContext row_cxt;
+	WcImportKey fq;
 	volatile uint64 rows = 0;
 
 	PreventCommandIfReadOnly("widecolumn.import_avro()");
 	wc_as_of_forbid(false);
 	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "widecolumn_fdw import row",
 									ALLOCSET_DEFAULT_SIZES);
+	initStringInfo(&fq.family);
+	initStringInfo(&fq.famqual);
+	fq.family_len = 0;
 	errcb.callback = import_error_context;
 	errcb.arg = &place;
 	errcb.previous = error_context_stack;
@@ -462,7 +487,7 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 				WcAvroCell	c;
 
 				wc_avro_row_cell(r, i, &c);
-				import_cell(&row, &c, &row_bytes);
+				import_cell(&row, &c, &fq, &row_bytes);
 			}
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(row_cxt);

@@ -38,26 +38,37 @@
 #include "fdw/cells.h"
 #include "fdw/txn.h"
 
-/* One version written or removed. */
+/*
+ * One version written or removed.  An import logs millions: this is kept
+ * small, and its bytes are carved from blocks (op_bytes) rather than
+ * allocated one by one.
+ */
 typedef struct WcCellOp
 {
 	WcTxnTable *tt;
-	SubTransactionId subid;
 	uint8	   *prefix;			/* escaped table and row key */
-	size_t		prefix_len;
-	uint8	   *famqual;		/* escaped family and qualifier */
-	size_t		famqual_len;
-	bool		at_ts;			/* false: at the commit's time */
+	uint8	   *famqual;		/* escaped family and qualifier, then the value */
 	uint64		ts;
+	SubTransactionId subid;
+	uint32		prefix_len;
+	uint32		famqual_len;
+	uint32		value_len;
+	bool		at_ts;			/* false: at the commit's time */
 	bool		remove;
-	uint8	   *value;
-	size_t		value_len;
 } WcCellOp;
+
+#define OP_VALUE(op)	((op)->famqual + (op)->famqual_len)
+
+/* Bytes larger than this get an allocation of their own. */
+#define OP_BYTES_LARGE	(8 * 1024)
+#define OP_BYTES_BLOCK	(256 * 1024)
 
 static MemoryContext ops_cxt = NULL;
 static WcCellOp *ops = NULL;
 static int	nops = 0;
 static int	ops_cap = 0;
+static uint8 *op_block = NULL;	/* the free end of the block bytes come from */
+static size_t op_block_left = 0;
 static List *written = NIL;		/* the WcTxnTables of ops, each once */
 
 /* Executor state of a cells-layout result relation. */
@@ -133,9 +144,9 @@ wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload)
 				wc_write_row_cell_remove_now(payload, op->famqual, op->famqual_len);
 			else if (op->at_ts)
 				wc_write_row_cell_at(payload, op->famqual, op->famqual_len,
-									 op->remove ? NULL : op->value, op->value_len, op->ts);
+									 op->remove ? NULL : OP_VALUE(op), op->value_len, op->ts);
 			else
-				wc_write_row_cell(payload, op->famqual, op->famqual_len, op->value, op->value_len);
+				wc_write_row_cell(payload, op->famqual, op->famqual_len, OP_VALUE(op), op->value_len);
 		}
 		if (payload->len >= WC_WRITE_CHUNK_BYTES)
 		{
@@ -222,7 +233,7 @@ wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n)
 		appendBinaryStringInfo(&key, (const char *) op->famqual, op->famqual_len);
 		wc_write_overlay_entry(buf, (uint8 *) key.data, key.len,
 							   op->remove ? WC_OVERLAY_REMOVE : WC_OVERLAY_PUT,
-							   !op->at_ts, op->ts, op->value, op->remove ? 0 : op->value_len);
+							   !op->at_ts, op->ts, OP_VALUE(op), op->remove ? 0 : op->value_len);
 		(*n)++;
 	}
 	pfree(key.data);
@@ -242,6 +253,8 @@ cells_xact_callback(XactEvent event, void *arg)
 			ops_cxt = NULL;
 			ops = NULL;
 			nops = ops_cap = 0;
+			op_block = NULL;
+			op_block_left = 0;
 			written = NIL;
 			break;
 		default:
@@ -305,6 +318,25 @@ wc_cells_begin_row(WcCellsRow *row, WcTable *t, const uint8 *rowkey, size_t rowk
 	}
 }
 
+/* n bytes of ops_cxt for an operation's family, qualifier and value. */
+static uint8 *
+op_bytes(size_t n)
+{
+	uint8	   *p;
+
+	if (n > OP_BYTES_LARGE)
+		return MemoryContextAllocHuge(ops_cxt, n);
+	if (n > op_block_left)
+	{
+		op_block = MemoryContextAlloc(ops_cxt, OP_BYTES_BLOCK);
+		op_block_left = OP_BYTES_BLOCK;
+	}
+	p = op_block;
+	op_block += n;
+	op_block_left -= n;
+	return p;
+}
+
 /* Log one operation on the version (row, famqual, ts). */
 static void
 log_version(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
@@ -321,26 +353,24 @@ log_version(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
 			MemoryContextAllocHuge(ops_cxt, sizeof(WcCellOp) * cap);
 		ops_cap = cap;
 	}
+	if (value == NULL)
+		value_len = 0;
 	/* the family+qualifier and the value in one piece */
-	p = MemoryContextAlloc(ops_cxt, famqual_len + (value ? value_len : 0) + 1);
+	p = op_bytes(famqual_len + value_len);
 	op = &ops[nops];
 	op->tt = row->tt;
 	op->subid = GetCurrentSubTransactionId();
 	op->prefix = row->prefix;
-	op->prefix_len = row->prefix_len;
+	op->prefix_len = (uint32) row->prefix_len;
 	op->famqual = p;
 	memcpy(p, famqual, famqual_len);
-	op->famqual_len = famqual_len;
+	op->famqual_len = (uint32) famqual_len;
 	op->at_ts = at_ts;
 	op->ts = ts;
 	op->remove = remove;
-	op->value = NULL;
-	if (value)
-	{
-		op->value = p + famqual_len;
-		memcpy(op->value, value, value_len);
-	}
-	op->value_len = value_len;
+	if (value_len > 0)
+		memcpy(p + famqual_len, value, value_len);
+	op->value_len = (uint32) value_len;
 	nops++;
 }
 
