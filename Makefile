@@ -29,7 +29,7 @@ OBJS += src/fdw/coltypes.o src/fdw/import.o
 # (to install one and test the upgrade from it) and the upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
-SHLIB_LINK = -lleveldb -lavro
+SHLIB_LINK = -lleveldb -lavro -lsnappy -lz
 
 REGRESS = types options ddl dml transactions errors privileges pushdown rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
 ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies maps aggregates droprange parallel import

@@ -199,8 +199,10 @@ SELECT try_import(decode(replace(encode(b, 'hex'), encode('"family"', 'hex'), en
 -- a family name Bigtable refuses, in the second row (r10: its key, the
 -- count of its cells, the first family's length, then its name)
 SELECT try_import(overlay(b PLACING '\x21'::bytea FROM position(convert_to('r10', 'UTF8') IN b) + 5 FOR 1)) FROM good;
--- a corrupt block: snappy's checksum, and a damaged sync marker
+-- a corrupt block: damaged snappy data, a snappy checksum (the 4 bytes
+-- before the closing sync marker) that does not match, a damaged sync marker
 SELECT try_import(overlay(b PLACING '\x00000000'::bytea FROM length(b) / 2 FOR 4)) FROM good_snappy;
+SELECT try_import(set_byte(b, length(b) - 17, get_byte(b, length(b) - 17) # 1)) FROM good_snappy;
 SELECT try_import(overlay(b PLACING '\x00'::bytea FROM length(b) - 3 FOR 1)) FROM good;
 SELECT count(*) FROM bad_cells;
 SELECT count(*) FROM widecolumn.families('avro_srv') WHERE table_name = 'bad';

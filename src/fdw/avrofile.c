@@ -13,13 +13,18 @@
  * it (and the largest row) is ever touched.
  *
  * Reading walks the container's framing itself (the header, and each
- * block's row count, length and sync marker) and hands the library one
- * block at a time, as a file of the header and that block in memory: the
- * library's file reader ignores a block it cannot read or decompress and
- * reports the end of the file and a damaged block alike, so on its own it
- * cannot tell a truncated or corrupt file from a whole one, nor say where
- * the damage is, nor read a file of no rows.  The rows themselves, the
- * schema and the codecs are the library's.
+ * block's row count, length and sync marker): the library's file reader
+ * ignores a block it cannot read or decompress and reports the end of the
+ * file and a damaged block alike, so on its own it cannot tell a truncated
+ * or corrupt file from a whole one, nor say where the damage is, nor read
+ * a file of no rows.  A block is decompressed here, with zlib or snappy as
+ * the codec says, and its rows decoded by the library's binary decoder
+ * (avro_consume_binary) into the cells of the row, from a schema the
+ * library parsed.  That decoder, unlike the library's generic values,
+ * builds no tree of values per row: it took 0.9 s of an import of
+ * 1,000,000 rows of four versions, where COPY of the same rows takes 0.6 s
+ * in all.  It hands every string and bytes value over in memory of its
+ * own, which is freed here when the next row is read.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,6 +32,8 @@
 
 #include <avro.h>
 #include <limits.h>
+#include <snappy-c.h>
+#include <zlib.h>
 
 #include "common/keycodec.h"
 #include "fdw/avrofile.h"
@@ -72,25 +79,47 @@ struct WcAvroWriter
 	uint64		rows;
 };
 
+typedef enum WcAvroCodec
+{
+	WC_AVRO_NULL,
+	WC_AVRO_DEFLATE,
+	WC_AVRO_SNAPPY
+} WcAvroCodec;
+
 struct WcAvroReader
 {
 	FILE	   *fp;
 	const char *name;
-	StringInfoData header;		/* its bytes, which go before each block */
+	MemoryContext cxt;			/* of the reader */
 	char		sync[WC_AVRO_SYNC];
+	WcAvroCodec codec;
 	avro_schema_t schema;
-	avro_value_iface_t *iface;
-	avro_value_t row;
-	bool		have_row;
 	int			key_idx,
 				cells_idx,
 				fam_idx,
 				qual_idx,
 				ts_idx,
 				val_idx;
-	char	   *block;			/* the header and one block, for the library */
-	FILE	   *bfp;
-	avro_file_reader_t br;
+	/* the decoder's consumers: a row, its cells, a cell, and the fields */
+	avro_consumer_t row_c,
+				cells_c,
+				cell_c,
+				key_c,
+				family_c,
+				qualifier_c,
+				ts_c,
+				value_c;
+	/* the row read last; its strings and bytes are the library's */
+	uint8	   *key;
+	size_t		keylen;
+	WcAvroCell *cells;
+	int			ncells;
+	int			cells_cap;
+	char	   *raw;			/* the block as stored */
+	size_t		raw_cap;
+	char	   *data;			/* and decompressed (raw, for codec null) */
+	size_t		data_cap;
+	avro_reader_t mem;			/* the library's reader of data */
 	int64		left;			/* rows of the block not yet read */
 	uint64		offset;			/* of the next byte of fp */
 	uint64		block_offset;
@@ -252,6 +281,8 @@ wc_avro_writer_abandon(WcAvroWriter *w)
 
 /* Reading. */
 
+static void make_consumers(WcAvroReader *r);
+
 static pg_attribute_noreturn() void
 truncated(WcAvroReader *r)
 {
@@ -386,29 +417,30 @@ wc_avro_reader_begin(FILE *fp, const char *name)
 	char	   *codec = "null";
 	int64		n,
 				len;
+	StringInfoData header;
 
 	r->fp = fp;
 	r->name = name;
-	initStringInfo(&r->header);
+	r->cxt = CurrentMemoryContext;
+	initStringInfo(&header);
 	if (!take(r, magic, 4, true) || memcmp(magic, "Obj\x01", 4) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
 				 errmsg("file \"%s\" is not an Avro object container file", name),
 				 errdetail("An Avro file begins with the bytes \"Obj\" and 1.")));
-	appendBinaryStringInfo(&r->header, magic, 4);
 	/* the metadata: a map of bytes, in blocks of entries */
-	while (take_long(r, &r->header, &n, false) && n != 0)
+	while (take_long(r, &header, &n, false) && n != 0)
 	{
 		if (n < 0)
 		{
 			n = -n;
-			take_long(r, &r->header, &len, false);	/* the block's bytes */
+			take_long(r, &header, &len, false); /* the block's bytes */
 		}
 		for (int64 i = 0; i < n; i++)
 		{
-			char	   *k = take_bytes(r, &r->header, &len);
+			char	   *k = take_bytes(r, &header, &len);
 			int64		vlen;
-			char	   *v = take_bytes(r, &r->header, &vlen);
+			char	   *v = take_bytes(r, &header, &vlen);
 
 			if (strcmp(k, "avro.schema") == 0)
 			{
@@ -420,7 +452,7 @@ wc_avro_reader_begin(FILE *fp, const char *name)
 		}
 	}
 	take(r, r->sync, WC_AVRO_SYNC, false);
-	appendBinaryStringInfo(&r->header, r->sync, WC_AVRO_SYNC);
+	pfree(header.data);
 
 	if (schema == NULL ||
 		avro_schema_from_json_length(schema, schema_len, &r->schema) != 0)
@@ -439,31 +471,102 @@ wc_avro_reader_begin(FILE *fp, const char *name)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("Avro file \"%s\" uses codec \"%s\"", name, codec),
 				 errdetail("The codecs supported are null, deflate and snappy.")));
-	r->iface = avro_generic_class_from_schema(r->schema);
-	if (r->iface == NULL || avro_generic_value_new(r->iface, &r->row) != 0)
-		elog(ERROR, "could not make an Avro value: %s", avro_strerror());
-	r->have_row = true;
+	r->codec = strcmp(codec, "deflate") == 0 ? WC_AVRO_DEFLATE :
+		strcmp(codec, "snappy") == 0 ? WC_AVRO_SNAPPY : WC_AVRO_NULL;
+	make_consumers(r);
 	return r;
 }
 
-static void
-close_block(WcAvroReader *r)
+/*
+ * Decompress the block in r->raw (n bytes) into r->data; *len its bytes.
+ * false: it does not decompress, and *why says what is wrong.
+ */
+static bool
+decompress(WcAvroReader *r, size_t n, size_t *len, const char **why)
 {
-	if (r->br != NULL)
-		avro_file_reader_close(r->br);
-	r->br = NULL;
-	if (r->bfp != NULL)
-		fclose(r->bfp);
-	r->bfp = NULL;
-	if (r->block != NULL)
-		pfree(r->block);
-	r->block = NULL;
+	if (r->codec == WC_AVRO_DEFLATE)
+	{
+		z_stream	z;
+		int			rc;
+
+		/* raw DEFLATE (RFC 1951), as the Avro specification says */
+		memset(&z, 0, sizeof(z));
+		if (inflateInit2(&z, -MAX_WBITS) != Z_OK)
+			elog(ERROR, "could not start zlib's inflate");
+		z.next_in = (Bytef *) r->raw;
+		z.avail_in = n;
+		do
+		{
+			if (z.total_out == r->data_cap)
+			{
+				size_t		cap = Max(r->data_cap * 2, 1024 * 1024);
+
+				if (cap > (size_t) WC_AVRO_MAX_BLOCK)
+				{
+					inflateEnd(&z);
+					*why = "it decompresses to more than 2 GB";
+					return false;
+				}
+				r->data = r->data ? repalloc_huge(r->data, cap) :
+					MemoryContextAllocHuge(r->cxt, cap);
+				r->data_cap = cap;
+			}
+			z.next_out = (Bytef *) r->data + z.total_out;
+			z.avail_out = r->data_cap - z.total_out;
+			rc = inflate(&z, Z_NO_FLUSH);
+		} while (rc == Z_OK);
+		*len = z.total_out;
+		inflateEnd(&z);
+		if (rc != Z_STREAM_END)
+		{
+			*why = "its deflate stream is damaged or cut short";
+			return false;
+		}
+		return true;
+	}
+	if (r->codec == WC_AVRO_SNAPPY)
+	{
+		size_t		out;
+		uint32		crc;
+
+		/* snappy's block, then the big-endian CRC-32 of what it holds */
+		if (n < 4 ||
+			snappy_uncompressed_length(r->raw, n - 4, &out) != SNAPPY_OK ||
+			out > (size_t) WC_AVRO_MAX_BLOCK)
+		{
+			*why = "it is not a snappy block";
+			return false;
+		}
+		if (out > r->data_cap)
+		{
+			if (r->data)
+				pfree(r->data);
+			r->data = MemoryContextAllocHuge(r->cxt, Max(out, 1));
+			r->data_cap = Max(out, 1);
+		}
+		if (snappy_uncompress(r->raw, n - 4, r->data, &out) != SNAPPY_OK)
+		{
+			*why = "its snappy data is damaged";
+			return false;
+		}
+		crc = ((uint32) (uint8) r->raw[n - 4] << 24) | ((uint32) (uint8) r->raw[n - 3] << 16) |
+			((uint32) (uint8) r->raw[n - 2] << 8) | (uint32) (uint8) r->raw[n - 1];
+		if (crc32(crc32(0L, Z_NULL, 0), (const Bytef *) r->data, out) != crc)
+		{
+			*why = "its snappy checksum does not match what it holds";
+			return false;
+		}
+		*len = out;
+		return true;
+	}
+	*len = n;
+	return true;
 }
 
 /*
  * next_block
- *		Read the next block, check its sync marker and open it with the
- *		library as a file of the header and that block; false at the end.
+ *		Read the next block, check its sync marker, decompress it and point
+ *		the library's reader at its rows; false at the end of the file.
  */
 static bool
 next_block(WcAvroReader *r)
@@ -471,11 +574,10 @@ next_block(WcAvroReader *r)
 	StringInfoData raw;
 	int64		count,
 				size;
-	size_t		total;
-	char	   *p;
 	char		sync[WC_AVRO_SYNC];
+	size_t		len;
+	const char *why;
 
-	close_block(r);
 	initStringInfo(&raw);
 	r->block_offset = r->offset;
 	if (!take_long(r, &raw, &count, true))
@@ -486,11 +588,15 @@ next_block(WcAvroReader *r)
 	take_long(r, &raw, &size, false);
 	if (size < 0 || size > WC_AVRO_MAX_BLOCK)
 		bad_framing(r, "a block's length");
-	total = r->header.len + raw.len + size + WC_AVRO_SYNC;
-	r->block = p = MemoryContextAllocHuge(CurrentMemoryContext, total);
-	memcpy(p, r->header.data, r->header.len);
-	memcpy(p + r->header.len, raw.data, raw.len);
-	take(r, p + r->header.len + raw.len, size, false);
+	pfree(raw.data);
+	if ((size_t) size > r->raw_cap)
+	{
+		if (r->raw)
+			pfree(r->raw);
+		r->raw = MemoryContextAllocHuge(r->cxt, Max(size, 1));
+		r->raw_cap = Max(size, 1);
+	}
+	take(r, r->raw, size, false);
 	take(r, sync, WC_AVRO_SYNC, false);
 	if (memcmp(sync, r->sync, WC_AVRO_SYNC) != 0)
 		ereport(ERROR,
@@ -498,21 +604,169 @@ next_block(WcAvroReader *r)
 				 errmsg("Avro file \"%s\" is corrupt", r->name),
 				 errdetail("Block " UINT64_FORMAT ", at byte " UINT64_FORMAT ", does not end with the file's sync marker.",
 						   r->blocks, r->block_offset)));
-	memcpy(p + total - WC_AVRO_SYNC, sync, WC_AVRO_SYNC);
-	r->bfp = fmemopen(p, total, "rb");
-	if (r->bfp == NULL)
-		elog(ERROR, "could not open memory as a file: %m");
-	if (avro_file_reader_fp(r->bfp, r->name, 0, &r->br) != 0)
-	{
-		r->br = NULL;
+	if (!decompress(r, size, &len, &why))
 		ereport(ERROR,
 				(errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
 				 errmsg("Avro file \"%s\" is corrupt", r->name),
-				 errdetail("Block " UINT64_FORMAT ", at byte " UINT64_FORMAT ", cannot be read: %s",
-						   r->blocks, r->block_offset, avro_strerror())));
-	}
+				 errdetail("Block " UINT64_FORMAT ", at byte " UINT64_FORMAT ", cannot be decompressed: %s.",
+						   r->blocks, r->block_offset, why)));
+	if (r->mem == NULL)
+		r->mem = avro_reader_memory(r->codec == WC_AVRO_NULL ? r->raw : r->data, len);
+	else
+		avro_reader_memory_set_source(r->mem, r->codec == WC_AVRO_NULL ? r->raw : r->data, len);
+	if (r->mem == NULL)
+		elog(ERROR, "could not make an Avro reader: %s", avro_strerror());
 	r->left = count;
 	return true;
+}
+
+/* Free the strings and bytes of the row read last (the library's). */
+static void
+free_row(WcAvroReader *r)
+{
+	if (r->key != NULL)
+		avro_free(r->key, r->keylen + 1);
+	r->key = NULL;
+	r->keylen = 0;
+	for (int i = 0; i < r->ncells; i++)
+	{
+		WcAvroCell *c = &r->cells[i];
+
+		/* the library counts a string's NUL, and adds one to bytes */
+		if (c->family != NULL)
+			avro_free((void *) c->family, c->family_len + 1);
+		if (c->qualifier != NULL)
+			avro_free((void *) c->qualifier, c->qualifier_len + 1);
+		if (c->value != NULL)
+			avro_free((void *) c->value, c->value_len + 1);
+	}
+	r->ncells = 0;
+}
+
+/*
+ * The decoder's callbacks, with the reader as their user data.  They keep
+ * what it decodes; they cannot fail (a repalloc that cannot have its
+ * memory raises an error as anywhere else).
+ */
+static int
+row_field(avro_consumer_t *c, unsigned int i, avro_consumer_t **field, void **ud, void *r_)
+{
+	WcAvroReader *r = r_;
+
+	*field = (int) i == r->key_idx ? &r->key_c : &r->cells_c;
+	*ud = r;
+	return 0;
+}
+
+static int
+key_bytes(avro_consumer_t *c, const void *v, size_t len, void *r_)
+{
+	WcAvroReader *r = r_;
+
+	if (r->key != NULL)			/* (a schema has one key) */
+		avro_free(r->key, r->keylen + 1);
+	r->key = (uint8 *) v;
+	r->keylen = len;
+	return 0;
+}
+
+static int
+cells_element(avro_consumer_t *c, unsigned int i, avro_consumer_t **element, void **ud, void *r_)
+{
+	WcAvroReader *r = r_;
+
+	if (r->ncells == r->cells_cap)
+	{
+		int			cap = Max(16, r->cells_cap * 2);
+
+		r->cells = r->cells ?
+			repalloc_huge(r->cells, sizeof(WcAvroCell) * cap) :
+			MemoryContextAllocHuge(r->cxt, sizeof(WcAvroCell) * cap);
+		r->cells_cap = cap;
+	}
+	memset(&r->cells[r->ncells++], 0, sizeof(WcAvroCell));
+	*element = &r->cell_c;
+	*ud = r;
+	return 0;
+}
+
+static int
+cell_field(avro_consumer_t *c, unsigned int i, avro_consumer_t **field, void **ud, void *r_)
+{
+	WcAvroReader *r = r_;
+
+	*field = (int) i == r->fam_idx ? &r->family_c :
+		(int) i == r->qual_idx ? &r->qualifier_c :
+		(int) i == r->ts_idx ? &r->ts_c : &r->value_c;
+	*ud = r;
+	return 0;
+}
+
+static int
+family_string(avro_consumer_t *c, const void *v, size_t len, void *r_)
+{
+	WcAvroReader *r = r_;
+	WcAvroCell *cell = &r->cells[r->ncells - 1];
+
+	cell->family = v;
+	cell->family_len = len > 0 ? len - 1 : 0;	/* the library counts the NUL */
+	return 0;
+}
+
+static int
+qualifier_bytes(avro_consumer_t *c, const void *v, size_t len, void *r_)
+{
+	WcAvroReader *r = r_;
+	WcAvroCell *cell = &r->cells[r->ncells - 1];
+
+	cell->qualifier = v;
+	cell->qualifier_len = len;
+	return 0;
+}
+
+static int
+ts_long(avro_consumer_t *c, int64_t v, void *r_)
+{
+	WcAvroReader *r = r_;
+
+	r->cells[r->ncells - 1].ts = v;
+	return 0;
+}
+
+static int
+value_bytes(avro_consumer_t *c, const void *v, size_t len, void *r_)
+{
+	WcAvroReader *r = r_;
+	WcAvroCell *cell = &r->cells[r->ncells - 1];
+
+	cell->value = v;
+	cell->value_len = len;
+	return 0;
+}
+
+/* The decoder's consumers, for the file's schema (check_schema's fields). */
+static void
+make_consumers(WcAvroReader *r)
+{
+	avro_schema_t cells = avro_schema_record_field_get_by_index(r->schema, r->cells_idx);
+	avro_schema_t cell = avro_schema_array_items(cells);
+
+	r->row_c.schema = r->schema;
+	r->row_c.record_field = row_field;
+	r->key_c.schema = avro_schema_record_field_get_by_index(r->schema, r->key_idx);
+	r->key_c.bytes_value = key_bytes;
+	r->cells_c.schema = cells;
+	r->cells_c.array_element = cells_element;
+	r->cell_c.schema = cell;
+	r->cell_c.record_field = cell_field;
+	r->family_c.schema = avro_schema_record_field_get_by_index(cell, r->fam_idx);
+	r->family_c.string_value = family_string;
+	r->qualifier_c.schema = avro_schema_record_field_get_by_index(cell, r->qual_idx);
+	r->qualifier_c.bytes_value = qualifier_bytes;
+	r->ts_c.schema = avro_schema_record_field_get_by_index(cell, r->ts_idx);
+	r->ts_c.long_value = ts_long;
+	r->value_c.schema = avro_schema_record_field_get_by_index(cell, r->val_idx);
+	r->value_c.bytes_value = value_bytes;
 }
 
 /*
@@ -523,35 +777,27 @@ next_block(WcAvroReader *r)
 bool
 wc_avro_next_row(WcAvroReader *r, const uint8 **key, size_t *keylen, int *ncells)
 {
-	avro_value_t v;
-	const void *p;
-	size_t		n;
-
 	r->in_row = false;
+	free_row(r);
 	while (r->left == 0)
 		if (!next_block(r))
 			return false;
 	r->rows++;
 	r->left--;
-	avro_value_reset(&r->row);
-	if (avro_file_reader_read_value(r->br, &r->row) != 0)
+	if (avro_consume_binary(r->mem, &r->row_c, r) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_BAD_COPY_FILE_FORMAT),
 				 errmsg("Avro file \"%s\" is corrupt", r->name),
 				 errdetail("Row " UINT64_FORMAT ", in block " UINT64_FORMAT " at byte " UINT64_FORMAT ", cannot be read: %s",
 						   r->rows, r->blocks, r->block_offset, avro_strerror())));
-	if (avro_value_get_by_index(&r->row, r->key_idx, &v, NULL) != 0 ||
-		avro_value_get_bytes(&v, &p, &n) != 0 ||
-		avro_value_get_by_index(&r->row, r->cells_idx, &v, NULL) != 0)
-		elog(ERROR, "could not read an Avro row: %s", avro_strerror());
+	for (int i = 0; i < r->ncells; i++)
+		if (r->cells[i].family == NULL || r->cells[i].qualifier == NULL ||
+			r->cells[i].value == NULL)
+			elog(ERROR, "the Avro decoder left a field of a cell unread");
 	r->in_row = true;
-	*key = p;
-	*keylen = n;
-	if (avro_value_get_size(&v, &n) != 0)
-		elog(ERROR, "could not read an Avro row: %s", avro_strerror());
-	if (n > INT_MAX)
-		bad_framing(r, "a row of at most 2^31 cells");
-	*ncells = (int) n;
+	*key = r->key ? r->key : (const uint8 *) "";
+	*keylen = r->keylen;
+	*ncells = r->ncells;
 	return true;
 }
 
@@ -559,45 +805,17 @@ wc_avro_next_row(WcAvroReader *r, const uint8 **key, size_t *keylen, int *ncells
 void
 wc_avro_row_cell(WcAvroReader *r, int i, WcAvroCell *cell)
 {
-	avro_value_t cells,
-				c,
-				f;
-	const void *p;
-	const char *s;
-	size_t		n;
-
-	if (avro_value_get_by_index(&r->row, r->cells_idx, &cells, NULL) != 0 ||
-		avro_value_get_by_index(&cells, i, &c, NULL) != 0 ||
-		avro_value_get_by_index(&c, r->fam_idx, &f, NULL) != 0 ||
-		avro_value_get_string(&f, &s, &n) != 0)
-		elog(ERROR, "could not read an Avro cell: %s", avro_strerror());
-	cell->family = s;
-	cell->family_len = n > 0 ? n - 1 : 0;	/* the library counts the NUL */
-	if (avro_value_get_by_index(&c, r->qual_idx, &f, NULL) != 0 ||
-		avro_value_get_bytes(&f, &p, &n) != 0)
-		elog(ERROR, "could not read an Avro cell: %s", avro_strerror());
-	cell->qualifier = p;
-	cell->qualifier_len = n;
-	if (avro_value_get_by_index(&c, r->ts_idx, &f, NULL) != 0 ||
-		avro_value_get_long(&f, &cell->ts) != 0 ||
-		avro_value_get_by_index(&c, r->val_idx, &f, NULL) != 0 ||
-		avro_value_get_bytes(&f, &p, &n) != 0)
-		elog(ERROR, "could not read an Avro cell: %s", avro_strerror());
-	cell->value = p;
-	cell->value_len = n;
+	*cell = r->cells[i];
 }
 
 /* Free what the library holds; on error too. */
 void
 wc_avro_reader_end(WcAvroReader *r)
 {
-	close_block(r);
-	if (r->have_row)
-	{
-		avro_value_decref(&r->row);
-		avro_value_iface_decref(r->iface);
-	}
-	r->have_row = false;
+	free_row(r);
+	if (r->mem != NULL)
+		avro_reader_free(r->mem);
+	r->mem = NULL;
 	if (r->schema != NULL)
 		avro_schema_decref(r->schema);
 	r->schema = NULL;

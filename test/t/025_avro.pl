@@ -5,7 +5,8 @@
 # versions (schema, rows, keys, families, qualifiers, timestamps, values);
 # what Python writes with the Dataflow template's schema,
 # widecolumn.import_avro reads in full; and a file Python writes with a bad
-# row is refused with an error naming that row, with nothing written.
+# row is refused with an error naming that row, and one whose deflate data
+# is damaged with an error naming the block, with nothing written.
 # (Python's library has no snappy codec without python3-snappy: the regress
 # test avro.sql round-trips snappy files.)
 
@@ -155,7 +156,8 @@ my %bad = (
 	longqualifier => qr/qualifier is too long.*row 3 \(block 1 at byte \d+\)/s,
 	family => qr/invalid column family name "cf:x".*row 3 \(block 1/s,
 	timestamp => qr/timestamp out of range.*row 3 \(block 1/s,
-	schema => qr/does not hold Bigtable rows/);
+	schema => qr/does not hold Bigtable rows/,
+	deflate => qr/is corrupt.*Block 1, at byte \d+, cannot be decompressed: its deflate stream is damaged/s);
 foreach my $kind (sort keys %bad)
 {
 	my $file = "$dir/bad_$kind.avro";

@@ -108,6 +108,8 @@ def bad(path, kind):
         third["timestamp"] = -5
     elif kind == "schema":
         doc["fields"][1]["type"]["items"]["fields"][2]["type"] = "int"
+    elif kind == "deflate":
+        pass
     else:
         sys.exit("unknown kind " + kind)
     schema = avro.schema.parse(json.dumps(doc))
@@ -117,6 +119,24 @@ def bad(path, kind):
         w.append({"key": b"k2", "cells": [ok, ok]})
         w.append({"key": key, "cells": [ok, third]})
         w.append({"key": b"k4", "cells": [ok]})
+    if kind == "deflate":
+        damage_first_block(path)
+
+
+def varint_end(data, at):
+    while data[at] & 0x80:
+        at += 1
+    return at + 1
+
+
+def damage_first_block(path):
+    """Make the first block's deflate data begin with a block of the reserved type."""
+    data = bytearray(open(path, "rb").read())
+    sync = bytes(data[-16:])
+    at = data.index(sync) + 16             # the header's sync marker ends it
+    at = varint_end(data, varint_end(data, at))  # the block's row count and length
+    data[at] = 0x07                        # BFINAL 1, BTYPE 11: no such type
+    open(path, "wb").write(data)
 
 
 if __name__ == "__main__":
