@@ -432,14 +432,17 @@ END {
 			   fmt(v["key_stats_tps.on"]), fmt(v["key_stats_tps.off"]),
 			   v["key_stats_tps_cost_pct"], v["key_stats_cpu_cost_pct"])
 	if (v["avro_ms.export_deflate"] != "")
-		printf("\n\nAvro (issue 20), the balloon rows (%s versions): `export_avro` deflate %s ms (%s MB), snappy %s ms (%s MB), null %s ms (%s MB); native `COPY (SELECT ...) TO` %s ms (%s MB); `import_avro` of the deflate file %s ms, native `COPY FROM` %s ms; import ÷ native COPY FROM %s (times: above 1 the import is slower). The imported table held every version exported.",
+		printf("\n\nAvro (issue 20), the balloon rows (%s versions): `export_avro` deflate %s ms (%s MB), snappy %s ms (%s MB), null %s ms (%s MB); native `COPY (SELECT ...) TO` %s ms (%s MB); `import_avro` of the deflate file %s ms, of the null file %s ms; `COPY FROM` of the same rows into the native table %s ms, into a foreign table %s ms; import (deflate) ÷ native COPY FROM %s, ÷ foreign COPY FROM %s; import (null) ÷ foreign COPY FROM %s (times: above 1 the import is slower). The imported tables held every version exported.",
 			   v["avro_versions"],
 			   v["avro_ms.export_deflate"], fmt(v["avro_bytes.export_deflate"] / 1e6),
 			   v["avro_ms.export_snappy"], fmt(v["avro_bytes.export_snappy"] / 1e6),
 			   v["avro_ms.export_null"], fmt(v["avro_bytes.export_null"] / 1e6),
 			   v["avro_ms.copy_to_native"], fmt(v["avro_bytes.copy_to_native"] / 1e6),
-			   v["avro_ms.import_deflate"], v["avro_ms.copy_from_native"],
-			   rfmt(ratio(v["avro_ms.import_deflate"], v["avro_ms.copy_from_native"])))
+			   v["avro_ms.import_deflate"], v["avro_ms.import_null"],
+			   v["avro_ms.copy_from_native"], v["avro_ms.copy_from_foreign"],
+			   rfmt(ratio(v["avro_ms.import_deflate"], v["avro_ms.copy_from_native"])),
+			   rfmt(ratio(v["avro_ms.import_deflate"], v["avro_ms.copy_from_foreign"])),
+			   rfmt(ratio(v["avro_ms.import_null"], v["avro_ms.copy_from_foreign"])))
 	if (quick)
 		printf(" (A smoke run: the targets are about the 1,000,000-row run.)")
 	print ""
