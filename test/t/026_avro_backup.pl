@@ -9,7 +9,8 @@
 #
 # Then kill -9 of the storage worker during an import's COMMIT: held
 # between the writes and the COMMIT (widecolumn_fdw.debug_pause_before_commit_ms),
-# nothing is written; killed as the COMMIT runs, all or nothing is.
+# nothing is written; killed as the COMMIT runs, all or nothing is; and
+# an import into a new table, committed in chunks, killed between two.
 
 use strict;
 use warnings;
@@ -163,6 +164,37 @@ sub import_killed
 is(import_killed(5000, 'held'), '0', 'killed before its COMMIT message: nothing written');
 my $n = import_killed(0, 'racing');
 ok($n eq '0' || $n eq $full, "killed as the COMMIT runs: all or nothing ($n of $full)");
+
+# An import of more than 4 MiB into a new table is committed in chunks, as
+# a COPY is; the worker killed between two of them (the hidden setting
+# widecolumn_fdw.debug_crash_after_commit_batches), the next open removes
+# what the first wrote.
+$node->safe_psql('postgres', q{
+CREATE FOREIGN TABLE big (rowkey text OPTIONS (rowkey 'true') COLLATE "C", v text) SERVER wc;
+INSERT INTO big SELECT 'b' || lpad(g::text, 6, '0'), repeat('x', 200) || g FROM generate_series(1, 50000) g;
+CREATE FOREIGN TABLE big_copy (rowkey text COLLATE "C", family text COLLATE "C",
+	qualifier text COLLATE "C", ts timestamptz, value bytea) SERVER wc OPTIONS (table 'big_copy', layout 'cells');
+});
+$node->safe_psql('postgres', "SELECT widecolumn.export_avro('big', path => '$dir/big.avro')");
+$node->safe_psql('postgres',
+	'ALTER SYSTEM SET widecolumn_fdw.debug_crash_after_commit_batches = 1; SELECT pg_reload_conf();');
+$node->safe_psql('postgres', 'SELECT count(*) FROM big_copy');
+my $worker = worker_pid($node);
+my ($ret, $out, $err) = $node->psql('postgres',
+	"BEGIN; SELECT widecolumn.import_avro('big_copy', '$dir/big.avro'); COMMIT;");
+isnt($ret, 0, 'a large import into a new table is chunked: killed after its first chunk');
+ok(defined wait_for_new_worker($node, $worker), 'a new storage worker runs');
+$node->poll_query_until('postgres', 'SELECT true') or die 'the server did not come back';
+$node->safe_psql('postgres',
+	'ALTER SYSTEM RESET widecolumn_fdw.debug_crash_after_commit_batches; SELECT pg_reload_conf();');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM big_copy'), '0',
+	'nothing of the interrupted import is left');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM widecolumn.families('wc') WHERE table_name = 'big_copy'}),
+	'0', 'nor the family it made');
+is($node->safe_psql('postgres', "BEGIN; SELECT widecolumn.import_avro('big_copy', '$dir/big.avro'); COMMIT;"),
+	'50000', 'imported again, uninterrupted');
+is($node->safe_psql('postgres', q{SELECT count(*), sum(length(value)) FROM big_copy}),
+	$node->safe_psql('postgres', q{SELECT count(*), sum(length(v)) FROM big}), 'it holds every value');
 
 $node->stop;
 done_testing();
