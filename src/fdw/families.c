@@ -477,6 +477,25 @@ list_has_all(const char *table, const char *list, const char **families, int n)
 	return true;
 }
 
+/* Read table's family list into known, as of the change count changes. */
+static void
+known_list_read(WcKnownList *known, WcTable *meta, uint64 changes)
+{
+	const uint8 **vals;
+	size_t	   *lens;
+	size_t		len = 0;
+
+	if (wc_read_row_now(meta, (const uint8 *) known->table, strlen(known->table),
+						&vals, &lens) && vals[0] != NULL)
+		len = lens[0];
+	pfree(known->list);
+	known->list = MemoryContextAlloc(TopMemoryContext, len + 1);
+	if (len > 0)
+		memcpy(known->list, vals[0], len);
+	known->list[len] = '\0';
+	known->changes = changes;
+}
+
 /*
  * wc_families_written
  *		Before COMMIT sends the writes: add to table's family list, with the
@@ -523,47 +542,36 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 
 	/*
 	 * The count is read before the list, so that a change that commits
-	 * in between is seen the next time.
+	 * in between is seen the next time.  A list not read since the last
+	 * change is read first without a lock: if it has every family, the
+	 * share lock will do, and sessions that begin writing at once
+	 * (counters merging into an aggregate family, aggregate.c) do not
+	 * queue for the exclusive lock.
 	 */
 	changes = pg_atomic_read_u64(&wc_shared->family_changes);
-	if (known->changes == changes && list_has_all(table, known->list, families, n))
+	meta = wc_get_meta_table(serverid);
+	if (known->changes != changes)
+		known_list_read(known, meta, changes);
+	if (list_has_all(table, known->list, families, n))
 	{
-		meta = wc_get_meta_table(serverid);
 		(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ShareLock,
 							   LockWaitBlock);
 		if (pg_atomic_read_u64(&wc_shared->family_changes) == changes)
 			return;
-	}
 
-	/*
-	 * A list not read since the last change: read it first without a lock.
-	 * If it has every family, the share lock will do, and sessions that
-	 * begin writing at once (counters merging into an aggregate family,
-	 * aggregate.c) do not queue for the exclusive lock.
-	 */
-	if (known->changes != changes)
-	{
-		const uint8 **vals;
-		size_t	   *lens;
-		size_t		len = 0;
-
-		meta = wc_get_meta_table(serverid);
-		if (wc_read_row_now(meta, (const uint8 *) table, strlen(table), &vals, &lens) &&
-			vals[0] != NULL)
-			len = lens[0];
-		pfree(known->list);
-		known->list = MemoryContextAlloc(TopMemoryContext, len + 1);
-		if (len > 0)
-			memcpy(known->list, vals[0], len);
-		known->list[len] = '\0';
-		known->changes = changes;
+		/*
+		 * Some change committed between the read and the lock (any
+		 * table's list, or a record of column types, coltypes.c).  None
+		 * can now, so the list read again is the one this commit writes
+		 * under.  Asking for the exclusive lock while holding the share
+		 * lock would deadlock with another session doing the same, as
+		 * sessions committing their first writes at once did when one of
+		 * them recorded its columns' types (test/t/002 under TSan).
+		 */
+		known_list_read(known, meta, pg_atomic_read_u64(&wc_shared->family_changes));
 		if (list_has_all(table, known->list, families, n))
-		{
-			(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ShareLock,
-								   LockWaitBlock);
-			if (pg_atomic_read_u64(&wc_shared->family_changes) == changes)
-				return;
-		}
+			return;
+		/* a family of the commit was dropped in between: rare, upgrade */
 	}
 
 	/* Lock it for a change at once: two sessions upgrading would deadlock. */

@@ -180,7 +180,7 @@ $node->safe_psql('postgres',
 	'ALTER SYSTEM SET widecolumn_fdw.debug_crash_after_commit_batches = 1; SELECT pg_reload_conf();');
 $node->safe_psql('postgres', 'SELECT count(*) FROM big_copy');
 my $worker = worker_pid($node);
-my ($ret, $out, $err) = $node->psql('postgres',
+($ret, $out, $err) = $node->psql('postgres',
 	"BEGIN; SELECT widecolumn.import_avro('big_copy', '$dir/big.avro'); COMMIT;");
 isnt($ret, 0, 'a large import into a new table is chunked: killed after its first chunk');
 ok(defined wait_for_new_worker($node, $worker), 'a new storage worker runs');
