@@ -479,6 +479,18 @@ wc_avro_reader_begin(FILE *fp, const char *name)
 	return r;
 }
 
+/* Make *buf (of *cap bytes) hold at least n, its contents not kept. */
+static void
+room(WcAvroReader *r, char **buf, size_t *cap, size_t n)
+{
+	if (n <= *cap && *buf != NULL)
+		return;
+	if (*buf != NULL)
+		pfree(*buf);
+	*cap = Max(n, 1);
+	*buf = MemoryContextAllocHuge(r->cxt, *cap);
+}
+
 /*
  * Decompress the block in r->raw (n bytes) into r->data; *len its bytes.
  * false: it does not decompress, and *why says what is wrong.
@@ -539,13 +551,7 @@ decompress(WcAvroReader *r, size_t n, size_t *len, const char **why)
 			*why = "it is not a snappy block";
 			return false;
 		}
-		if (out > r->data_cap)
-		{
-			if (r->data)
-				pfree(r->data);
-			r->data = MemoryContextAllocHuge(r->cxt, Max(out, 1));
-			r->data_cap = Max(out, 1);
-		}
+		room(r, &r->data, &r->data_cap, out);
 		if (snappy_uncompress(r->raw, n - 4, r->data, &out) != SNAPPY_OK)
 		{
 			*why = "its snappy data is damaged";
@@ -591,13 +597,7 @@ next_block(WcAvroReader *r)
 	if (size < 0 || size > WC_AVRO_MAX_BLOCK)
 		bad_framing(r, "a block's length");
 	pfree(raw.data);
-	if ((size_t) size > r->raw_cap)
-	{
-		if (r->raw)
-			pfree(r->raw);
-		r->raw = MemoryContextAllocHuge(r->cxt, Max(size, 1));
-		r->raw_cap = Max(size, 1);
-	}
+	room(r, &r->raw, &r->raw_cap, size);
 	take(r, r->raw, size, false);
 	take(r, sync, WC_AVRO_SYNC, false);
 	if (memcmp(sync, r->sync, WC_AVRO_SYNC) != 0)

@@ -513,8 +513,6 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 {
 	WcKnownList *known = NULL;
 	ListCell   *lc;
-	const char *p;
-	const char *end;
 	WcTable    *meta;
 	char	   *list;
 	bool		changed = false;
@@ -575,12 +573,9 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 	}
 
 	/* Lock it for a change at once: two sessions upgrading would deadlock. */
-	meta = lock_list(serverid, table, ExclusiveLock, &p, &end);
-	pfree(known->list);
-	known->list = MemoryContextAlloc(TopMemoryContext, end - p + 1);
-	memcpy(known->list, p, end - p);
-	known->list[end - p] = '\0';
-	known->changes = changes;
+	(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ExclusiveLock,
+						   LockWaitBlock);
+	known_list_read(known, meta, changes);
 
 	list = known->list;
 	for (int i = 0; i < n; i++)

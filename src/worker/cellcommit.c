@@ -805,8 +805,7 @@ cells_recover(WcOpenDb *odb)
 			size_t		n;
 			const uint8 *k = storage_iter_key(it, &n);
 
-			if (wc_compare_bytes(k, n, highest.data, highest.len) > 0 &&
-				(n < highest.len || memcmp(k, highest.data, highest.len) != 0))
+			if (!at_or_below_row(k, n, highest.data, highest.len))
 				break;
 			recover_entry(odb, batch, tsbuf, k, n, &removed);
 		}
