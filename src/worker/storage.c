@@ -114,6 +114,7 @@ static struct
 	pthread_cond_t wake;		/* the thread: work or stop */
 	pthread_cond_t written;		/* storage_writer_drain: a write is done */
 	int			efd;			/* readable when a write is done */
+	bool		efd_set;		/* efd may be readable (under mutex) */
 	WcWrite    *slots;
 	uint64		size;
 	uint64		submitted;		/* counters, under mutex */
@@ -206,8 +207,10 @@ writer_main(void *arg)
 			 * Under the mutex: see storage_next_written.  Adding 1 to an
 			 * eventfd fails only at a count of 2^64 - 1.
 			 */
-			if (write(writer.efd, &(uint64) {1}, sizeof(uint64)) < 0)
+			if (!writer.efd_set &&
+				write(writer.efd, &(uint64) {1}, sizeof(uint64)) < 0)
 				abort();
+			writer.efd_set = true;
 			pthread_cond_broadcast(&writer.written);
 			pthread_mutex_unlock(&writer.mutex);
 			if (err != NULL)
@@ -327,10 +330,15 @@ storage_next_written(void **owner)
 	/*
 	 * The thread signals under the mutex, so every signal so far is for a
 	 * write already collected: empty the descriptor, or the worker's wait
-	 * would return at once.
+	 * would return at once.  Only if the thread wrote it since we last
+	 * did: the loop asks on every pass, and a read is a system call.
 	 */
-	while (read(writer.efd, &n, sizeof(n)) > 0)
-		;
+	if (writer.efd_set)
+	{
+		while (read(writer.efd, &n, sizeof(n)) > 0)
+			;
+		writer.efd_set = false;
+	}
 	writer.drained = writer.collected;
 	pthread_mutex_unlock(&writer.mutex);
 	return false;
