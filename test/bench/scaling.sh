@@ -53,11 +53,12 @@ scale_run() {
 p99_of() {
 	from=$1 to=$2
 	shift 2
-	# a line: client transaction latency_us script epoch_s epoch_us
+	# a line: client transaction latency_us script epoch_s epoch_us (the
+	# time printed in full: print would round it to OFMT's 6 digits)
 	cat "$@" | awk -v from="$from" -v to="$to" '{
 		t = $5 + $6 / 1e6
 		if (from != "" && (t < from || t > to)) next
-		print $3, t
+		printf "%s %.6f\n", $3, t
 	}' | sort -n | awk '{ a[NR] = $1; if ($2 > last) last = $2 }
 	END {
 		if (NR == 0) { print "- 0 0"; exit }
