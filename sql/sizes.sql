@@ -91,6 +91,11 @@ SELECT plan_rows('SELECT * FROM sz') / 100000 BETWEEN 0.5 AND 2 AS table_within_
 SELECT plan_rows($$SELECT * FROM sz WHERE rowkey >= 'k3-000003' AND rowkey < 'k3-000100'$$)
        AS small_range_rows,
        (SELECT count(*) FROM sz WHERE rowkey >= 'k3-000003' AND rowkey < 'k3-000100') AS truth;
+-- a range of a thousand rows is past the walk's 512 entries (sizes.c): from
+-- its bytes too
+SELECT plan_rows($$SELECT * FROM sz WHERE rowkey >= 'k3-010000' AND rowkey < 'k3-020000'$$) / 1000
+       BETWEEN 0.5 AND 2 AS thousand_rows_within_2x,
+       (SELECT count(*) FROM sz WHERE rowkey >= 'k3-010000' AND rowkey < 'k3-020000') AS truth;
 -- a prefix with no rows
 SELECT plan_rows($$SELECT * FROM sz WHERE rowkey LIKE 'x%'$$) AS no_rows;
 
