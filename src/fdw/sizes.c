@@ -42,12 +42,13 @@ PG_FUNCTION_INFO_V1(wc_approximate_size);
 
 /*
  * ... and of a scan's key ranges.  Every custom plan walks them again, and
- * a prepared prefix scan is planned at each execution (PostgreSQL cannot
- * cost a generic LIKE prefix): a walk as long as the table's read a
- * 1,000-row prefix twice per query, once for the estimate and once for the
- * rows, and was a third of the storage worker's work in such a workload.
- * A range of up to about a hundred rows is still counted exactly; a longer
- * one is estimated from its bytes.
+ * a prepared prefix scan of a large table gets a custom plan at each
+ * execution (its generic plan is costed with LIKE's default selectivity,
+ * above the custom plans, so the plan cache keeps making them): a walk as
+ * long as the table's read a 1,000-row prefix twice per query, once for
+ * the estimate and once for the rows, a third of the storage worker's work
+ * in such a workload.  A range of up to 512 entries (128 rows of four
+ * cells) is still counted exactly; a longer one is estimated from its bytes.
  */
 #define WC_RANGE_WALK_ENTRIES	512
 
