@@ -48,6 +48,15 @@ extern size_t storage_batch_bytes(WcBatch *b);
 extern void storage_batch_clear(WcBatch *b);
 extern void storage_batch_free(WcBatch *b);
 extern void storage_write(WcDb *db, WcBatch *b, bool sync);
+extern bool storage_write_group(WcDb *db, WcBatch *const *b, int n, bool sync,
+								char *err, size_t errlen);
+extern bool storage_failed_flag(WcDb *db);
+extern void storage_set_failed_flag(WcDb *db);
+extern const char *storage_db_path(WcDb *db);
+extern void storage_raise_write_error(char *msg, const char *path) pg_attribute_noreturn();
+extern void storage_sync_logs(WcDb *db);
+
+/* commitwriter.c */
 extern int	storage_writer_start(int capacity);
 extern void storage_writer_stop(void);
 extern void storage_submit(WcDb *db, WcBatch *b, bool sync, void *owner);
@@ -55,8 +64,8 @@ extern bool storage_next_written(void **owner);
 extern void storage_finish_written(void);
 extern void storage_writer_drain(void);
 extern bool storage_writer_idle(void);
-extern void storage_sync_logs(WcDb *db);
 extern bool storage_write_failed(WcDb *db);
+extern uint64_t storage_writer_fsyncs(void);
 extern bool storage_exists(const char *path);
 extern bool storage_compact_start(WcDb *db, const uint8_t *start, size_t slen,
 								  const uint8_t *end, size_t elen);
