@@ -274,6 +274,57 @@ function scaling_section(nt, c, w, i, x, xn, side, cpu, wall, p1, p2, label) {
 		printf(", the backend %s s and %s s. Hottest user-space symbols (`point2.perf.txt`), worker: %s; backend: %s.\n\n",
 			   cpu[1], cpu[2], scale_syms("worker"), scale_syms("backend"))
 	}
+	cpu_section()
+}
+
+# CPU per transaction, process by process (scaling.sh's scaling_cpu).
+function cpu_section(w, label, side, i, j, f, n, kv, cls, us, tot, out, row_tot, sa, s1, fa, f1) {
+	if (!("scale_cpu.point.foreign" in v))
+		return
+	split("point prefix write mix", w, " ")
+	label["point"] = "Point reads, 2 clients"
+	label["prefix"] = "Prefix scans, 2 clients"
+	label["write"] = "Write transactions, 8 clients"
+	label["mix"] = "The mix, 4 clients"
+	split("backend pgbench worker readers writer leveldb server", cls, " ")
+	printf("**CPU per transaction, process by process** (`cpu_account.sh`): each workload once more at the clients its target counts, on both tables, for %s s counted from the run's second second: the CPU each kind of process used (from `/proc`), in µs per transaction, and the share of the %s CPUs left idle. Where few are idle, throughput is about the CPUs over the total; \"Limit\" is that quotient.\n\n",
+		   v["seconds_per_run"], v["machine_nproc"])
+	print "| Workload | Table | tx/s | CPUs idle | Backends | pgbench | Worker's thread | Reader threads | Commit writer | LevelDB's threads | Other server processes | Total | Limit, tx/s |"
+	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for (i = 1; i <= 4; i++) {
+		for (side = 0; side < 2; side++) {
+			n = split(v["scale_cpu." w[i] "." (side ? "foreign" : "native")], f, " ")
+			if (n < 5 || f[1] + 0 <= 0)
+				continue
+			delete us
+			for (j = 6; j <= n; j++) {
+				split(f[j], kv, "=")
+				us[kv[1]] = kv[2] / f[3] * 1e6 / (f[1] * f[2])
+			}
+			tot = 0
+			out = ""
+			for (j = 1; j <= 7; j++) {
+				tot += us[cls[j]]
+				out = out sprintf(" %s |", (cls[j] in us) ? sprintf("%.1f", us[cls[j]]) : "0")
+			}
+			row_tot[w[i], side] = tot
+			printf("| %s | %s | %.0f | %.0f%% |%s %.1f | %.0f |\n", label[w[i]], side ? "foreign" : "native",
+				   f[1], f[5] > 0 ? 100 * f[4] / f[5] : 0, out, tot, tot > 0 ? v["machine_nproc"] * 1e6 / tot : 0)
+		}
+	}
+	print ""
+	out = ""
+	for (i = 1; i <= 4; i++)
+		if (row_tot[w[i], 0] > 0 && row_tot[w[i], 1] > 0)
+			out = out sprintf("%s%s %.2f", out == "" ? "" : ", ", tolower(substr(label[w[i]], 1, 1)) substr(label[w[i]], 2), row_tot[w[i], 1] / row_tot[w[i], 0])
+	if (out != "")
+		printf("Foreign ÷ native CPU per transaction: %s.\n\n", out)
+	if ("wakeup_signal_anycpu" in v) {
+		split(v["wakeup_signal_anycpu"], sa, " "); split(v["wakeup_signal_onecpu"], s1, " ")
+		split(v["wakeup_futex_anycpu"], fa, " "); split(v["wakeup_futex_onecpu"], f1, " ")
+		printf("**What a wake-up costs here** (`wakeup.c`, two processes taking turns to wake each other, no PostgreSQL): the way PostgreSQL 15's latches wake a process (`kill`, `SIGURG`, a self-pipe, `epoll_wait`) costs %s µs of CPU a wake-up and %s µs a round trip when the two may run on different CPUs, %s µs and %s µs when they share one (a busy machine); a futex on the same flag %s and %s µs, %s and %s µs. A foreign point read costs the backend and the storage worker up to two wake-ups (the request, the answer) where neither polls, beside the one for the client's socket that the native read pays too.\n\n",
+			   sa[2], sa[1], s1[2], s1[1], fa[2], fa[1], f1[2], f1[1])
+	}
 }
 
 function cat_file(f, line) {

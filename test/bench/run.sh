@@ -932,6 +932,8 @@ if [ "${BENCH_ONLY:-}" = scaling ]; then
 		echo "bench: the run inside the cluster failed" >&2
 		exit 1
 	}
+	cc -O2 -Wall -o "$WORK/wakeup" test/bench/wakeup.c
+	"$WORK/wakeup" >>"$res"
 	{
 		echo "machine_nproc $(nproc)"
 		echo "seconds_per_run $SECONDS_PER_RUN"
@@ -947,6 +949,7 @@ say "SCALE=$SCALE rows, ${SECONDS_PER_RUN}s per pgbench run, $ROUNDS rounds; res
 say "building test/bench/raw_leveldb.c"
 cc -O2 -Wall -Isrc -o "$WORK/raw_leveldb" test/bench/raw_leveldb.c src/common/keycodec.c -lleveldb
 cc -O2 -Wall -o "$WORK/cpu_keeper" test/bench/cpu_keeper.c
+cc -O2 -Wall -o "$WORK/wakeup" test/bench/wakeup.c
 
 say "raw LevelDB: load and measure (no PostgreSQL)"
 # -B: 4 MiB write batches, the last synced, as the storage worker writes a
@@ -957,6 +960,7 @@ rm -rf "$WORK/rawdb"
 "$WORK/raw_leveldb" map >>"$OUT/raw.txt"
 "$WORK/raw_leveldb" versions "$WORK/rawcells" 2000 1000 20000 >>"$OUT/raw.txt" 2>/dev/null
 rm -rf "$WORK/rawcells"
+"$WORK/wakeup" >>"$OUT/raw.txt"
 cat "$OUT/raw.txt" >"$res"
 
 say "starting a throwaway cluster"

@@ -145,7 +145,7 @@ scaling_workload() {
 	\set p random(90000, 99999)
 	INSERT INTO scale_writes VALUES ('w' || :client_id || '#' || lpad(:r::text, 12, '0'), :p, 12.5, 40.5, 20000);
 	SQL
-	for s in point prefix fullscan; do
+	for s in point prefix fullscan update insert; do
 		cp "test/bench/$s.sql" "$WORK/scale/foreign/"
 		sed 's/\bballoon\b/balloon_native/g' "test/bench/$s.sql" >"$WORK/scale/native/$s.sql"
 	done
@@ -307,4 +307,46 @@ scaling_workload() {
 		cp "$WORK/profile2/perf.report" "$OUT/point2.perf.txt" 2>/dev/null || true
 	fi
 	wait "$bench"
+
+	scaling_cpu
+}
+
+# What a transaction costs in CPU, process by process (cpu_account.sh),
+# for the workloads of the targets at the clients they count: one more
+# run of each on both tables, counted from its second second to a second
+# before its end.  results.txt: "scale_cpu.<w>.<side> tps secs ticks_per_s
+# idle_ticks total_ticks class=ticks...".
+scaling_cpu() {
+	say "scaling: CPU per transaction, process by process"
+	postmaster=$(head -1 "$datadir/postmaster.pid")
+	hz=$(getconf CLK_TCK)
+	mkdir -p "$WORK/account"
+	r=account
+	while read -r w clients scripts; do
+		for side in native foreign; do
+			args=""
+			for s in $scripts; do
+				args="$args -f $WORK/scale/$side/$s"
+			done
+			log=$OUT/pgbench/cpu_$w.$side.log
+			# shellcheck disable=SC2086
+			pgbench -n -M prepared -c "$clients" -j 2 -D rows="$SCALE" -D ntimes="$NT" \
+				-T $((SECONDS_PER_RUN + 2)) $args >"$log" 2>&1 &
+			bench=$!
+			sleep 1
+			sh test/bench/cpu_account.sh start "$WORK/account" "$postmaster" "$bench"
+			from=$(date +%s.%N)
+			sleep "$SECONDS_PER_RUN"
+			sh test/bench/cpu_account.sh stop "$WORK/account" >"$WORK/account/result"
+			secs=$(awk -v a="$from" -v b="$(date +%s.%N)" 'BEGIN { printf "%.3f", b - a }')
+			wait "$bench" || say "pgbench failed: cpu_$w on $side (see $log)"
+			tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$log")
+			put "scale_cpu.$w.$side" "${tps:-error} $secs $hz $(awk '$1 == "idle" { print $2, $3 }' "$WORK/account/result") $(awk '$1 != "idle" { printf "%s=%s ", $1, $2 }' "$WORK/account/result")"
+		done
+	done <<-EOF
+	point 2 point.sql
+	prefix 2 prefix.sql
+	write 8 write.sql
+	mix 4 point.sql@8 update.sql@1 insert.sql@1
+	EOF
 }
