@@ -162,12 +162,30 @@ add_family(const char **families, int *n, const uint8 *famqual, size_t len)
 	families[(*n)++] = family;
 }
 
+/*
+ * The order in which a COMMIT locks its tables' rows of the family lists:
+ * by server, then stored table name.  In the order of the writes, two
+ * COMMITs writing to the same tables in opposite orders could each hold one
+ * row and wait for the other's.
+ */
+static int
+table_lock_order(const ListCell *a, const ListCell *b)
+{
+	const WcTxnTable *x = lfirst(a);
+	const WcTxnTable *y = lfirst(b);
+
+	if (x->serverid != y->serverid)
+		return x->serverid < y->serverid ? -1 : 1;
+	return strcmp(x->table, y->table);
+}
+
 static void
 families_written(void)
 {
 	List	   *tables = list_copy(wc_txn_tables);
 	ListCell   *lc;
 
+	list_sort(tables, table_lock_order);
 	foreach(lc, tables)
 	{
 		WcTxnTable *tt = lfirst(lc);

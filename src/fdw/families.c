@@ -569,7 +569,14 @@ wc_families_written(Oid serverid, const char *table, const char **families, int 
 		known_list_read(known, meta, pg_atomic_read_u64(&wc_shared->family_changes));
 		if (list_has_all(table, known->list, families, n))
 			return;
-		/* a family of the commit was dropped in between: rare, upgrade */
+
+		/*
+		 * A family of the commit was dropped in between (rare).  Nothing
+		 * was read under the share lock that the exclusive one will not
+		 * read again, so it is given back first: two sessions upgrading
+		 * would each wait for the other's share lock.
+		 */
+		wc_txn_unlock_row(meta, (const uint8 *) table, strlen(table), ShareLock);
 	}
 
 	/* Lock it for a change at once: two sessions upgrading would deadlock. */

@@ -319,6 +319,8 @@ extern void wc_txn_reset(void);
 extern bool wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len,
 							LOCKMODE mode, LockWaitPolicy wait);
 extern void wc_txn_lock_all_rows(WcTable *t);
+extern void wc_txn_unlock_row(WcTable *t, const uint8 *key, size_t len,
+							  LOCKMODE mode);
 extern void wc_txn_forget_locks(SubTransactionId subid);
 extern void wc_txn_reset_locks(void);
 

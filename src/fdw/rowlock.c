@@ -144,6 +144,28 @@ wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 }
 
 /*
+ * wc_txn_unlock_row
+ *		Give back a lock on a row of t that wc_txn_lock_row took in mode,
+ *		before the transaction ends: only a lock nothing was read under yet,
+ *		as when a share lock turns out to be too weak.  Taking the stronger
+ *		mode on top of it would deadlock with a second transaction doing the
+ *		same (each waits for the other's share); given back first, the two
+ *		take turns.  A lock this transaction took more than once stays.
+ */
+void
+wc_txn_unlock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode)
+{
+	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
+	uint64		rh = hash_bytes_extended(key, (int) len, th);
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
+	if (!LockHeldByMe(&tag, mode))
+		return;					/* under the table's ExclusiveLock */
+	(void) LockRelease(&tag, mode, false);
+}
+
+/*
  * wc_txn_lock_all_rows
  *		Lock every row of t, those to come too, until the transaction ends:
  *		the ExclusiveLock on the table a transaction that has locked many
