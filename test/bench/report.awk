@@ -278,20 +278,23 @@ function scaling_section(nt, c, w, i, x, xn, side, cpu, wall, p1, p2, label) {
 }
 
 # CPU per transaction, process by process (scaling.sh's scaling_cpu).
-function cpu_section(w, label, side, i, j, f, n, kv, cls, us, tot, out, row_tot, sa, s1, fa, f1) {
+function cpu_section(w, nw, label, side, i, j, f, n, kv, cls, us, tot, out, row_tot, sa, s1, fa, f1) {
 	if (!("scale_cpu.point.foreign" in v))
 		return
-	split("point prefix write mix", w, " ")
+	nw = split("point1 point prefix1 prefix write1 write mix", w, " ")
+	label["point1"] = "Point reads, 1 client"
 	label["point"] = "Point reads, 2 clients"
+	label["prefix1"] = "Prefix scans, 1 client"
 	label["prefix"] = "Prefix scans, 2 clients"
+	label["write1"] = "Write transactions, 1 client"
 	label["write"] = "Write transactions, 8 clients"
 	label["mix"] = "The mix, 4 clients"
 	split("backend pgbench worker readers writer leveldb server", cls, " ")
-	printf("**CPU per transaction, process by process** (`cpu_account.sh`): each workload once more at the clients its target counts, on both tables, for %s s counted from the run's second second: the CPU each kind of process used (from `/proc`), in µs per transaction, and the share of the %s CPUs left idle. Where few are idle, throughput is about the CPUs over the total; \"Limit\" is that quotient.\n\n",
+	printf("**CPU per transaction, process by process** (`cpu_account.sh`): each workload once more at the clients its target counts (both counts of a ratio of clients), on both tables, for %s s counted from the run's second second: the CPU each kind of process used (from `/proc`), in µs per transaction, and the share of the %s CPUs left idle. Where few are idle, throughput is about the CPUs over the total; \"Limit\" is that quotient. A ratio of 2 clients to 1 can be no more than the 1-client run's CPUs in use allow: where one client already keeps both CPUs busy, a second adds little.\n\n",
 		   v["seconds_per_run"], v["machine_nproc"])
 	print "| Workload | Table | tx/s | CPUs idle | Backends | pgbench | Worker's thread | Reader threads | Commit writer | LevelDB's threads | Other server processes | Total | Limit, tx/s |"
 	print "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
-	for (i = 1; i <= 4; i++) {
+	for (i = 1; i <= nw; i++) {
 		for (side = 0; side < 2; side++) {
 			n = split(v["scale_cpu." w[i] "." (side ? "foreign" : "native")], f, " ")
 			if (n < 5 || f[1] + 0 <= 0)
@@ -314,7 +317,7 @@ function cpu_section(w, label, side, i, j, f, n, kv, cls, us, tot, out, row_tot,
 	}
 	print ""
 	out = ""
-	for (i = 1; i <= 4; i++)
+	for (i = 1; i <= nw; i++)
 		if (row_tot[w[i], 0] > 0 && row_tot[w[i], 1] > 0)
 			out = out sprintf("%s%s %.2f", out == "" ? "" : ", ", tolower(substr(label[w[i]], 1, 1)) substr(label[w[i]], 2), row_tot[w[i], 1] / row_tot[w[i], 0])
 	if (out != "")

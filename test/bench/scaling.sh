@@ -312,9 +312,9 @@ scaling_workload() {
 }
 
 # What a transaction costs in CPU, process by process (cpu_account.sh),
-# for the workloads of the targets at the clients they count: one more
-# run of each on both tables, counted from its second second to a second
-# before its end.  results.txt: "scale_cpu.<w>.<side> tps secs ticks_per_s
+# for the workloads of the targets at the clients they count (a ratio of
+# clients: both counts): one more run of each on both tables, counted from
+# its second second to a second before its end.  results.txt: "scale_cpu.<w>.<side> tps secs ticks_per_s
 # idle_ticks total_ticks class=ticks...".
 scaling_cpu() {
 	say "scaling: CPU per transaction, process by process"
@@ -344,8 +344,11 @@ scaling_cpu() {
 			put "scale_cpu.$w.$side" "${tps:-error} $secs $hz $(awk '$1 == "idle" { print $2, $3 }' "$WORK/account/result") $(awk '$1 != "idle" { printf "%s=%s ", $1, $2 }' "$WORK/account/result")"
 		done
 	done <<-EOF
+	point1 1 point.sql
 	point 2 point.sql
+	prefix1 1 prefix.sql
 	prefix 2 prefix.sql
+	write1 1 write.sql
 	write 8 write.sql
 	mix 4 point.sql@8 update.sql@1 insert.sql@1
 	EOF
