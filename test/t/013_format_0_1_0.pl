@@ -8,7 +8,6 @@
 use strict;
 use warnings;
 
-use File::Copy ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -20,14 +19,7 @@ my $fixture = "$FindBin::RealBin/../fixtures/format-0.1.0";
 my $node = wc_node('wc_format_0_1_0');
 my $dir = $node->basedir . '/db';
 
-# a copy: the fixture itself must stay as 0.1.0 wrote it
-mkdir $dir or die "mkdir $dir: $!";
-opendir(my $dh, "$fixture/db") or die "opendir: $!";
-for my $f (grep { -f "$fixture/db/$_" } readdir $dh)
-{
-	File::Copy::copy("$fixture/db/$f", "$dir/$f") or die "copy $f: $!";
-}
-closedir $dh;
+wc_fixture_copy($fixture, $dir);
 
 sub slurp_sql { my ($f) = @_; return slurp_file("$fixture/$f"); }
 

@@ -5,13 +5,14 @@ use strict;
 use warnings;
 
 use Exporter 'import';
+use File::Copy ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use IPC::Run;
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients);
+  qw(wc_node wc_fixture_copy worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -27,6 +28,23 @@ sub wc_node
 		"shared_preload_libraries = 'widecolumn_fdw'\n" . ($conf // ''));
 	$node->start;
 	return $node;
+}
+
+# A copy of the LevelDB database of test/fixtures/<name>/db in a new
+# directory $dir, to be opened: the fixture itself must stay as the old
+# version wrote it.
+sub wc_fixture_copy
+{
+	my ($fixture, $dir) = @_;
+
+	mkdir $dir or die "mkdir $dir: $!";
+	opendir(my $dh, "$fixture/db") or die "opendir $fixture/db: $!";
+	for my $f (grep { -f "$fixture/db/$_" } readdir $dh)
+	{
+		File::Copy::copy("$fixture/db/$f", "$dir/$f") or die "copy $f: $!";
+	}
+	closedir $dh;
+	return;
 }
 
 # The storage worker's pid, or undef while none runs.  The worker has no
