@@ -30,10 +30,7 @@ $node->safe_psql('foreign_side',
 	  . slurp_sql('foreign.sql'));
 $node->safe_psql('native_side', slurp_sql('native.sql'));
 # each statement of data.sql a transaction of its own, as when it was written
-for my $stmt (grep { /\S/ } split /;\s*\n/, join("\n", grep { !/^--/ } split /\n/, slurp_sql('data.sql')))
-{
-	$node->safe_psql('native_side', $stmt);
-}
+wc_run_statements($node, 'native_side', slurp_sql('data.sql'));
 
 my %query = (
 	weather => 'SELECT * FROM weather ORDER BY rowkey',

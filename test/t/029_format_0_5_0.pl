@@ -22,24 +22,14 @@ wc_fixture_copy($fixture, $dir);
 
 sub fixture_file { my ($f) = @_; return slurp_file("$fixture/$f"); }
 
-# each statement of a file its own transaction, as when it was written
-sub run_statements
-{
-	my ($db, $file) = @_;
-	for my $stmt (grep { /\S/ } split /;\s*\n/,
-		join("\n", grep { !/^--/ } split /\n/, fixture_file($file)))
-	{
-		$node->safe_psql($db, $stmt);
-	}
-}
-
 $node->safe_psql('postgres', q{CREATE DATABASE foreign_side; CREATE DATABASE native_side;});
 $node->safe_psql('foreign_side',
 	"CREATE EXTENSION widecolumn_fdw;\n"
 	  . "CREATE SERVER fx FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir');\n"
 	  . fixture_file('foreign.sql'));
 $node->safe_psql('native_side', fixture_file('native.sql'));
-run_statements('native_side', 'native_data.sql');
+# each statement a transaction of its own, as when it was written
+wc_run_statements($node, 'native_side', fixture_file('native_data.sql'));
 
 my %query = (
 	weather => 'SELECT * FROM weather ORDER BY rowkey',

@@ -12,7 +12,7 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -44,6 +44,20 @@ sub wc_fixture_copy
 		File::Copy::copy("$fixture/db/$f", "$dir/$f") or die "copy $f: $!";
 	}
 	closedir $dh;
+	return;
+}
+
+# Run the SQL text $sql in database $db of $node one statement at a time,
+# each a transaction of its own, as a fixture's history was written (lines
+# that begin with -- left out; a statement ends with ; at a line's end).
+sub wc_run_statements
+{
+	my ($node, $db, $sql) = @_;
+
+	for my $stmt (grep { /\S/ } split /;\s*\n/, join("\n", grep { !/^--/ } split /\n/, $sql))
+	{
+		$node->safe_psql($db, $stmt);
+	}
 	return;
 }
 
