@@ -61,6 +61,28 @@ lock_not_available(LockWaitPolicy wait, const char *relname)
 }
 
 /*
+ * The lock tags: table_tag sets a table's (field 4 = 4) and returns the
+ * table's hash th, row_tag a row's (field 4 = 3) from its key and th.
+ * Taking a lock and giving it back must build the same tag.
+ */
+static uint64
+table_tag(WcTable *t, LOCKTAG *tag)
+{
+	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
+
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
+	return th;
+}
+
+static void
+row_tag(uint64 th, const uint8 *key, size_t len, LOCKTAG *tag)
+{
+	uint64		rh = hash_bytes_extended(key, (int) len, th);
+
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
+}
+
+/*
  * What this transaction holds of the table hashed th (its lock tag tag):
  * the RowExclusiveLock is taken the first time.  NULL if dont_wait and it
  * is not to be had.
@@ -101,13 +123,11 @@ bool
 wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 				LockWaitPolicy wait)
 {
-	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
-	uint64		rh;
 	LOCKTAG		tag;
+	uint64		th = table_tag(t, &tag);
 	WcTableLocks *tl = NULL;
 	bool		dont_wait = wait != LockWaitBlock;
 
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
 	tl = table_entry(th, &tag, dont_wait);
 	if (tl == NULL)
 		return lock_not_available(wait, t->relname);
@@ -127,8 +147,7 @@ wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 		}
 		/* not to be had now: go on with row locks */
 	}
-	rh = hash_bytes_extended(key, (int) len, th);
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
+	row_tag(th, key, len, &tag);
 	switch (LockAcquire(&tag, mode, false, dont_wait))
 	{
 		case LOCKACQUIRE_NOT_AVAIL:
@@ -155,11 +174,9 @@ wc_txn_lock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode,
 void
 wc_txn_unlock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode)
 {
-	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
-	uint64		rh = hash_bytes_extended(key, (int) len, th);
 	LOCKTAG		tag;
 
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (rh >> 32), (uint32) rh, 3);
+	row_tag(table_tag(t, &tag), key, len, &tag);
 	if (!LockHeldByMe(&tag, mode))
 		return;					/* under the table's ExclusiveLock */
 	(void) LockRelease(&tag, mode, false);
@@ -177,11 +194,10 @@ wc_txn_unlock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode)
 void
 wc_txn_lock_all_rows(WcTable *t)
 {
-	uint64		th = hash_bytes_extended(t->table_key, (int) t->table_key_len, t->serverid);
 	LOCKTAG		tag;
+	uint64		th = table_tag(t, &tag);
 	WcTableLocks *tl;
 
-	SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (th >> 32), (uint32) th, 4);
 	tl = table_entry(th, &tag, false);
 	if (tl->exclusive)
 		return;

@@ -70,9 +70,13 @@ on_sigurg(int signo)
 	errno = save;
 }
 
-/* Sleep until woken; the flag is checked after "sleeping" is set, as SetLatch's counterpart. */
+/*
+ * Sleep until woken: the flag is checked again after "sleeping" is set, as
+ * WaitLatch does, so that a wake-up in between is not lost.  Then sleep
+ * on the self-pipe (the latch's way) or on the futex.
+ */
 static void
-signal_wait(void)
+wait_woken(bool use_futex)
 {
 	for (;;)
 	{
@@ -87,45 +91,30 @@ signal_wait(void)
 			atomic_store(&sh->sleeping[me], 0);
 			return;
 		}
-		(void) epoll_wait(epfd, &ev, 1, -1);
-		while (read(self_pipe[0], buf, sizeof(buf)) > 0)
-			;
-		atomic_store(&sh->sleeping[me], 0);
-	}
-}
-
-static void
-signal_wake(int other)
-{
-	atomic_store(&sh->set[other], 1);
-	if (atomic_load(&sh->sleeping[other]))
-		kill(sh->pid[other], SIGURG);
-}
-
-static void
-futex_wait(void)
-{
-	for (;;)
-	{
-		if (atomic_exchange(&sh->set[me], 0))
-			return;
-		atomic_store(&sh->sleeping[me], 1);
-		if (atomic_exchange(&sh->set[me], 0))
+		if (use_futex)
+			syscall(SYS_futex, &sh->sleeping[me], FUTEX_WAIT, 1, NULL, NULL, 0);
+		else
 		{
-			atomic_store(&sh->sleeping[me], 0);
-			return;
+			(void) epoll_wait(epfd, &ev, 1, -1);
+			while (read(self_pipe[0], buf, sizeof(buf)) > 0)
+				;
 		}
-		syscall(SYS_futex, &sh->sleeping[me], FUTEX_WAIT, 1, NULL, NULL, 0);
 		atomic_store(&sh->sleeping[me], 0);
 	}
 }
 
+/* Wake the other process, if it may be asleep: SetLatch's kill, or the futex. */
 static void
-futex_wake(int other)
+wake(int other, bool use_futex)
 {
 	atomic_store(&sh->set[other], 1);
-	if (atomic_exchange(&sh->sleeping[other], 0))
-		syscall(SYS_futex, &sh->sleeping[other], FUTEX_WAKE, 1, NULL, NULL, 0);
+	if (use_futex)
+	{
+		if (atomic_exchange(&sh->sleeping[other], 0))
+			syscall(SYS_futex, &sh->sleeping[other], FUTEX_WAKE, 1, NULL, NULL, 0);
+	}
+	else if (atomic_load(&sh->sleeping[other]))
+		kill(sh->pid[other], SIGURG);
 }
 
 static void
@@ -177,13 +166,13 @@ measure(const char *how, bool use_futex, bool one_cpu, long n)
 	{
 		if (me == 0)
 		{
-			use_futex ? futex_wake(1) : signal_wake(1);
-			use_futex ? futex_wait() : signal_wait();
+			wake(1, use_futex);
+			wait_woken(use_futex);
 		}
 		else
 		{
-			use_futex ? futex_wait() : signal_wait();
-			use_futex ? futex_wake(0) : signal_wake(0);
+			wait_woken(use_futex);
+			wake(0, use_futex);
 		}
 	}
 	if (me == 1)
