@@ -244,6 +244,50 @@ wc_write_scan(StringInfo buf, const WcScanRequest *req)
 		if (req->overlay.len > 0)
 			appendBinaryStringInfo(buf, (const char *) req->overlay.data, req->overlay.len);
 	}
+	else if (req->flags & WC_SCAN_FILTER)
+	{
+		uint16		n = (uint16) req->nfilters;
+
+		appendBinaryStringInfo(buf, (const char *) &n, 2);
+		for (int i = 0; i < req->nfilters; i++)
+		{
+			appendBinaryStringInfo(buf, (const char *) &req->filters[i].col, 2);
+			appendStringInfoChar(buf, (char) req->filters[i].kind);
+			appendStringInfoChar(buf, (char) req->filters[i].op);
+			wc_put_u64(buf, req->filters[i].value);
+		}
+	}
+}
+
+/*
+ * read_filters
+ *		The filters of a scan, checked: each names a column the request asks
+ *		for, a family and qualifier (a family alone is a map), with a kind
+ *		and an operator there are.
+ */
+static bool
+read_filters(WcReader *r, WcScanRequest *req)
+{
+	uint16		n = wc_get_u16(r);
+
+	if (r->bad || n == 0 || n > WC_MAX_SCAN_FILTERS)
+		return fail(r);
+	req->filters = palloc(sizeof(WcScanFilter) * n);
+	for (int i = 0; i < n; i++)
+	{
+		WcScanFilter *f = &req->filters[i];
+
+		f->col = wc_get_u16(r);
+		f->kind = wc_get_u8(r);
+		f->op = wc_get_u8(r);
+		f->value = wc_get_u64(r);
+		if (r->bad || f->col >= req->ncols || !components(req->cols[f->col], 2) ||
+			f->kind < WC_FILTER_INT2 || f->kind > WC_FILTER_FLOAT8 ||
+			f->op < WC_FILTER_LT || f->op > WC_FILTER_NE)
+			return fail(r);
+	}
+	req->nfilters = n;
+	return true;
 }
 
 /*
@@ -346,6 +390,8 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 	req->noverlay = 0;
 	req->overlay.data = NULL;
 	req->overlay.len = 0;
+	req->nfilters = 0;
+	req->filters = NULL;
 	if (!expect_type(r, WC_REQ_SCAN))
 		return fail(r);
 	req->db = wc_get_u32(r);
@@ -393,6 +439,8 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 		if (!read_overlay(r, req))
 			return false;
 	}
+	else if ((req->flags & WC_SCAN_FILTER) && !read_filters(r, req))
+		return false;
 	return finish(r);
 }
 
@@ -642,6 +690,7 @@ wc_write_batch_over(StringInfo buf)
 	appendStringInfoChar(buf, 1);
 	wc_put_u32(buf, 0);
 	wc_put_u64(buf, 0);
+	wc_put_u32(buf, 0);
 }
 
 void

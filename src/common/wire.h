@@ -56,7 +56,9 @@ typedef enum WcMsgType
 							 * ts_min, u64 ts_max, u32 nfams {str family},
 							 * u32 nquals {str start, str end}, u32 noverlay
 							 * {str key, u8 kind, u8 pending, u64 ts, str
-							 * value}: answered BATCH */
+							 * value}; with WC_SCAN_FILTER (never with
+							 * WC_SCAN_CELLS) u16 nfilters {u16 column, u8
+							 * kind, u8 op, u64 value}: answered BATCH */
 	WC_REQ_NEXT = 5,		/* u32 scan: answered BATCH (a scan that has
 							 * ended: an empty last one) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
@@ -106,7 +108,8 @@ typedef enum WcMsgType
 	WC_RESP_OK = 64,		/* then the request's payload, if it has one */
 	WC_RESP_ERROR = 65,		/* u32 sqlstate (as PostgreSQL packs it), str
 							 * message, str detail, str hint (empty: none) */
-	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, then
+	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, u32
+							 * rows the filters left out, then
 							 * rows: str rowkey (unescaped), u8 other-cells,
 							 * u16 ncells {u16 column, str value}, and with
 							 * WC_SCAN_VERSIONS u64 version.  The value of
@@ -129,6 +132,8 @@ typedef enum WcMsgType
 									 * BATCH row each (a cells-layout table),
 									 * within the request's family, qualifier
 									 * and timestamp bounds; never reverse */
+#define WC_SCAN_FILTER		0x10	/* only rows whose cells pass the
+									 * request's filters (WcScanFilter) */
 
 /*
  * The overlay of a cells scan: the transaction's own uncommitted writes to
@@ -175,6 +180,46 @@ typedef struct WcOverlayEntry
 	WcBytes		value;
 } WcOverlayEntry;
 
+/*
+ * A filter of a SCAN request: a row is sent only if the cell that column
+ * (a family and qualifier) asks for compares with value as op says.  The
+ * kind says how the cell's bytes read (docs/format.md, "Values"): a
+ * big-endian integer of 2, 4 or 8 bytes, compared with value as an int64,
+ * or an IEEE float of 4 or 8 bytes, compared with value's bits as a double,
+ * NaN above every number and equal to itself, as PostgreSQL orders floats.
+ * A row without the cell (NULL) fails; a cell of another width passes, for
+ * the backend to raise the error it is.
+ */
+typedef enum WcFilterKind
+{
+	WC_FILTER_INT2 = 1,
+	WC_FILTER_INT4,
+	WC_FILTER_INT8,
+	WC_FILTER_FLOAT4,
+	WC_FILTER_FLOAT8
+} WcFilterKind;
+
+typedef enum WcFilterOp
+{
+	WC_FILTER_LT = 1,
+	WC_FILTER_LE,
+	WC_FILTER_EQ,
+	WC_FILTER_GE,
+	WC_FILTER_GT,
+	WC_FILTER_NE
+} WcFilterOp;
+
+/* Most filters a scan may have. */
+#define WC_MAX_SCAN_FILTERS	64
+
+typedef struct WcScanFilter
+{
+	uint16		col;			/* position in the request's columns */
+	uint8		kind;			/* WcFilterKind */
+	uint8		op;				/* WcFilterOp */
+	uint64		value;			/* an int64, or a double's bits */
+} WcScanFilter;
+
 /* A key range [start, end); an empty end has no end. */
 typedef struct WcWireRange
 {
@@ -213,6 +258,8 @@ typedef struct WcScanRequest
 	WcWireRange *quals;
 	uint32		noverlay;		/* entries in overlay (WcOverlayEntry) */
 	WcBytes		overlay;		/* as wc_write_overlay_entry wrote them */
+	int			nfilters;		/* WC_SCAN_FILTER */
+	WcScanFilter *filters;
 } WcScanRequest;
 
 /*
@@ -306,6 +353,7 @@ typedef struct WcBatchHeader
 	bool		done;			/* the scan's last batch */
 	uint32		nrows;
 	uint64		entries;		/* LevelDB entries read to fill it */
+	uint32		skipped;		/* rows the scan's filters left out */
 } WcBatchHeader;
 
 typedef struct WcBatchRow
@@ -536,7 +584,7 @@ extern bool wc_read_rows_answer(WcReader *r, WcRowsAnswer *a);
 static inline void
 wc_write_batch_begin(WcBatchWriter *w, WcByteBuf *out)
 {
-	static const uint8 header[14] = {WC_RESP_BATCH};
+	static const uint8 header[18] = {WC_RESP_BATCH};
 
 	w->out = out;
 	w->header = out->len;
@@ -601,13 +649,14 @@ wc_write_batch_row_cancel(WcBatchWriter *w)
 }
 
 static inline void
-wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries)
+wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries, uint32 skipped)
 {
 	uint8	   *h = w->out->data + w->header;
 
 	h[1] = done ? 1 : 0;
 	memcpy(h + 2, &w->nrows, 4);
 	memcpy(h + 6, &entries, 8);
+	memcpy(h + 14, &skipped, 4);
 }
 
 /* The header of a BATCH answer; r is left at its first row. */
@@ -622,6 +671,7 @@ wc_read_batch(WcReader *r, WcBatchHeader *header)
 	header->done = wc_get_u8(r) != 0;
 	header->nrows = wc_get_u32(r);
 	header->entries = wc_get_u64(r);
+	header->skipped = wc_get_u32(r);
 	return !r->bad;
 }
 

@@ -85,6 +85,7 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	List	   *cond = list_nth(plan->fdw_private, WcScanPrivateCond);
 	int			limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
 	bool		all_const = true;
+	List	   *key_exprs;
 	StringInfoData buf;
 	ListCell   *lc;
 	uint64		rows;
@@ -92,8 +93,11 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 
 	ExplainPropertyText("Stored Table", t->table, es);
 
+	/* the key condition's values come first, the storage filters' after */
 	initStringInfo(&buf);
-	foreach(lc, plan->fdw_exprs)
+	key_exprs = list_copy_head(plan->fdw_exprs, list_length(plan->fdw_exprs) -
+							   list_length(list_nth(plan->fdw_private, WcScanPrivateFilters)));
+	foreach(lc, key_exprs)
 		if (!IsA(lfirst(lc), Const))
 			all_const = false;
 	if (all_const)
@@ -102,7 +106,7 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		bool	   *nulls;
 		const char *label;
 
-		wc_scan_key_values(plan->fdw_exprs, NULL, &values, &nulls);
+		wc_scan_key_values(key_exprs, NULL, &values, &nulls);
 		(void) wc_eval_key_ranges(cond, values, nulls, t, &label, &buf);
 		ExplainPropertyText(label, buf.data, es);
 	}
@@ -125,6 +129,14 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 			ExplainPropertyText("Row Key Condition", buf.data, es);
 		}
 	}
+	{
+		char	   *filter = wc_storefilter_explain(plan, rel, t,
+													set_deparse_context_plan(es->deparse_cxt,
+																			 (Plan *) plan, NIL));
+
+		if (filter != NULL)
+			ExplainPropertyText("Storage Filter", filter, es);
+	}
 	if (intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)))
 		ExplainPropertyText("Scan Direction", "Reverse", es);
 	if (limit > 0)
@@ -143,6 +155,10 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyUInteger("Storage Rows Read", NULL, rows, es);
 		ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);
 	}
+	if (es->analyze &&
+		list_length(list_nth(plan->fdw_private, WcScanPrivateFilters)) > 0 &&
+		wc_scan_storage_skipped(node, &rows))
+		ExplainPropertyUInteger("Rows Removed by Storage Filter", NULL, rows, es);
 }
 
 void

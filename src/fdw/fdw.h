@@ -250,12 +250,14 @@ extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
 								   uint64 as_of, List *ranges, bool reverse, bool bulk, bool versions,
 								   uint64 limit,
 								   uint8 **cols, size_t *col_lens, int ncols,
+								   const WcScanFilter *filters, int nfilters,
 								   SubTransactionId subid);
 extern uint32 wc_client_scan_request(uint32 db, WcScanRequest *req, List *ranges,
 									 SubTransactionId subid);
 extern bool wc_client_scan_next_batch(uint32 scan, WcBatchReader *out);
 extern void wc_client_scan_end(uint32 scan);
 extern uint64 wc_client_scan_entries(uint32 scan);
+extern uint64 wc_client_scan_skipped(uint32 scan);
 extern void wc_scans_answer(uint32 scan, const void *data, size_t len);
 extern bool wc_scans_open(void);
 extern void wc_scans_forget_all(void);

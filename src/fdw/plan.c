@@ -296,6 +296,7 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	List	   *local;
 	List	   *pushed;
 	List	   *cond;
+	List	   *filters;
 	int			limit = intVal(list_nth(best_path->fdw_private, WcPathPrivateLimit));
 	int			i = -1;
 	Bitmapset  *used = bms_copy(ps->attrs_used);
@@ -329,12 +330,15 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	 * ranges are recheck quals: they may compare with a column of another
 	 * table whose row has changed.
 	 */
+	filters = lock_rows == 0 ?
+		wc_storefilter_plan(root, baserel, ps->table, local, &exprs) : NIL;
 	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
 							exprs,
-							list_make5(attrs, cond,
-									   list_nth(best_path->fdw_private, WcPathPrivateReverse),
-									   makeInteger(limit),
-									   makeInteger(lock_rows)),
+							lappend(list_make5(attrs, cond,
+											   list_nth(best_path->fdw_private, WcPathPrivateReverse),
+											   makeInteger(limit),
+											   makeInteger(lock_rows)),
+									filters),
 							NIL, extract_actual_clauses(pushed, false), outer_plan);
 }
 

@@ -42,6 +42,7 @@ typedef struct WcRemoteScan
 	StringInfoData current;		/* the batch being read */
 	StringInfoData ready[WC_SCAN_AHEAD];
 	uint64		entries;
+	uint64		skipped;		/* rows its filters left out */
 } WcRemoteScan;
 
 static List *scans = NIL;		/* WcRemoteScan, in scan_cxt */
@@ -75,6 +76,7 @@ uint32
 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List *ranges,
 					 bool reverse, bool bulk, bool versions, uint64 limit,
 					 uint8 **cols, size_t *col_lens, int ncols,
+					 const WcScanFilter *filters, int nfilters,
 					 SubTransactionId subid)
 {
 	WcScanRequest req;
@@ -83,7 +85,9 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List 
 	memset(&req, 0, sizeof(req));
 	req.snapshot = snapshot;
 	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
-		(versions ? WC_SCAN_VERSIONS : 0);
+		(versions ? WC_SCAN_VERSIONS : 0) | (nfilters > 0 ? WC_SCAN_FILTER : 0);
+	req.nfilters = nfilters;
+	req.filters = (WcScanFilter *) filters;
 	req.limit = limit;
 	req.as_of = as_of;
 	req.ncols = ncols;
@@ -184,6 +188,7 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 	out->done = header.done;
 	out->rows_left = header.nrows;
 	s->entries += header.entries;
+	s->skipped += header.skipped;
 	out->r = r;
 
 	if (out->done)
@@ -214,6 +219,14 @@ wc_client_scan_entries(uint32 id)
 	WcRemoteScan *s = find_scan(id);
 
 	return s ? s->entries : 0;
+}
+
+uint64
+wc_client_scan_skipped(uint32 id)
+{
+	WcRemoteScan *s = find_scan(id);
+
+	return s ? s->skipped : 0;
 }
 
 /* Forget a scan here, and close it at the worker if it is not over. */

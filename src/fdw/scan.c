@@ -87,6 +87,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->cond = list_nth(plan->fdw_private, WcScanPrivateCond);
 	ss->reverse = intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0;
 	ss->limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
+	ss->filter_plan = list_nth(plan->fdw_private, WcScanPrivateFilters);
 	lock = intVal(list_nth(plan->fdw_private, WcScanPrivateLockRows));
 	ss->lock_rows = lock != 0;
 	ss->lock_mode = (lock & 0xFF) / 4;
@@ -228,6 +229,7 @@ wc_scan_ranges(ForeignScanState *node, WcScanState *ss)
 			}
 		}
 	}
+	wc_storefilter_values(ss, values, nulls);
 	return wc_eval_key_ranges(ss->cond, values, nulls, ss->table, NULL, NULL);
 }
 
@@ -340,7 +342,9 @@ scan_open(WcScanState *ss, List *ranges)
 
 	/*
 	 * With our own writes merged in, or rows the scan filters itself,
-	 * storage cannot stop at the limit.
+	 * storage cannot stop at the limit.  Its filters would leave out a
+	 * stored row that our writes make pass, and the rows a scan locks are
+	 * read again under the lock: neither gets them.
 	 */
 	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of,
 									wc_rowdrop_any() ?
@@ -349,6 +353,8 @@ scan_open(WcScanState *ss, List *ranges)
 									ss->reverse, ss->bulk, ss->versions,
 									ss->norows > 0 || ss->like_checks != NIL ? 0 : ss->limit,
 									ss->req_cols, ss->req_lens, ss->nreq,
+									ss->filters,
+									ss->tt == NULL && !ss->lock_rows ? ss->nfilters : 0,
 									ss->subid != InvalidSubTransactionId ? ss->subid :
 									GetCurrentSubTransactionId());
 	ss->remote = true;
@@ -373,6 +379,7 @@ wc_scan_stop(WcScanState *ss)
 	if (ss->remote)
 	{
 		ss->stored_entries += wc_client_scan_entries(ss->scan);
+		ss->stored_skipped += wc_client_scan_skipped(ss->scan);
 		wc_client_scan_end(ss->scan);
 	}
 	ss->remote = false;
@@ -839,6 +846,8 @@ wcEndForeignScan(ForeignScanState *node)
 		return;
 	wc_scan_stop(ss);
 	wc_client_snapshot_release(ss->snapshot);
+	/* the advisor counts the rows read, those storage left out too */
+	ss->use_fetched += ss->stored_skipped;
 	if (ss->count_use)
 		wc_advise_scan_end(ss);
 }
@@ -855,8 +864,21 @@ wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries)
 
 	if (ss == NULL)
 		return false;
-	*rows = ss->stored_rows;
+	*rows = ss->stored_rows + ss->stored_skipped +
+		(ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
 	*entries = ss->stored_entries + (ss->remote ? wc_client_scan_entries(ss->scan) : 0);
+	return true;
+}
+
+/* The rows the scan's storage filters have left out so far, likewise. */
+bool
+wc_scan_storage_skipped(ForeignScanState *node, uint64 *rows)
+{
+	WcScanState *ss = node->fdw_state;
+
+	if (ss == NULL)
+		return false;
+	*rows = ss->stored_skipped + (ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
 	return true;
 }
 

@@ -28,6 +28,7 @@ enum WcScanPrivateIndex
 								 * WC_LOCK_FOR_UPDATE or WC_LOCK_FOR_DELETE
 								 * for the rows an UPDATE or DELETE changes)
 								 * and read it afresh */
+	WcScanPrivateFilters,		/* storage filters (storefilter.c) */
 	WcScanPrivateCount
 };
 
@@ -61,6 +62,9 @@ typedef struct WcScanState
 	bool		reverse;
 	bool		bulk;			/* a full scan: keep it out of the block cache */
 	List	   *like_checks;	/* WcLikeCheck, for this (re)scan */
+	List	   *filter_plan;	/* the plan's storage filters */
+	int			nfilters;		/* ... with this (re)scan's values */
+	WcScanFilter *filters;
 	bool		ranges_dropped;	/* a DELETE's: done (rangedelete.c) */
 	uint64		limit;
 	bool		lock_rows;
@@ -111,6 +115,7 @@ typedef struct WcScanState
 	/* for EXPLAIN ANALYZE */
 	uint64		stored_rows;
 	uint64		stored_entries;
+	uint64		stored_skipped; /* rows the storage filters left out */
 
 	/* for the advisor's scans_exceed_reads (adviseuse.c); not a direct modify */
 	bool		count_use;
@@ -138,6 +143,14 @@ extern void wc_scan_stop(WcScanState *ss);
 extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
 								 uint64 *entries);
 extern List *wc_scan_ranges(ForeignScanState *node, WcScanState *ss);
+
+/* in storefilter.c */
+extern List *wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t,
+								 List *local, List **exprs);
+extern void wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls);
+extern char *wc_storefilter_explain(ForeignScan *plan, Relation rel, WcTable *t,
+									 List *dpcontext);
+extern bool wc_scan_storage_skipped(ForeignScanState *node, uint64 *rows);
 
 /* in parscan.c */
 extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,

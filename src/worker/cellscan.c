@@ -26,6 +26,7 @@
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "worker/heat.h"
+#include "worker/rowfilter.h"
 #include "worker/worker.h"
 
 
@@ -117,40 +118,14 @@ struct WcCellScan
 	int			entries_cap;
 	WcRowState	row;
 	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
+	WcRowFilter *filter;		/* WC_SCAN_FILTER, else NULL */
+	uint32		skipped;		/* rows it left out of the batch */
 	WcHeatScan	heat;			/* what it read, for the heat map (heat.h) */
 };
 
 static const WcGcPolicy *version_policy(void *arg, const uint8 *row, size_t rowlen,
 										size_t fqlen, uint64 *dropped);
 static void skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req);
-
-/*
- * wc_corrupt_key, wc_check_value_tag, wc_corrupt_merge
- *		The errors of an entry that is not what widecolumn_fdw writes, for
- *		every reader of rows (this file and cellversions.c).
- */
-void
-wc_corrupt_key(const uint8 *k, size_t n)
-{
-	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed key in LevelDB database", NULL,
-			"The key is %zu bytes long and does not have the widecolumn_fdw layout.", n);
-}
-
-void
-wc_check_value_tag(const uint8 *v, size_t vlen)
-{
-	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
-					  !wc_agg_is_merge(v[0])))
-		wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
-				"A stored value does not begin with a valid tag byte.");
-}
-
-void
-wc_corrupt_merge(void)
-{
-	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
-			"A merge entry of an aggregate family does not hold an 8-byte integer.");
-}
 
 /*
  * parse_cell
@@ -325,6 +300,8 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	s->as_of = req->as_of;
 	s->now = cells_unix_micros();
 	s->heat.on = wc_key_stats;
+	if (req->flags & WC_SCAN_FILTER)
+		s->filter = wc_row_filter_new(req);
 	load_policies(s);
 	if (s->meta.nrowdrops > 0)
 		skip_dropped_ranges(s, req);
@@ -408,6 +385,8 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->folding = false;
 	for (int i = 0; i < s->nfams; i++)
 		row->fam_cells[i].len = 0;
+	if (s->filter)
+		wc_row_filter_row_begin(s->filter);
 }
 
 /*
@@ -512,6 +491,8 @@ emit_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_
 		row->colpos++;
 	}
 	wc_write_batch_cell(&s->batch, col->idx, data, len);
+	if (s->filter)
+		wc_row_filter_cell(s->filter, col->idx, data, len);
 }
 
 
@@ -653,7 +634,6 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	}
 	/* the value without its tag byte */
 	emit_cell(s, fq, fqlen, v + 1, vlen - 1);
-	(void) n;
 	return WC_ENTRY_USED;
 }
 
@@ -665,10 +645,12 @@ row_end(WcCellScan *s)
 
 	if (row->folding)
 		fold_end(s);
-	if (!row->live)
+	/* a row its filters leave out was read all the same */
+	if (!row->live || (s->filter && !wc_row_filter_passes(s->filter)))
 	{
+		wc_heat_row_end(&s->heat, row->live, s->entries, s->out.len);
 		wc_write_batch_row_cancel(&s->batch);
-		wc_heat_row_end(&s->heat, false, s->entries, s->out.len);
+		s->skipped += row->live;
 		return;
 	}
 	for (int i = 0; i < s->nfams; i++)
@@ -711,10 +693,23 @@ seek_in_cell(WcCellScan *s, const uint8 *k, size_t cellend, uint64 ts)
 	storage_iter_seek(s->it, target->data, target->len);
 }
 
+/*
+ * A batch is full at its size; with filters, that leave rows out, also after
+ * a quarter as many entries as it has bytes, so that a fill stays short.
+ */
+static bool
+batch_full(WcCellScan *s, WcByteBuf *out, uint64 before)
+{
+	return out->len >= s->batch_bytes ||
+		(s->filter && s->entries - before >= (uint64) s->batch_bytes / 4);
+}
+
 static void
 scan_forward(WcCellScan *s, WcByteBuf *out)
 {
-	while (!s->done && out->len < s->batch_bytes)
+	uint64		before = s->entries;
+
+	while (!s->done && !batch_full(s, out, before))
 	{
 		const uint8 *k;
 		size_t		n,
@@ -804,7 +799,9 @@ scan_forward(WcCellScan *s, WcByteBuf *out)
 static void
 scan_reverse(WcCellScan *s, WcByteBuf *out)
 {
-	while (!s->done && out->len < s->batch_bytes)
+	uint64		before = s->entries;
+
+	while (!s->done && !batch_full(s, out, before))
 	{
 		const uint8 *k;
 		size_t		n,
@@ -920,6 +917,7 @@ cells_scan_fill(WcCellScan *s)
 {
 	uint64		before = s->entries;
 
+	s->skipped = 0;
 	s->out.len = 0;
 	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->vs)
@@ -951,7 +949,7 @@ cells_scan_fill(WcCellScan *s)
 		s->batch_bytes *= 2;
 	else if (s->batch_bytes < WC_SMALL_BATCH_BYTES)
 		s->batch_bytes = WC_SMALL_BATCH_BYTES;
-	wc_write_batch_end(&s->batch, s->done, s->entries - before);
+	wc_write_batch_end(&s->batch, s->done, s->entries - before, s->skipped);
 	return s->done;
 }
 
@@ -983,17 +981,4 @@ bool
 cells_scan_is_small(WcCellScan *s)
 {
 	return s->batch_bytes <= WC_SMALL_BATCH_BYTES && s->fill_cache;
-}
-
-/* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */
-uint64
-cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req)
-{
-	uint64		total = 0;
-
-	for (int i = 0; i < req->nranges; i++)
-		total += storage_approximate_size(odb->db,
-										  req->ranges[i].start.data, req->ranges[i].start.len,
-										  req->ranges[i].end.data, req->ranges[i].end.len);
-	return total;
 }

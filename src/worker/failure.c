@@ -23,7 +23,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "common/aggfold.h"
 #include "common/bytebuf.h"
+#include "common/keycodec.h"
 #include "worker/failure.h"
 
 typedef struct WcTrap
@@ -109,4 +111,32 @@ wc_raise_failure(const WcFailure *f)
 			 errmsg_internal("%s", f->message),
 			 errdetail_internal("%s", f->detail),
 			 f->hint[0] ? errhint("%s", f->hint) : 0));
+}
+
+/*
+ * wc_corrupt_key, wc_check_value_tag, wc_corrupt_merge
+ *		The errors of an entry that is not what widecolumn_fdw writes, for
+ *		every reader of rows (this file and cellversions.c).
+ */
+void
+wc_corrupt_key(const uint8 *k, size_t n)
+{
+	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed key in LevelDB database", NULL,
+			"The key is %zu bytes long and does not have the widecolumn_fdw layout.", n);
+}
+
+void
+wc_check_value_tag(const uint8 *v, size_t vlen)
+{
+	if (vlen == 0 || (v[0] != WC_VALUE_PRESENT && v[0] != WC_VALUE_TOMBSTONE &&
+					  !wc_agg_is_merge(v[0])))
+		wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
+				"A stored value does not begin with a valid tag byte.");
+}
+
+void
+wc_corrupt_merge(void)
+{
+	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
+			"A merge entry of an aggregate family does not hold an 8-byte integer.");
 }

@@ -9,6 +9,7 @@
 #define WC_FAILURE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* An error, as data: what ereport would have said. */
 typedef struct WcFailure
@@ -24,5 +25,10 @@ extern void wc_fail(int sqlstate, const char *message, const char *hint,
 			__attribute__((noreturn, format(printf, 4, 5)));
 extern bool wc_trapped(void (*fn) (void *), void *arg, WcFailure *f);
 extern void wc_raise_failure(const WcFailure *f) __attribute__((noreturn));
+
+/* an entry that is not what widecolumn_fdw writes, for every reader of rows */
+extern void wc_corrupt_key(const uint8 *k, size_t n) __attribute__((noreturn));
+extern void wc_check_value_tag(const uint8 *v, size_t vlen);
+extern void wc_corrupt_merge(void) __attribute__((noreturn));
 
 #endif							/* WC_FAILURE_H */

@@ -348,3 +348,16 @@ sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a)
 	}
 	PG_END_TRY();
 }
+
+/* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */
+uint64
+cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req)
+{
+	uint64		total = 0;
+
+	for (int i = 0; i < req->nranges; i++)
+		total += storage_approximate_size(odb->db,
+										  req->ranges[i].start.data, req->ranges[i].start.len,
+										  req->ranges[i].end.data, req->ranges[i].end.len);
+	return total;
+}

@@ -212,11 +212,6 @@ extern void wc_heat_store_due(void);
 extern void sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out);
 extern void sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a);
 
-/* in cellscan.c: an entry that is not what widecolumn_fdw writes */
-extern pg_attribute_noreturn() void wc_corrupt_key(const uint8 *k, size_t n);
-extern void wc_check_value_tag(const uint8 *v, size_t vlen);
-extern pg_attribute_noreturn() void wc_corrupt_merge(void);
-
 /* in cellversions.c: every version, for a cells-layout table */
 typedef struct WcVersionScan WcVersionScan;
 /* a cell's family's policy (NULL: none), and the time of its drop, if any */

@@ -261,6 +261,14 @@ scan_request(const uint8_t *data, size_t size)
 			}
 			CHECK(wc_reader_left(&ov) == 0);
 		}
+		/* a filter names a cell the scan asks for, as a kind it knows */
+		CHECK(req.nfilters == 0 || !(req.flags & WC_SCAN_CELLS));
+		for (int i = 0; i < req.nfilters; i++)
+			CHECK(req.filters[i].col < req.ncols &&
+				  n_components(req.cols[req.filters[i].col], 2) &&
+				  req.filters[i].kind >= WC_FILTER_INT2 &&
+				  req.filters[i].kind <= WC_FILTER_FLOAT8 &&
+				  req.filters[i].op >= WC_FILTER_LT && req.filters[i].op <= WC_FILTER_NE);
 		initStringInfo(&buf);
 		wc_write_scan(&buf, &req);
 		check_same(&buf, data, size);
@@ -274,6 +282,8 @@ scan_request(const uint8_t *data, size_t size)
 		pfree(req.fams);
 	if (req.quals)
 		pfree(req.quals);
+	if (req.filters)
+		pfree(req.filters);
 }
 
 static void
@@ -691,6 +701,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					pfree(s.cols);
 				if (s.fams)
 					pfree(s.fams);
+				if (s.filters)
+					pfree(s.filters);
 			}
 			break;
 	}

@@ -91,10 +91,14 @@ def write(rows, db=0):
     return u8(REQ_WRITE) + u32(db) + b"".join(rows)
 
 
-def scan(cols, ranges, reverse=False, limit=0, db=0, snap=0, scan_id=1, as_of=0):
-    out = u8(REQ_SCAN) + u32(db) + u32(snap) + u32(scan_id) + u8(1 if reverse else 0) + u64(limit) + u64(as_of)
+def scan(cols, ranges, reverse=False, limit=0, db=0, snap=0, scan_id=1, as_of=0, filters=()):
+    flags = (1 if reverse else 0) | (0x10 if filters else 0)
+    out = u8(REQ_SCAN) + u32(db) + u32(snap) + u32(scan_id) + u8(flags) + u64(limit) + u64(as_of)
     out += u16(len(cols)) + b"".join(s(fq(f, q)) for f, q in cols)
     out += u32(len(ranges)) + b"".join(s(a) + s(b) for a, b in ranges)
+    if filters:
+        # WcScanFilter: u16 column, u8 kind, u8 op, u64 value (native order, as wc_put_u64)
+        out += u16(len(filters)) + b"".join(u16(c) + u8(k) + u8(o) + u64(v) for c, k, o, v in filters)
     return out
 
 
@@ -167,6 +171,10 @@ def wire_seeds():
                             [(esc(b"t") + esc(b"a"), esc(b"t") + esc(b"c")),
                              (esc(b"t") + esc(b"m"), successor(esc(b"t")))], snap=7),
         "scan-no-columns": scan([], [whole(b"t")]),
+        # temperature > 1000.0 (FLOAT8 = 5, GT = 5), pressure <> 0 (INT8 = 3, NE = 6)
+        "scan-filters": scan([(m, b"pressure"), (m, b"temperature")], [whole(weather)],
+                             filters=[(1, 5, 5, struct.unpack("<Q", struct.pack("<d", 1000.0))[0]),
+                                      (0, 3, 6, 0)]),
         "scan-as-of": scan([(m, b"pressure")], [prefix(weather, b"us-west2#")], as_of=1614945840000000),
         "scan-no-ranges": scan([(b"cf", b"a")], []),
         "scan-open-end": scan([(b"cf", b"a")], [(esc(b"t") + esc(b"\xff"), b"")]),

@@ -1,0 +1,283 @@
+/*-------------------------------------------------------------------------
+ *
+ * storefilter.c
+ *	  Storage filters: the comparisons of a number column with a value that
+ *	  the storage worker checks on each row before sending it.
+ *
+ * A scan with a condition on anything but the row key reads every row of
+ * its ranges (a full scan, when it has none).  The comparisons the worker
+ * can check itself, in plain C on the stored bytes (rowfilter.c), go with
+ * the SCAN request, and rows that fail them never cross the queue: a full
+ * scan that keeps few rows then costs the backend little.  They are
+ *
+ *	a column of type smallint, integer, bigint, real or double precision
+ *	compared by =, <>, <, <=, > or >= (the integer_ops and float_ops
+ *	operators, so cross-type ones too) with an expression that does not
+ *	read this table and is not volatile (a constant, a parameter),
+ *
+ * of a scan that neither locks its rows nor runs in a transaction that has
+ * written to the table (its own writes are merged in here, after the
+ * worker has read).  PostgreSQL still checks every condition itself, so a
+ * filter only saves work: the worker leaves out a row only when the
+ * comparison is surely false, and sends a cell it cannot read as its type
+ * for the backend to raise the error.  EXPLAIN shows them as "Storage
+ * Filter"; EXPLAIN ANALYZE counts the rows they left out.
+ *
+ * At plan time a filter is an IntList in fdw_private (WcScanPrivateFilters)
+ * and its value an expression in fdw_exprs; the executor evaluates the
+ * values when a scan starts (wc_storefilter_values).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_am.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "fdw/fdw.h"
+#include "fdw/scan.h"
+
+/* The elements of a filter's IntList in fdw_private. */
+enum WcFilterPlanIndex
+{
+	WcFilterPlanAttnum,			/* the column */
+	WcFilterPlanOp,				/* WcFilterOp, the column on the left */
+	WcFilterPlanExpr,			/* the value's position in fdw_exprs */
+	WcFilterPlanOperator,		/* the operator, the column on the left (for
+								 * EXPLAIN) */
+	WcFilterPlanValueType		/* the value's type */
+};
+
+/* The ops as the btree strategies number them, and <> after them. */
+static const WcFilterOp strategy_op[] = {0, WC_FILTER_LT, WC_FILTER_LE, WC_FILTER_EQ,
+WC_FILTER_GE, WC_FILTER_GT, WC_FILTER_NE};
+
+/* The same op with its operands swapped: 1 < x is x > 1. */
+static WcFilterOp
+commuted(WcFilterOp op)
+{
+	switch (op)
+	{
+		case WC_FILTER_LT:
+			return WC_FILTER_GT;
+		case WC_FILTER_LE:
+			return WC_FILTER_GE;
+		case WC_FILTER_GE:
+			return WC_FILTER_LE;
+		case WC_FILTER_GT:
+			return WC_FILTER_LT;
+		default:
+			return op;
+	}
+}
+
+static bool
+is_int_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+static bool
+is_float_type(Oid t)
+{
+	return t == FLOAT4OID || t == FLOAT8OID;
+}
+
+/*
+ * number_op
+ *		If opno is a comparison of integer_ops or float_ops, its op
+ *		(WcFilterOp); else 0.  Only those two families: an operator can be a
+ *		member of a user's family too, with another meaning.
+ */
+static WcFilterOp
+number_op(Oid opno)
+{
+	static Oid	float_ops = InvalidOid;
+	ListCell   *lc;
+
+	if (!OidIsValid(float_ops))
+		float_ops = get_opfamily_oid(BTREE_AM_OID,
+									 list_make2(makeString("pg_catalog"),
+												makeString("float_ops")),
+									 false);
+	foreach(lc, get_op_btree_interpretation(opno))
+	{
+		OpBtreeInterpretation *bi = lfirst(lc);
+
+		if ((bi->opfamily_id == INTEGER_BTREE_FAM_OID &&
+			 is_int_type(bi->oplefttype) && is_int_type(bi->oprighttype)) ||
+			(bi->opfamily_id == float_ops &&
+			 is_float_type(bi->oplefttype) && is_float_type(bi->oprighttype)))
+			if (bi->strategy >= ROWCOMPARE_LT && bi->strategy <= ROWCOMPARE_NE)
+				return strategy_op[bi->strategy];
+	}
+	return 0;
+}
+
+/*
+ * wc_storefilter_plan
+ *		The filters among the conditions local (RestrictInfos) that a scan
+ *		of t can hand to the worker, their values appended to *exprs.
+ */
+List *
+wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *local,
+					List **exprs)
+{
+	List	   *filters = NIL;
+	ListCell   *lc;
+
+	/* a column of an aggregate family narrower than its cells: none */
+	wc_aggregate_map(t);
+	foreach(lc, local)
+	{
+		RestrictInfo *ri = lfirst(lc);
+		OpExpr	   *op = (OpExpr *) ri->clause;
+		Node	   *left,
+				   *right,
+				   *value;
+		Var		   *var;
+		Oid			opno;
+		WcFilterOp	fop;
+
+		if (list_length(filters) >= WC_MAX_SCAN_FILTERS)
+			break;
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		left = linitial(op->args);
+		right = lsecond(op->args);
+		if (IsA(left, Var))
+		{
+			var = (Var *) left;
+			value = right;
+			opno = op->opno;
+		}
+		else if (IsA(right, Var))
+		{
+			var = (Var *) right;
+			value = left;
+			opno = get_commutator(op->opno);
+		}
+		else
+			continue;
+		if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
+			t->cols[var->varattno - 1].kind != WC_COL_CELL ||
+			t->cols[var->varattno - 1].map_type != InvalidOid ||
+			(t->cols[var->varattno - 1].aggregate != 0 &&
+			 t->cols[var->varattno - 1].type != INT8OID) ||
+			bms_is_member(baserel->relid, pull_varnos(root, value)) ||
+			contain_volatile_functions(value) || !OidIsValid(opno))
+			continue;
+		fop = number_op(op->opno);
+		if (fop == 0)
+			continue;
+		if (value == left)
+			fop = commuted(fop);
+		*exprs = lappend(*exprs, value);
+		filters = lappend(filters, list_make5_int(var->varattno, fop,
+												  list_length(*exprs) - 1, opno,
+												  exprType(value)));
+	}
+	return filters;
+}
+
+/*
+ * wc_storefilter_values
+ *		The filters of ss's scan with the values of this (re)scan (values and
+ *		nulls, of the plan's fdw_exprs), into ss->filters; the columns are
+ *		positions in the scan's request.  A filter whose value is NULL is
+ *		left to PostgreSQL, which keeps no row; so is one on a column of an
+ *		aggregate family narrower than its 8 bytes, whose value may be out
+ *		of the column's range, an error PostgreSQL raises.
+ */
+void
+wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
+{
+	ListCell   *lc;
+
+	ss->nfilters = 0;
+	if (ss->filter_plan == NIL)
+		return;
+	ss->filters = palloc(sizeof(WcScanFilter) * list_length(ss->filter_plan));
+	foreach(lc, ss->filter_plan)
+	{
+		List	   *fl = lfirst(lc);
+		int			attnum = list_nth_int(fl, WcFilterPlanAttnum);
+		int			e = list_nth_int(fl, WcFilterPlanExpr);
+		WcColumn   *col = &ss->table->cols[attnum - 1];
+		Oid			vtype = list_nth_int(fl, WcFilterPlanValueType);
+		WcScanFilter *f = &ss->filters[ss->nfilters];
+		int			pos = -1;
+
+		if (nulls[e])
+			continue;
+		for (int i = 0; i < ss->nmapped && pos < 0; i++)
+			if (ss->req_attnum[i] == attnum)
+				pos = i;
+		for (int i = 0; i < ss->naliases && pos < 0; i++)
+			if (ss->alias_attnum[i] == attnum)
+				pos = ss->alias_pos[i];
+		if (pos < 0 || (col->aggregate != 0 && col->type != INT8OID))
+			continue;
+		f->col = (uint16) pos;
+		f->op = (uint8) list_nth_int(fl, WcFilterPlanOp);
+		f->kind = col->type == INT2OID ? WC_FILTER_INT2 :
+			col->type == INT4OID ? WC_FILTER_INT4 :
+			col->type == INT8OID ? WC_FILTER_INT8 :
+			col->type == FLOAT4OID ? WC_FILTER_FLOAT4 : WC_FILTER_FLOAT8;
+		if (is_int_type(vtype))
+			f->value = (uint64) (vtype == INT2OID ? DatumGetInt16(values[e]) :
+								 vtype == INT4OID ? DatumGetInt32(values[e]) :
+								 DatumGetInt64(values[e]));
+		else
+		{
+			double		d = vtype == FLOAT4OID ? (double) DatumGetFloat4(values[e]) :
+				DatumGetFloat8(values[e]);
+
+			memcpy(&f->value, &d, sizeof(d));
+		}
+		ss->nfilters++;
+	}
+}
+
+/*
+ * wc_storefilter_explain
+ *		The plan's filters as EXPLAIN shows them: "temp > '1000'::double
+ *		precision", joined by AND, and why they stay here if this
+ *		transaction's writes keep them from storage; NULL if it has none.
+ */
+char *
+wc_storefilter_explain(ForeignScan *plan, Relation rel, WcTable *t, List *dpcontext)
+{
+	List	   *filters = list_length(plan->fdw_private) > WcScanPrivateFilters ?
+		list_nth(plan->fdw_private, WcScanPrivateFilters) : NIL;
+	StringInfoData buf;
+	ListCell   *lc;
+
+	if (filters == NIL)
+		return NULL;
+	initStringInfo(&buf);
+	foreach(lc, filters)
+	{
+		List	   *fl = lfirst(lc);
+		Node	   *value = list_nth(plan->fdw_exprs, list_nth_int(fl, WcFilterPlanExpr));
+
+		appendStringInfo(&buf, "%s%s %s %s", buf.len > 0 ? " AND " : "",
+						 quote_identifier(get_attname(RelationGetRelid(rel),
+													  list_nth_int(fl, WcFilterPlanAttnum),
+													  false)),
+						 get_opname(list_nth_int(fl, WcFilterPlanOperator)),
+						 deparse_expression(value, dpcontext, false, false));
+	}
+	if (wc_txn_table(t, false) != NULL)
+		appendStringInfoString(&buf, " (checked here: this transaction has written to the table)");
+	return buf.data;
+}

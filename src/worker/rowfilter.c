@@ -1,0 +1,175 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowfilter.c
+ *	  A scan's filters: which rows a scan with WC_SCAN_FILTER leaves out.
+ *
+ * The backend sends the comparisons of a column with a value that it can
+ * hand over (storefilter.c) and still checks them itself on the rows it
+ * gets, so a filter here may only leave out rows whose comparison is
+ * surely false: a missing cell (NULL, for which no comparison is true) or
+ * a value that compares wrong.  A cell whose width is not its kind's is
+ * kept: the backend raises the error that it is.
+ *
+ * Plain C, for the reader threads (readers.c), past wc_row_filter_new.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "worker/rowfilter.h"
+
+struct WcRowFilter
+{
+	int			n;
+	WcScanFilter *filters;
+	int			met;			/* the row's filters its cells passed */
+	bool		failed;			/* a cell of the row failed one */
+};
+
+WcRowFilter *
+wc_row_filter_new(const WcScanRequest *req)
+{
+	WcRowFilter *f = palloc0(sizeof(WcRowFilter));
+
+	f->n = req->nfilters;
+	f->filters = palloc(sizeof(WcScanFilter) * Max(1, req->nfilters));
+	memcpy(f->filters, req->filters, sizeof(WcScanFilter) * req->nfilters);
+	return f;
+}
+
+void
+wc_row_filter_row_begin(WcRowFilter *f)
+{
+	f->met = 0;
+	f->failed = false;
+}
+
+static uint64
+big_endian(const uint8 *p, size_t len)
+{
+	uint64		v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* -1, 0, 1 as PostgreSQL's float8_cmp_internal orders a and b */
+static int
+float_cmp(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	return a > b ? 1 : a < b ? -1 : 0;
+}
+
+/*
+ * compare
+ *		The cell's value against the filter's, as -1, 0 or 1; false if the
+ *		cell does not have the width of its kind.
+ */
+static bool
+compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
+{
+	switch (flt->kind)
+	{
+		case WC_FILTER_INT2:
+		case WC_FILTER_INT4:
+		case WC_FILTER_INT8:
+			{
+				size_t		width = flt->kind == WC_FILTER_INT2 ? 2 :
+					flt->kind == WC_FILTER_INT4 ? 4 : 8;
+				uint64		raw;
+				int64		v;
+				int64		c = (int64) flt->value;
+
+				if (len != width)
+					return false;
+				raw = big_endian(data, len);
+				/* sign-extend from the cell's width */
+				if (width < 8 && (raw & (UINT64CONST(1) << (width * 8 - 1))))
+					raw |= ~((UINT64CONST(1) << (width * 8)) - 1);
+				v = (int64) raw;
+				*cmp = v > c ? 1 : v < c ? -1 : 0;
+				return true;
+			}
+		case WC_FILTER_FLOAT4:
+			{
+				uint32		bits;
+				float		v;
+				double		c;
+
+				if (len != 4)
+					return false;
+				bits = (uint32) big_endian(data, 4);
+				memcpy(&v, &bits, 4);
+				memcpy(&c, &flt->value, 8);
+				*cmp = float_cmp((double) v, c);
+				return true;
+			}
+		case WC_FILTER_FLOAT8:
+			{
+				uint64		bits;
+				double		v;
+				double		c;
+
+				if (len != 8)
+					return false;
+				bits = big_endian(data, 8);
+				memcpy(&v, &bits, 8);
+				memcpy(&c, &flt->value, 8);
+				*cmp = float_cmp(v, c);
+				return true;
+			}
+	}
+	return false;
+}
+
+static bool
+holds(uint8 op, int cmp)
+{
+	switch (op)
+	{
+		case WC_FILTER_LT:
+			return cmp < 0;
+		case WC_FILTER_LE:
+			return cmp <= 0;
+		case WC_FILTER_EQ:
+			return cmp == 0;
+		case WC_FILTER_GE:
+			return cmp >= 0;
+		case WC_FILTER_GT:
+			return cmp > 0;
+		case WC_FILTER_NE:
+			return cmp != 0;
+	}
+	return true;
+}
+
+/* A cell of the row, the column col of the request asked for, is data. */
+void
+wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len)
+{
+	for (int i = 0; i < f->n; i++)
+	{
+		const WcScanFilter *flt = &f->filters[i];
+		int			cmp;
+
+		if (flt->col != col)
+			continue;
+		f->met++;
+		if (compare(flt, data, len, &cmp) && !holds(flt->op, cmp))
+			f->failed = true;
+	}
+}
+
+/* Every filter met a cell of the row, and none failed. */
+bool
+wc_row_filter_passes(WcRowFilter *f)
+{
+	return !f->failed && f->met == f->n;
+}

@@ -1,0 +1,24 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowfilter.h
+ *	  A scan's filters (WC_SCAN_FILTER), checked on each row's cells as
+ *	  cellscan.c sends them.
+ *
+ * Plain C, for the reader threads: no PostgreSQL call but the palloc of
+ * wc_row_filter_new, made on the main thread when the scan opens.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_ROWFILTER_H
+#define WC_ROWFILTER_H
+
+#include "common/wire.h"
+
+typedef struct WcRowFilter WcRowFilter;
+
+extern WcRowFilter *wc_row_filter_new(const WcScanRequest *req);
+extern void wc_row_filter_row_begin(WcRowFilter *f);
+extern void wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len);
+extern bool wc_row_filter_passes(WcRowFilter *f);
+
+#endif							/* WC_ROWFILTER_H */
