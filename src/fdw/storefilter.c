@@ -133,10 +133,9 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 					List **exprs)
 {
 	List	   *filters = NIL;
+	bool		mapped = false;
 	ListCell   *lc;
 
-	/* a column of an aggregate family narrower than its cells: none */
-	wc_aggregate_map(t);
 	foreach(lc, local)
 	{
 		RestrictInfo *ri = lfirst(lc);
@@ -170,8 +169,13 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			continue;
 		if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 			t->cols[var->varattno - 1].kind != WC_COL_CELL ||
-			t->cols[var->varattno - 1].map_type != InvalidOid ||
-			(t->cols[var->varattno - 1].aggregate != 0 &&
+			t->cols[var->varattno - 1].map_type != InvalidOid)
+			continue;
+		/* a column of an aggregate family narrower than its cells: none */
+		if (!mapped)
+			wc_aggregate_map(t);
+		mapped = true;
+		if ((t->cols[var->varattno - 1].aggregate != 0 &&
 			 t->cols[var->varattno - 1].type != INT8OID) ||
 			bms_is_member(baserel->relid, pull_varnos(root, value)) ||
 			contain_volatile_functions(value) || !OidIsValid(opno))
