@@ -166,6 +166,14 @@ EXPLAIN (COSTS OFF) SELECT k, a, b, c FROM sf_alias WHERE a > -2260 AND b < -224
 SELECT k, a, b, c FROM sf_alias WHERE a > -2260 AND b < -2240 ORDER BY k;
 SELECT k, i8 FROM sf_native WHERE i8 > -2260 AND i8 < -2240 ORDER BY k;
 
+-- a column of a domain over integer: stored, and compared, as its base type
+CREATE DOMAIN sf_int AS integer;
+CREATE FOREIGN TABLE sf_dom (k text OPTIONS (rowkey 'true') COLLATE "C",
+    i4 sf_int) SERVER sf_srv OPTIONS (table 'sf');
+EXPLAIN (COSTS OFF) SELECT k FROM sf_dom WHERE i4 > 400;
+SELECT count(*) FROM sf_dom WHERE i4 > 400;
+SELECT count(*) FROM sf_native WHERE i4 > 400;
+
 -- a column of an aggregate family: the fold of its merges is what compares
 SELECT widecolumn.create_family('sf_srv', 'counts', 'c', aggregate => 'sum');
 CREATE FOREIGN TABLE sf_counts (k text OPTIONS (rowkey 'true') COLLATE "C",
@@ -181,3 +189,4 @@ SELECT k, n FROM sf_counts WHERE n = 2 ORDER BY k;
 DROP SERVER sf_srv CASCADE;
 DROP TABLE sf_native;
 DROP FUNCTION sf_check(text);
+DROP DOMAIN sf_int;

@@ -11,7 +11,7 @@
  * scan that keeps few rows then costs the backend little.  They are
  *
  *	a column of type smallint, integer, bigint, real or double precision
- *	compared by =, <>, <, <=, > or >= (the integer_ops and float_ops
+ *	(or a domain over one) compared by =, <>, <, <=, > or >= (the integer_ops and float_ops
  *	operators, so cross-type ones too) with an expression that does not
  *	read this table and is not volatile (a constant, a parameter),
  *
@@ -123,6 +123,14 @@ number_op(Oid opno)
 	return 0;
 }
 
+static Node *
+strip_relabel(Node *node)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node;
+}
+
 /*
  * wc_storefilter_plan
  *		The filters among the conditions local (RestrictInfos) that a scan
@@ -151,8 +159,9 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			break;
 		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 			continue;
-		left = linitial(op->args);
-		right = lsecond(op->args);
+		/* a column of a domain is read through a RelabelType to its base */
+		left = strip_relabel(linitial(op->args));
+		right = strip_relabel(lsecond(op->args));
 		if (IsA(left, Var))
 		{
 			var = (Var *) left;
@@ -167,9 +176,12 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 		}
 		else
 			continue;
+		/* a column of one of the five types itself: its cells are theirs */
 		if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 			t->cols[var->varattno - 1].kind != WC_COL_CELL ||
-			t->cols[var->varattno - 1].map_type != InvalidOid)
+			t->cols[var->varattno - 1].map_type != InvalidOid ||
+			(!is_int_type(t->cols[var->varattno - 1].type) &&
+			 !is_float_type(t->cols[var->varattno - 1].type)))
 			continue;
 		/* a column of an aggregate family narrower than its cells: none */
 		if (!mapped)
@@ -183,8 +195,9 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 		fop = number_op(op->opno);
 		if (fop == 0)
 			continue;
-		if (value == left)
+		if ((Node *) var == right)
 			fop = commuted(fop);
+		value = value == left ? linitial(op->args) : lsecond(op->args);
 		*exprs = lappend(*exprs, value);
 		filters = lappend(filters, list_make5_int(var->varattno, fop,
 												  list_length(*exprs) - 1, opno,
