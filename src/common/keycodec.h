@@ -38,6 +38,21 @@ static const uint8_t wc_row_tombstone_fq[] = {0x00, 0x01, 0x00, 0x01};
 #define WC_VALUE_TOMBSTONE	0x00	/* the cell was deleted at this version */
 #define WC_VALUE_PRESENT	0x01	/* the rest of the value is the data */
 
+/*
+ * A big-endian unsigned integer of n bytes (n <= 8): how the numbers in
+ * keys and cell values are stored (docs/format.md), for the backend's
+ * decoding (valuecodec.c) and the worker's filters (rowfilter.c).
+ */
+static inline uint64_t
+wc_get_be(const uint8_t *p, int n)
+{
+	uint64_t	v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
 extern size_t wc_escape(const uint8_t *src, size_t n, uint8_t *dst);
 extern size_t wc_escape_body(const uint8_t *src, size_t n, uint8_t *dst);
 extern int	wc_component_end(const uint8_t *src, size_t n, size_t *consumed);

@@ -45,16 +45,6 @@ put_be(StringInfo buf, uint64 v, int n)
 	appendBinaryStringInfo(buf, b, n);
 }
 
-static uint64
-get_be(const uint8 *p, int n)
-{
-	uint64		v = 0;
-
-	for (int i = 0; i < n; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 /*
  * wc_printable_key
  *		A row key as it may appear in a message: printable ASCII as is,
@@ -422,7 +412,7 @@ decode_aggregate(const uint8 *data, size_t len, WcTable *t, int attnum,
 						col->name, t->relname),
 				 errdetail("The cell of row key \"%s\" holds %zu bytes; a cell of aggregate family \"%s\" holds 8.",
 						   wc_printable_key(rowkey, rowkey_len), len, col->family)));
-	v = (int64) get_be(data, 8);
+	v = (int64) wc_get_be(data, 8);
 	if ((col->type == INT2OID && (v < PG_INT16_MIN || v > PG_INT16_MAX)) ||
 		(col->type == INT4OID && (v < PG_INT32_MIN || v > PG_INT32_MAX)))
 		ereport(ERROR,
@@ -478,14 +468,14 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 				bad_value(t, attnum, rowkey, rowkey_len, WC_BAD_BOOLEAN, len, NULL);
 			return BoolGetDatum(data[0] == 1);
 		case INT2OID:
-			return Int16GetDatum((int16) get_be(data, 2));
+			return Int16GetDatum((int16) wc_get_be(data, 2));
 		case INT4OID:
-			return Int32GetDatum((int32) get_be(data, 4));
+			return Int32GetDatum((int32) wc_get_be(data, 4));
 		case INT8OID:
-			return Int64GetDatum((int64) get_be(data, 8));
+			return Int64GetDatum((int64) wc_get_be(data, 8));
 		case FLOAT4OID:
 			{
-				uint32		bits = (uint32) get_be(data, 4);
+				uint32		bits = (uint32) wc_get_be(data, 4);
 				float4		f;
 
 				memcpy(&f, &bits, 4);
@@ -493,7 +483,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 			}
 		case FLOAT8OID:
 			{
-				uint64		bits = get_be(data, 8);
+				uint64		bits = wc_get_be(data, 8);
 				float8		f;
 
 				memcpy(&f, &bits, 8);
@@ -501,7 +491,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 			}
 		case DATEOID:
 			{
-				int32		d = (int32) get_be(data, 4);
+				int32		d = (int32) wc_get_be(data, 4);
 
 				if (!DATE_NOT_FINITE(d))
 				{
@@ -515,7 +505,7 @@ wc_decode_value(const uint8 *data, size_t len, WcTable *t, int attnum,
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
 			{
-				int64		ts = (int64) get_be(data, 8);
+				int64		ts = (int64) wc_get_be(data, 8);
 
 				if (!TIMESTAMP_NOT_FINITE(ts))
 				{

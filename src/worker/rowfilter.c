@@ -18,6 +18,7 @@
 
 #include <math.h>
 
+#include "common/keycodec.h"
 #include "worker/rowfilter.h"
 
 struct WcRowFilter
@@ -44,16 +45,6 @@ wc_row_filter_row_begin(WcRowFilter *f)
 {
 	f->met = 0;
 	f->failed = false;
-}
-
-static uint64
-big_endian(const uint8 *p, size_t len)
-{
-	uint64		v = 0;
-
-	for (size_t i = 0; i < len; i++)
-		v = (v << 8) | p[i];
-	return v;
 }
 
 /* -1, 0, 1 as PostgreSQL's float8_cmp_internal orders a and b */
@@ -89,7 +80,7 @@ compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
 
 				if (len != width)
 					return false;
-				raw = big_endian(data, len);
+				raw = wc_get_be(data, (int) len);
 				/* sign-extend from the cell's width */
 				if (width < 8 && (raw & (UINT64CONST(1) << (width * 8 - 1))))
 					raw |= ~((UINT64CONST(1) << (width * 8)) - 1);
@@ -105,7 +96,7 @@ compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
 
 				if (len != 4)
 					return false;
-				bits = (uint32) big_endian(data, 4);
+				bits = (uint32) wc_get_be(data, 4);
 				memcpy(&v, &bits, 4);
 				memcpy(&c, &flt->value, 8);
 				*cmp = float_cmp((double) v, c);
@@ -119,7 +110,7 @@ compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
 
 				if (len != 8)
 					return false;
-				bits = big_endian(data, 8);
+				bits = wc_get_be(data, 8);
 				memcpy(&v, &bits, 8);
 				memcpy(&c, &flt->value, 8);
 				*cmp = float_cmp(v, c);
