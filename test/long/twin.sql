@@ -30,6 +30,11 @@ SELECT twin_assert(
 	(SELECT array_agg(row(k, v, w) ORDER BY k) FROM twin_f WHERE k >= twin_key(:client_id, :m) AND k < twin_key(:client_id, :m + 9)) IS NOT DISTINCT FROM
 	(SELECT array_agg(row(k, v, w) ORDER BY k) FROM twin_n WHERE k >= twin_key(:client_id, :m) AND k < twin_key(:client_id, :m + 9)),
 	'range scan of ' || twin_key(:client_id, :m));
+-- with a condition the storage worker checks (a Storage Filter)
+SELECT twin_assert(
+	(SELECT array_agg(row(k, v, w) ORDER BY k) FROM twin_f WHERE k LIKE twin_own(:client_id) || '%' AND v > :r) IS NOT DISTINCT FROM
+	(SELECT array_agg(row(k, v, w) ORDER BY k) FROM twin_n WHERE k LIKE twin_own(:client_id) || '%' AND v > :r),
+	'filtered prefix scan of ' || twin_own(:client_id));
 SELECT count(*) FROM twin_f WHERE k LIKE twin_own(:other) || '%';
 \elif :r <= 32
 -- single-row writes of own rows, read back in the transaction; committed
