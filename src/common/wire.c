@@ -441,6 +441,9 @@ wc_read_scan(WcReader *r, WcScanRequest *req)
 	}
 	else if ((req->flags & WC_SCAN_FILTER) && !read_filters(r, req))
 		return false;
+	/* a cells scan's rows are versions: no filter applies to them */
+	if ((req->flags & WC_SCAN_CELLS) && (req->flags & WC_SCAN_FILTER))
+		return fail(r);
 	return finish(r);
 }
 

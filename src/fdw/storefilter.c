@@ -20,8 +20,10 @@
  * worker has read).  PostgreSQL still checks every condition itself, so a
  * filter only saves work: the worker leaves out a row only when the
  * comparison is surely false, and sends a cell it cannot read as its type
- * for the backend to raise the error.  EXPLAIN shows them as "Storage
- * Filter"; EXPLAIN ANALYZE counts the rows they left out.
+ * for the backend to raise the error.  (A row left out is never decoded,
+ * so a bad cell in another of its columns raises nothing, as with any FDW
+ * whose remote side filters.)  EXPLAIN shows them as "Storage Filter";
+ * EXPLAIN ANALYZE counts the rows they left out.
  *
  * At plan time a filter is an IntList in fdw_private (WcScanPrivateFilters)
  * and its value an expression in fdw_exprs; the executor evaluates the
@@ -162,13 +164,13 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 		/* a column of a domain is read through a RelabelType to its base */
 		left = strip_relabel(linitial(op->args));
 		right = strip_relabel(lsecond(op->args));
-		if (IsA(left, Var))
+		if (IsA(left, Var) && ((Var *) left)->varno == baserel->relid)
 		{
 			var = (Var *) left;
 			value = right;
 			opno = op->opno;
 		}
-		else if (IsA(right, Var))
+		else if (IsA(right, Var) && ((Var *) right)->varno == baserel->relid)
 		{
 			var = (Var *) right;
 			value = left;

@@ -645,10 +645,10 @@ row_end(WcCellScan *s)
 
 	if (row->folding)
 		fold_end(s);
-	/* a row its filters leave out was read all the same */
+	/* a row its filters leave out is read, not returned, as a missing one */
 	if (!row->live || (s->filter && !wc_row_filter_passes(s->filter)))
 	{
-		wc_heat_row_end(&s->heat, row->live, s->entries, s->out.len);
+		wc_heat_row_end(&s->heat, false, s->entries, s->out.len);
 		wc_write_batch_row_cancel(&s->batch);
 		s->skipped += row->live;
 		return;

@@ -262,6 +262,7 @@ scan_request(const uint8_t *data, size_t size)
 			CHECK(wc_reader_left(&ov) == 0);
 		}
 		/* a filter names a cell the scan asks for, as a kind it knows */
+		CHECK(!((req.flags & WC_SCAN_CELLS) && (req.flags & WC_SCAN_FILTER)));
 		CHECK(req.nfilters == 0 || !(req.flags & WC_SCAN_CELLS));
 		for (int i = 0; i < req.nfilters; i++)
 			CHECK(req.filters[i].col < req.ncols &&
