@@ -90,6 +90,7 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	ListCell   *lc;
 	uint64		rows;
 	uint64		entries;
+	uint64		skipped;
 
 	ExplainPropertyText("Stored Table", t->table, es);
 
@@ -150,15 +151,13 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	}
 
 	wc_parscan_explain(node, es);
-	if (es->analyze && wc_scan_storage_read(node, &rows, &entries))
+	if (es->analyze && wc_scan_storage_read(node, &rows, &entries, &skipped))
 	{
 		ExplainPropertyUInteger("Storage Rows Read", NULL, rows, es);
 		ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);
+		if (list_nth(plan->fdw_private, WcScanPrivateFilters) != NIL)
+			ExplainPropertyUInteger("Rows Removed by Storage Filter", NULL, skipped, es);
 	}
-	if (es->analyze &&
-		list_length(list_nth(plan->fdw_private, WcScanPrivateFilters)) > 0 &&
-		wc_scan_storage_skipped(node, &rows))
-		ExplainPropertyUInteger("Rows Removed by Storage Filter", NULL, rows, es);
 }
 
 void

@@ -854,31 +854,21 @@ wcEndForeignScan(ForeignScanState *node)
 
 /*
  * wc_scan_storage_read
- *		What the scan has read from storage so far, for EXPLAIN ANALYZE;
+ *		What the scan has read from storage so far (rows, those its storage
+ *		filters left out among them), for EXPLAIN ANALYZE;
  *		false if it has no state (EXPLAIN without ANALYZE).
  */
 bool
-wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries)
+wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries,
+					 uint64 *skipped)
 {
 	WcScanState *ss = node->fdw_state;
 
 	if (ss == NULL)
 		return false;
-	*rows = ss->stored_rows + ss->stored_skipped +
-		(ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
+	*skipped = ss->stored_skipped + (ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
+	*rows = ss->stored_rows + *skipped;
 	*entries = ss->stored_entries + (ss->remote ? wc_client_scan_entries(ss->scan) : 0);
-	return true;
-}
-
-/* The rows the scan's storage filters have left out so far, likewise. */
-bool
-wc_scan_storage_skipped(ForeignScanState *node, uint64 *rows)
-{
-	WcScanState *ss = node->fdw_state;
-
-	if (ss == NULL)
-		return false;
-	*rows = ss->stored_skipped + (ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
 	return true;
 }
 

@@ -141,7 +141,7 @@ extern void wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 							   const uint8 **vals, size_t *lens, Datum *values, bool *nulls);
 extern void wc_scan_stop(WcScanState *ss);
 extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
-								 uint64 *entries);
+								 uint64 *entries, uint64 *skipped);
 extern List *wc_scan_ranges(ForeignScanState *node, WcScanState *ss);
 
 /* in storefilter.c */
@@ -150,7 +150,6 @@ extern List *wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable
 extern void wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls);
 extern char *wc_storefilter_explain(ForeignScan *plan, Relation rel, WcTable *t,
 									 List *dpcontext);
-extern bool wc_scan_storage_skipped(ForeignScanState *node, uint64 *rows);
 
 /* in parscan.c */
 extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
