@@ -33,7 +33,9 @@
 #include "optimizer/planmain.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "storage/dsm.h"
 #include "storage/spin.h"
+#include "utils/memutils.h"
 
 #include "fdw/cells.h"
 #include "fdw/fdw.h"
@@ -44,6 +46,14 @@
  * in data: nchunks offsets (uint32), then each chunk's start and end keys,
  * each a uint32 length and its bytes.
  */
+/* What participants read from storage, for EXPLAIN ANALYZE. */
+typedef struct WcStorageRead
+{
+	uint64		rows;
+	uint64		entries;
+	uint64		skipped;
+} WcStorageRead;
+
 typedef struct WcParShared
 {
 	slock_t		mutex;
@@ -51,6 +61,7 @@ typedef struct WcParShared
 	int			nchunks;		/* -1: the leader reads the ranges alone */
 	uint64		token;			/* the leader's snapshot, shared (SHARE) */
 	uint64		as_of;			/* the leader's widecolumn.as_of */
+	WcStorageRead workers_read;	/* what the workers read, as they end */
 	Size		room;			/* bytes of data */
 	char		data[FLEXIBLE_ARRAY_MEMBER];
 } WcParShared;
@@ -67,6 +78,19 @@ struct WcParScan
 	StringInfoData chunks;		/* the leader: data, as last computed */
 	int			nchunks;
 	bool		alone;			/* the leader reads the ranges alone */
+	struct WcWorkersRead *workers_read; /* the leader: see below */
+};
+
+/*
+ * The leader's copy of what the workers read, made as the DSM segment goes
+ * away (its EXPLAIN ANALYZE comes after).  It lives in TopTransactionContext:
+ * after an error the executor's memory can be freed before the segment is
+ * detached.
+ */
+struct WcWorkersRead
+{
+	WcParShared *shared;
+	WcStorageRead read;
 };
 
 /*
@@ -236,6 +260,9 @@ wcEstimateDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt)
 
 	par = palloc0(sizeof(struct WcParScan));
 	par->leader = true;
+	/* counts from an earlier segment of this scan's are kept */
+	if (ss->par != NULL)
+		par->workers_read = ss->par->workers_read;
 	initStringInfo(&par->chunks);
 	ss->par = par;
 	if (serial_reason() == NULL)
@@ -268,6 +295,17 @@ fill_shared(ForeignScanState *node, WcParShared *sh)
 	sh->nchunks = par->nchunks;
 }
 
+/* on_dsm_detach: keep the workers' counts (see wcInitializeDSMForeignScan) */
+static void
+copy_workers_read(dsm_segment *seg, Datum arg)
+{
+	struct WcWorkersRead *wr = (struct WcWorkersRead *) DatumGetPointer(arg);
+
+	wr->read.rows += wr->shared->workers_read.rows;
+	wr->read.entries += wr->shared->workers_read.entries;
+	wr->read.skipped += wr->shared->workers_read.skipped;
+}
+
 static void
 wcInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
 {
@@ -280,6 +318,19 @@ wcInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void *
 	sh->token = serial_reason() == NULL ? wc_client_snapshot_share(ss->snapshot) : 0;
 	ss->par->shared = sh;
 	fill_shared(node, sh);
+
+	/* the workers add what they read as they end (wc_parscan_end) */
+	memset(&sh->workers_read, 0, sizeof(sh->workers_read));
+	if (pcxt->seg != NULL)
+	{
+		struct WcWorkersRead *wr = ss->par->workers_read;
+
+		if (wr == NULL)
+			wr = MemoryContextAllocZero(TopTransactionContext, sizeof(struct WcWorkersRead));
+		wr->shared = sh;
+		ss->par->workers_read = wr;
+		on_dsm_detach(pcxt->seg, copy_workers_read, PointerGetDatum(wr));
+	}
 }
 
 /*
@@ -398,6 +449,41 @@ wc_parscan_open_next(WcScanState *ss)
 	}
 	MemoryContextSwitchTo(old);
 	return chunk != NIL;
+}
+
+/*
+ * wc_parscan_end
+ *		A parallel worker's scan ends: add what it read from storage to
+ *		the shared counts, for the leader's EXPLAIN ANALYZE.
+ */
+void
+wc_parscan_end(WcScanState *ss, uint64 rows, uint64 entries, uint64 skipped)
+{
+	WcParShared *sh;
+
+	if (ss->par == NULL || ss->par->leader)
+		return;
+	sh = ss->par->shared;
+	SpinLockAcquire(&sh->mutex);
+	sh->workers_read.rows += rows;
+	sh->workers_read.entries += entries;
+	sh->workers_read.skipped += skipped;
+	SpinLockRelease(&sh->mutex);
+}
+
+/*
+ * wc_parscan_workers_read
+ *		What the parallel workers of the leader's scan read from storage,
+ *		as far as it is known: it is, once they have ended.
+ */
+void
+wc_parscan_workers_read(WcScanState *ss, uint64 *rows, uint64 *entries, uint64 *skipped)
+{
+	if (ss->par == NULL || !ss->par->leader || ss->par->workers_read == NULL)
+		return;
+	*rows += ss->par->workers_read->read.rows;
+	*entries += ss->par->workers_read->read.entries;
+	*skipped += ss->par->workers_read->read.skipped;
 }
 
 /*

@@ -845,6 +845,8 @@ wcEndForeignScan(ForeignScanState *node)
 	if (ss == NULL)
 		return;
 	wc_scan_stop(ss);
+	wc_parscan_end(ss, ss->stored_rows + ss->stored_skipped, ss->stored_entries,
+				   ss->stored_skipped);
 	wc_client_snapshot_release(ss->snapshot);
 	/* the advisor counts the rows read, those storage left out too */
 	ss->use_fetched += ss->stored_skipped;
@@ -855,7 +857,8 @@ wcEndForeignScan(ForeignScanState *node)
 /*
  * wc_scan_storage_read
  *		What the scan has read from storage so far (rows, those its storage
- *		filters left out among them), for EXPLAIN ANALYZE;
+ *		filters left out among them), for EXPLAIN ANALYZE: in every loop,
+ *		and in a parallel scan by every participant;
  *		false if it has no state (EXPLAIN without ANALYZE).
  */
 bool
@@ -869,6 +872,7 @@ wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries,
 	*skipped = ss->stored_skipped + (ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
 	*rows = ss->stored_rows + *skipped;
 	*entries = ss->stored_entries + (ss->remote ? wc_client_scan_entries(ss->scan) : 0);
+	wc_parscan_workers_read(ss, rows, entries, skipped);
 	return true;
 }
 
