@@ -97,6 +97,8 @@ scaling_pscan() {
 			say "plan of the full scan of $t with $n workers: $(tr '\n' ' ' <"$OUT/explain.pscan.$side.w$n.txt")"
 			planned=$(sed -n 's/.*Workers Planned: \([0-9]*\).*/\1/p' "$OUT/explain.pscan.$side.w$n.txt")
 			put "scale_pscan_workers_planned.$side.w$n" "${planned:-0}"
+			entries=$(sed -n 's/.*Storage Entries Read: \([0-9]*\).*/\1/p' "$OUT/explain.pscan.$side.w$n.txt")
+			put "scale_pscan_entries.$side.w$n" "${entries:-0}"
 		done
 		put "scale_pscan_answer.$side" "$want"
 	done
