@@ -84,8 +84,17 @@ SELECT count(*), sum(n) FROM par WHERE n > 59000;
 SELECT count(*), sum(n) FROM par_native WHERE n > 59000;
 RESET parallel_leader_participation;
 SELECT * FROM storage_read('SELECT count(*), sum(n) FROM par WHERE n > 59000');
--- An error in a participant ends the scan (the counts' copy is kept out of
--- the executor's memory, which the abort frees first); the session goes on.
+-- and add up the loops of a rescanned parallel scan (the nested loop below)
+SET enable_material = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT * FROM storage_read($q$SELECT x, s.c, s.t FROM generate_series(1, 3) x,
+  LATERAL (SELECT count(*) AS c, sum(n) AS t FROM par HAVING count(*) > x) s$q$);
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+-- An error in a participant ends the scan, whose counts are then not
+-- wanted; the session, and the next scans' counts, go on.
 BEGIN;
 SAVEPOINT s;
 SELECT count(*) FROM par WHERE 1 / (n - 30000) > 0;

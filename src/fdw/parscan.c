@@ -35,17 +35,11 @@
 #include "optimizer/paths.h"
 #include "storage/dsm.h"
 #include "storage/spin.h"
-#include "utils/memutils.h"
 
 #include "fdw/cells.h"
 #include "fdw/fdw.h"
 #include "fdw/scan.h"
 
-/*
- * The shared state, in the parallel query's DSM segment.  The chunks are
- * in data: nchunks offsets (uint32), then each chunk's start and end keys,
- * each a uint32 length and its bytes.
- */
 /* What participants read from storage, for EXPLAIN ANALYZE. */
 typedef struct WcStorageRead
 {
@@ -54,6 +48,11 @@ typedef struct WcStorageRead
 	uint64		skipped;
 } WcStorageRead;
 
+/*
+ * The shared state, in the parallel query's DSM segment.  The chunks are
+ * in data: nchunks offsets (uint32), then each chunk's start and end keys,
+ * each a uint32 length and its bytes.
+ */
 typedef struct WcParShared
 {
 	slock_t		mutex;
@@ -82,10 +81,9 @@ struct WcParScan
 };
 
 /*
- * The leader's copy of what the workers read, made as the DSM segment goes
- * away (its EXPLAIN ANALYZE comes after).  It lives in TopTransactionContext:
- * after an error the executor's memory can be freed before the segment is
- * detached.
+ * The leader's copy of what the workers read, made as the DSM segment is
+ * detached: its EXPLAIN ANALYZE comes after.  (On an error, PostgreSQL
+ * destroys the parallel context before it frees the executor's memory.)
  */
 struct WcWorkersRead
 {
@@ -300,10 +298,15 @@ static void
 copy_workers_read(dsm_segment *seg, Datum arg)
 {
 	struct WcWorkersRead *wr = (struct WcWorkersRead *) DatumGetPointer(arg);
+	WcParShared *sh = wr->shared;
 
-	wr->read.rows += wr->shared->workers_read.rows;
-	wr->read.entries += wr->shared->workers_read.entries;
-	wr->read.skipped += wr->shared->workers_read.skipped;
+	/* after an error, a worker may still be ending */
+	SpinLockAcquire(&sh->mutex);
+	wr->read.rows += sh->workers_read.rows;
+	wr->read.entries += sh->workers_read.entries;
+	wr->read.skipped += sh->workers_read.skipped;
+	SpinLockRelease(&sh->mutex);
+	wr->shared = NULL;
 }
 
 static void
@@ -319,14 +322,19 @@ wcInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void *
 	ss->par->shared = sh;
 	fill_shared(node, sh);
 
-	/* the workers add what they read as they end (wc_parscan_end) */
+	/*
+	 * The workers add what they read as they end (wc_parscan_end), over
+	 * every loop of a rescanned scan; the leader copies it once, if it is
+	 * counting for EXPLAIN ANALYZE.  With no segment there are no workers.
+	 */
 	memset(&sh->workers_read, 0, sizeof(sh->workers_read));
-	if (pcxt->seg != NULL)
+	if (pcxt->seg != NULL && node->ss.ps.instrument != NULL)
 	{
 		struct WcWorkersRead *wr = ss->par->workers_read;
 
 		if (wr == NULL)
-			wr = MemoryContextAllocZero(TopTransactionContext, sizeof(struct WcWorkersRead));
+			wr = MemoryContextAllocZero(node->ss.ps.state->es_query_cxt,
+										sizeof(struct WcWorkersRead));
 		wr->shared = sh;
 		ss->par->workers_read = wr;
 		on_dsm_detach(pcxt->seg, copy_workers_read, PointerGetDatum(wr));
@@ -336,7 +344,8 @@ wcInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void *
 /*
  * A rescan (under a nested loop, or a correlated subquery's): the ranges
  * may have changed with an initplan's value, so they are split again.  If
- * they no longer fit the shared memory, the leader reads them alone.
+ * they no longer fit the shared memory, the leader reads them alone.  The
+ * workers' counts are left to add up over the loops.
  */
 static void
 wcReInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void *coordinate)
@@ -477,13 +486,16 @@ wc_parscan_end(WcScanState *ss, uint64 rows, uint64 entries, uint64 skipped)
  *		as far as it is known: it is, once they have ended.
  */
 void
-wc_parscan_workers_read(WcScanState *ss, uint64 *rows, uint64 *entries, uint64 *skipped)
+wc_parscan_workers_read(WcScanState *ss, uint64 *rows, uint64 *entries,
+						uint64 *skipped)
 {
-	if (ss->par == NULL || !ss->par->leader || ss->par->workers_read == NULL)
+	struct WcWorkersRead *wr = ss->par != NULL ? ss->par->workers_read : NULL;
+
+	if (wr == NULL)
 		return;
-	*rows += ss->par->workers_read->read.rows;
-	*entries += ss->par->workers_read->read.entries;
-	*skipped += ss->par->workers_read->read.skipped;
+	*rows += wr->read.rows;
+	*entries += wr->read.entries;
+	*skipped += wr->read.skipped;
 }
 
 /*

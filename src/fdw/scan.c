@@ -841,12 +841,15 @@ static void
 wcEndForeignScan(ForeignScanState *node)
 {
 	WcScanState *ss = node->fdw_state;
+	uint64		rows;
+	uint64		entries;
+	uint64		skipped;
 
 	if (ss == NULL)
 		return;
 	wc_scan_stop(ss);
-	wc_parscan_end(ss, ss->stored_rows + ss->stored_skipped, ss->stored_entries,
-				   ss->stored_skipped);
+	if (wc_scan_storage_read(node, &rows, &entries, &skipped))
+		wc_parscan_end(ss, rows, entries, skipped);
 	wc_client_snapshot_release(ss->snapshot);
 	/* the advisor counts the rows read, those storage left out too */
 	ss->use_fetched += ss->stored_skipped;

@@ -158,9 +158,10 @@ extern bool wc_parscan_chunked(WcScanState *ss);
 extern List *wc_parscan_next_chunk(WcScanState *ss);
 extern List *wc_parscan_first(WcScanState *ss, List *ranges);
 extern bool wc_parscan_open_next(WcScanState *ss);
-extern void wc_parscan_end(WcScanState *ss, uint64 rows, uint64 entries, uint64 skipped);
-extern void wc_parscan_workers_read(WcScanState *ss, uint64 *rows, uint64 *entries,
-									uint64 *skipped);
+extern void wc_parscan_end(WcScanState *ss, uint64 rows, uint64 entries,
+						   uint64 skipped);
+extern void wc_parscan_workers_read(WcScanState *ss, uint64 *rows,
+									uint64 *entries, uint64 *skipped);
 extern void wc_parscan_explain(ForeignScanState *node, struct ExplainState *es);
 extern void wc_parscan_register(FdwRoutine *routine);
 
