@@ -200,6 +200,7 @@ extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
 
 /* in valuecodec.c */
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
+extern bool wc_encode_datetime(Datum value, Oid type, int64 *stored);
 extern void wc_encode_aggregate(StringInfo buf, Datum value, Oid type);
 extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
 							 int attnum, const uint8 *rowkey, size_t rowkey_len);

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * storefilter.c
- *	  Storage filters: the comparisons of a number column with a value that
- *	  the storage worker checks on each row before sending it.
+ *	  Storage filters: the comparisons of a number, date or timestamp column
+ *	  with a value that the storage worker checks on each row before
+ *	  sending it.
  *
  * A scan with a condition on anything but the row key reads every row of
  * its ranges (a full scan, when it has none).  The comparisons the worker
@@ -11,9 +12,11 @@
  * scan that keeps few rows then costs the backend little.  They are
  *
  *	a column of type smallint, integer, bigint, real or double precision
- *	(or a domain over one) compared by =, <>, <, <=, > or >= (the integer_ops and float_ops
- *	operators, so cross-type ones too) with an expression that does not
- *	read this table and is not volatile (a constant, a parameter),
+ *	(or a domain over one) compared by =, <>, <, <=, > or >= (the
+ *	integer_ops and float_ops operators, so cross-type ones too), or of
+ *	type date, timestamp or timestamptz compared with a value of its own
+ *	type (datetime_ops), with an expression that does not read this table
+ *	and is not volatile (a constant, a parameter, now()),
  *
  * of a scan that neither locks its rows nor runs in a transaction that has
  * written to the table (its own writes are merged in here, after the
@@ -94,23 +97,40 @@ is_float_type(Oid t)
 	return t == FLOAT4OID || t == FLOAT8OID;
 }
 
+static bool
+is_datetime_type(Oid t)
+{
+	return t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID;
+}
+
+static Oid
+btree_family(char *name)
+{
+	return get_opfamily_oid(BTREE_AM_OID,
+							list_make2(makeString("pg_catalog"), makeString(name)),
+							false);
+}
+
 /*
- * number_op
- *		If opno is a comparison of integer_ops or float_ops, its op
- *		(WcFilterOp); else 0.  Only those two families: an operator can be a
- *		member of a user's family too, with another meaning.
+ * filter_op
+ *		If opno is a comparison of integer_ops or float_ops, or of
+ *		datetime_ops between two values of one type, its op (WcFilterOp);
+ *		else 0.  Only those families: an operator can be a member of a
+ *		user's family too, with another meaning.  (A date compared with a
+ *		timestamp is converted first, which storage would not do.)
  */
 static WcFilterOp
-number_op(Oid opno)
+filter_op(Oid opno)
 {
 	static Oid	float_ops = InvalidOid;
+	static Oid	datetime_ops = InvalidOid;
 	ListCell   *lc;
 
-	if (!OidIsValid(float_ops))
-		float_ops = get_opfamily_oid(BTREE_AM_OID,
-									 list_make2(makeString("pg_catalog"),
-												makeString("float_ops")),
-									 false);
+	if (!OidIsValid(datetime_ops))
+	{
+		float_ops = btree_family("float_ops");
+		datetime_ops = btree_family("datetime_ops");
+	}
 	foreach(lc, get_op_btree_interpretation(opno))
 	{
 		OpBtreeInterpretation *bi = lfirst(lc);
@@ -118,7 +138,9 @@ number_op(Oid opno)
 		if ((bi->opfamily_id == INTEGER_BTREE_FAM_OID &&
 			 is_int_type(bi->oplefttype) && is_int_type(bi->oprighttype)) ||
 			(bi->opfamily_id == float_ops &&
-			 is_float_type(bi->oplefttype) && is_float_type(bi->oprighttype)))
+			 is_float_type(bi->oplefttype) && is_float_type(bi->oprighttype)) ||
+			(bi->opfamily_id == datetime_ops &&
+			 is_datetime_type(bi->oplefttype) && bi->oplefttype == bi->oprighttype))
 			if (bi->strategy >= ROWCOMPARE_LT && bi->strategy <= ROWCOMPARE_NE)
 				return strategy_op[bi->strategy];
 	}
@@ -178,12 +200,13 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 		}
 		else
 			continue;
-		/* a column of one of the five types itself: its cells are theirs */
+		/* a column of one of the eight types itself: its cells are theirs */
 		if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 			t->cols[var->varattno - 1].kind != WC_COL_CELL ||
 			t->cols[var->varattno - 1].map_type != InvalidOid ||
 			(!is_int_type(t->cols[var->varattno - 1].type) &&
-			 !is_float_type(t->cols[var->varattno - 1].type)))
+			 !is_float_type(t->cols[var->varattno - 1].type) &&
+			 !is_datetime_type(t->cols[var->varattno - 1].type)))
 			continue;
 		/* a column of an aggregate family narrower than its cells: none */
 		if (!mapped)
@@ -194,8 +217,9 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			bms_is_member(baserel->relid, pull_varnos(root, value)) ||
 			contain_volatile_functions(value) || !OidIsValid(opno))
 			continue;
-		fop = number_op(op->opno);
-		if (fop == 0)
+		fop = filter_op(op->opno);
+		if (fop == 0 || (is_datetime_type(t->cols[var->varattno - 1].type) &&
+						 exprType(value) != t->cols[var->varattno - 1].type))
 			continue;
 		if ((Node *) var == right)
 			fop = commuted(fop);
@@ -248,11 +272,22 @@ wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
 			continue;
 		f->col = (uint16) pos;
 		f->op = (uint8) list_nth_int(fl, WcFilterPlanOp);
+		/* dates and timestamps are stored as integers of their order */
 		f->kind = col->type == INT2OID ? WC_FILTER_INT2 :
-			col->type == INT4OID ? WC_FILTER_INT4 :
-			col->type == INT8OID ? WC_FILTER_INT8 :
+			col->type == INT4OID || col->type == DATEOID ? WC_FILTER_INT4 :
+			col->type == INT8OID || col->type == TIMESTAMPOID ||
+			col->type == TIMESTAMPTZOID ? WC_FILTER_INT8 :
 			col->type == FLOAT4OID ? WC_FILTER_FLOAT4 : WC_FILTER_FLOAT8;
-		if (is_int_type(vtype))
+		if (is_datetime_type(vtype))
+		{
+			int64		stored;
+
+			/* too late to be stored: left to PostgreSQL */
+			if (!wc_encode_datetime(values[e], vtype, &stored))
+				continue;
+			f->value = (uint64) stored;
+		}
+		else if (is_int_type(vtype))
 			f->value = (uint64) (vtype == INT2OID ? DatumGetInt16(values[e]) :
 								 vtype == INT4OID ? DatumGetInt32(values[e]) :
 								 DatumGetInt64(values[e]));

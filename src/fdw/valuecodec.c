@@ -130,6 +130,33 @@ has_binary_io(Oid type)
 }
 
 /*
+ * wc_encode_datetime
+ *		A date, timestamp or timestamptz as its cell holds it: a signed
+ *		integer (of the cell's 4 or 8 bytes) that orders as the values do,
+ *		which storage filters compare.  False for a timestamp too late to be
+ *		stored (wc_encode_value raises an error for it).
+ */
+bool
+wc_encode_datetime(Datum value, Oid type, int64 *stored)
+{
+	if (type == DATEOID)
+	{
+		DateADT		d = DatumGetDateADT(value);
+
+		*stored = DATE_NOT_FINITE(d) ? d : (int64) d + UNIX_TO_PG_DAYS;
+		return true;
+	}
+	Assert(type == TIMESTAMPOID || type == TIMESTAMPTZOID);
+	*stored = DatumGetInt64(value);
+	if (TIMESTAMP_NOT_FINITE(*stored))
+		return true;
+	if (*stored > PG_INT64_MAX - 1 - UNIX_TO_PG_USECS)
+		return false;
+	*stored += UNIX_TO_PG_USECS;
+	return true;
+}
+
+/*
  * wc_encode_value
  *		Append the cell bytes of a non-NULL value of type to buf.
  */
