@@ -377,7 +377,7 @@ wc_worker_main(Datum arg)
 	MemoryContextSwitchTo(wc_worker_cxt);
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
-	storage_start_background_thread();
+	storage_start_background_thread(WARNING);
 	wait_set = CreateWaitEventSet(TopMemoryContext, 4);
 	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(wait_set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);

@@ -145,26 +145,44 @@ report_leveldb_error(char *err, WcStorageOp op, const char *path)
  * compaction, and a thread inherits the signal mask of the thread that made
  * it.  PostgreSQL's signal handlers must run on the worker's own thread, so
  * we force that start here, with signals blocked, by compacting a scratch
- * database once.
+ * database once, beside the servers' databases.
+ *
+ * The worker does it as it starts, with elevel WARNING: if it cannot (the
+ * directory is not writable), it goes on, and storage_open tries again with
+ * ERROR before it opens any database, so that the sessions get the error
+ * and a fixed directory needs no restart.  Dying instead would only have the
+ * postmaster start the worker again every second, and every session told
+ * that it is not running.
  */
 void
-storage_start_background_thread(void)
+storage_start_background_thread(int elevel)
 {
+	static bool started = false;
 	char		path[MAXPGPATH];
-	leveldb_options_t *opts = leveldb_options_create();
-	leveldb_writeoptions_t *wo = leveldb_writeoptions_create();
+	leveldb_options_t *opts;
+	leveldb_writeoptions_t *wo;
 	leveldb_t  *db;
 	char	   *err = NULL;
+	char	   *destroy_err = NULL;
 	sigset_t	all,
 				old;
 
+	if (started)
+		return;
 	snprintf(path, sizeof(path), "%s/widecolumn_fdw/.warmup.%d", DataDir, MyProcPid);
 	if (pg_mkdir_p(path, pg_dir_create_mode) != 0 && errno != EEXIST)
-		ereport(ERROR,
+	{
+		ereport(elevel,
 				(errcode_for_file_access(),
-				 errmsg("could not create directory \"%s\": %m", path)));
-	leveldb_options_set_create_if_missing(opts, 1);
+				 errmsg("could not create directory \"%s\": %m", path),
+				 elevel < ERROR ?
+				 errdetail("No widecolumn_fdw table can be read or written until it can be created.") : 0));
+		return;
+	}
 
+	opts = leveldb_options_create();
+	wo = leveldb_writeoptions_create();
+	leveldb_options_set_create_if_missing(opts, 1);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	db = leveldb_open(opts, path, &err);
@@ -177,13 +195,23 @@ storage_start_background_thread(void)
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
-	if (err != NULL)
-		report_leveldb_error(err, WC_OP_WARM_UP, path);
-	leveldb_destroy_db(opts, path, &err);
-	if (err != NULL)
-		leveldb_free(err);
+	leveldb_destroy_db(opts, path, &destroy_err);
+	if (destroy_err != NULL)
+		leveldb_free(destroy_err);
 	leveldb_writeoptions_destroy(wo);
 	leveldb_options_destroy(opts);
+	if (err == NULL)
+		started = true;
+	else if (elevel >= ERROR)
+		report_leveldb_error(err, WC_OP_WARM_UP, path);
+	else
+	{
+		ereport(elevel,
+				(errcode(leveldb_error_code(err)),
+				 errmsg("could not start LevelDB's background thread in \"%s\"", path),
+				 errdetail("LevelDB reported: %s", err)));
+		leveldb_free(err);
+	}
 }
 
 /*
@@ -202,6 +230,7 @@ storage_open(const char *path, const WcDbOptions *o)
 	sigset_t	all,
 				old;
 
+	storage_start_background_thread(ERROR);
 	if (pg_mkdir_p(pstrdup(path), pg_dir_create_mode) != 0 && errno != EEXIST)
 		ereport(ERROR,
 				(errcode_for_file_access(),

@@ -23,7 +23,7 @@ typedef struct WcDbOptions
 	bool		compression;
 } WcDbOptions;
 
-extern void storage_start_background_thread(void);
+extern void storage_start_background_thread(int elevel);
 extern WcDb *storage_open(const char *path, const WcDbOptions *opts);
 extern void storage_close(WcDb *db);
 extern WcSnap *storage_snapshot(WcDb *db);
