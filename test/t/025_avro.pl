@@ -6,9 +6,9 @@
 # what Python writes with the Dataflow template's schema,
 # widecolumn.import_avro reads in full; and a file Python writes with a bad
 # row is refused with an error naming that row, and one whose deflate data
-# is damaged with an error naming the block, with nothing written.
-# (Python's library has no snappy codec without python3-snappy: the regress
-# test avro.sql round-trips snappy files.)
+# is damaged, or whose snappy block's checksum does not match, with an error
+# naming the block, with nothing written.  Every codec is read and written
+# by Python too (its snappy codec is python3-snappy's).
 
 use strict;
 use warnings;
@@ -22,8 +22,8 @@ use WcTest;
 
 my $PY = '/usr/bin/python3';
 my $TOOL = "$FindBin::RealBin/avro_tool.py";
-plan skip_all => 'python3-avro is not installed'
-  unless system("$PY -c 'import avro.datafile' 2>/dev/null") == 0;
+plan skip_all => 'python3-avro or python3-snappy is not installed'
+  unless system("$PY -c 'import avro.datafile, snappy' 2>/dev/null") == 0;
 
 my $node = wc_node('wc_avro');
 my $dir = PostgreSQL::Test::Utils::tempdir;
@@ -80,7 +80,7 @@ my $nrows = $node->safe_psql('postgres', 'SELECT count(DISTINCT rowkey) FROM src
 is($nrows, 501, 'rows of the source');
 
 # Export: Python reads every version back, with the template's schema
-foreach my $codec ('null', 'deflate')
+foreach my $codec ('null', 'deflate', 'snappy')
 {
 	my $file = "$dir/src_$codec.avro";
 	is( $node->safe_psql('postgres',
@@ -113,7 +113,7 @@ CREATE FOREIGN TABLE py (rowkey bytea, family text COLLATE "C", qualifier bytea,
 	ts timestamptz, value bytea) SERVER wc OPTIONS (table 'py', layout 'cells');
 SELECT widecolumn.create_family('wc', 'py', f, 'never') FROM unnest(ARRAY['alpha', 'zeta']) f;
 });
-foreach my $codec ('null', 'deflate')
+foreach my $codec ('null', 'deflate', 'snappy')
 {
 	my $file = "$dir/py_$codec.avro";
 	my $written = python('write', $file, $codec);
@@ -157,7 +157,8 @@ my %bad = (
 	family => qr/invalid column family name "cf:x".*row 3 \(block 1/s,
 	timestamp => qr/timestamp out of range.*row 3 \(block 1/s,
 	schema => qr/does not hold Bigtable rows/,
-	deflate => qr/is corrupt.*Block 1, at byte \d+, cannot be decompressed: its deflate stream is damaged/s);
+	deflate => qr/is corrupt.*Block 1, at byte \d+, cannot be decompressed: its deflate stream is damaged/s,
+	snappy => qr/is corrupt.*Block 1, at byte \d+, cannot be decompressed: its snappy checksum does not match what it holds/s);
 foreach my $kind (sort keys %bad)
 {
 	my $file = "$dir/bad_$kind.avro";

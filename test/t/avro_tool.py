@@ -108,19 +108,21 @@ def bad(path, kind):
         third["timestamp"] = -5
     elif kind == "schema":
         doc["fields"][1]["type"]["items"]["fields"][2]["type"] = "int"
-    elif kind == "deflate":
+    elif kind in ("deflate", "snappy"):
         pass
     else:
         sys.exit("unknown kind " + kind)
     schema = avro.schema.parse(json.dumps(doc))
     with avro.datafile.DataFileWriter(open(path, "wb"), avro.io.DatumWriter(), schema,
-                                      codec="deflate") as w:
+                                      codec="snappy" if kind == "snappy" else "deflate") as w:
         w.append({"key": b"k1", "cells": [ok]})
         w.append({"key": b"k2", "cells": [ok, ok]})
         w.append({"key": key, "cells": [ok, third]})
         w.append({"key": b"k4", "cells": [ok]})
     if kind == "deflate":
         damage_first_block(path)
+    elif kind == "snappy":
+        damage_snappy_crc(path)
 
 
 def varint_end(data, at):
@@ -136,6 +138,25 @@ def damage_first_block(path):
     at = data.index(sync) + 16             # the header's sync marker ends it
     at = varint_end(data, varint_end(data, at))  # the block's row count and length
     data[at] = 0x07                        # BFINAL 1, BTYPE 11: no such type
+    open(path, "wb").write(data)
+
+
+def damage_snappy_crc(path):
+    """Change the last byte of the first block's CRC-32 (after its snappy data)."""
+    data = bytearray(open(path, "rb").read())
+    sync = bytes(data[-16:])
+    at = data.index(sync) + 16
+    at = varint_end(data, at)              # the block's row count
+    n, shift, start = 0, 0, at             # its length, a zigzag varint
+    while True:
+        b = data[at]
+        n |= (b & 0x7F) << shift
+        shift += 7
+        at += 1
+        if not b & 0x80:
+            break
+    n = (n >> 1) ^ -(n & 1)
+    data[at + n - 1] ^= 0xFF
     open(path, "wb").write(data)
 
 
