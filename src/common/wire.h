@@ -186,8 +186,12 @@ typedef struct WcOverlayEntry
  * kind says how the cell's bytes read (docs/format.md, "Values"): a
  * big-endian integer of 2, 4 or 8 bytes, compared with value as an int64,
  * or an IEEE float of 4 or 8 bytes, compared with value's bits as a double,
- * NaN above every number and equal to itself, as PostgreSQL orders floats.
- * A row without the cell (NULL) fails; a cell of another width passes, for
+ * NaN above every number and equal to itself, as PostgreSQL orders floats;
+ * a boolean, one byte 0 or 1, compared with value as an integer; or any
+ * bytes (text, bytea), equal when their wc_filter_hash is value (op is
+ * then WC_FILTER_EQ: a row whose bytes hash the same is sent, and the
+ * backend compares the bytes).  A row without the cell (NULL) fails; a
+ * cell of another width, or a boolean byte other than 0 and 1, passes, for
  * the backend to raise the error it is.
  */
 typedef enum WcFilterKind
@@ -196,7 +200,9 @@ typedef enum WcFilterKind
 	WC_FILTER_INT4,
 	WC_FILTER_INT8,
 	WC_FILTER_FLOAT4,
-	WC_FILTER_FLOAT8
+	WC_FILTER_FLOAT8,
+	WC_FILTER_BOOL,
+	WC_FILTER_BYTES
 } WcFilterKind;
 
 typedef enum WcFilterOp
@@ -217,8 +223,22 @@ typedef struct WcScanFilter
 	uint16		col;			/* position in the request's columns */
 	uint8		kind;			/* WcFilterKind */
 	uint8		op;				/* WcFilterOp */
-	uint64		value;			/* an int64, or a double's bits */
+	uint64		value;			/* an int64, a double's bits, or a hash */
 } WcScanFilter;
+
+/* The hash of a WC_FILTER_BYTES filter's value (64-bit FNV-1a). */
+static inline uint64
+wc_filter_hash(const uint8 *data, size_t len)
+{
+	uint64		h = UINT64CONST(0xcbf29ce484222325);
+
+	for (size_t i = 0; i < len; i++)
+	{
+		h ^= data[i];
+		h *= UINT64CONST(0x100000001b3);
+	}
+	return h;
+}
 
 /* A key range [start, end); an empty end has no end. */
 typedef struct WcWireRange

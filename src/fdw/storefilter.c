@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * storefilter.c
- *	  Storage filters: the comparisons of a number, date or timestamp column
- *	  with a value that the storage worker checks on each row before
- *	  sending it.
+ *	  Storage filters: the comparisons of a column with a value that the
+ *	  storage worker checks on each row before sending it.
  *
  * A scan with a condition on anything but the row key reads every row of
  * its ranges (a full scan, when it has none).  The comparisons the worker
@@ -14,9 +13,12 @@
  *	a column of type smallint, integer, bigint, real or double precision
  *	(or a domain over one) compared by =, <>, <, <=, > or >= (the
  *	integer_ops and float_ops operators, so cross-type ones too), or of
- *	type date, timestamp or timestamptz compared with a value of its own
- *	type (datetime_ops), with an expression that does not read this table
- *	and is not volatile (a constant, a parameter, now()),
+ *	type date, timestamp, timestamptz or boolean compared with a value of
+ *	its own type (datetime_ops, bool_ops; a boolean column alone, or under
+ *	NOT, is one compared with true or false), or of type text, varchar or
+ *	bytea compared by = (text under a deterministic collation: equal
+ *	values are equal bytes), with an expression that does not read this
+ *	table and is not volatile (a constant, a parameter, now()),
  *
  * of a scan that neither locks its rows nor runs in a transaction that has
  * written to the table (its own writes are merged in here, after the
@@ -37,6 +39,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_am.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_opfamily.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
@@ -103,6 +106,21 @@ is_datetime_type(Oid t)
 	return t == DATEOID || t == TIMESTAMPOID || t == TIMESTAMPTZOID;
 }
 
+/* Types whose values are equal exactly when their cells' bytes are. */
+static bool
+is_bytes_type(Oid t)
+{
+	return t == TEXTOID || t == VARCHAROID || t == BYTEAOID;
+}
+
+/* The types a filter can compare a column of. */
+static bool
+is_filter_type(Oid t)
+{
+	return is_int_type(t) || is_float_type(t) || is_datetime_type(t) ||
+		t == BOOLOID || is_bytes_type(t);
+}
+
 static Oid
 btree_family(char *name)
 {
@@ -113,36 +131,52 @@ btree_family(char *name)
 
 /*
  * filter_op
- *		If opno is a comparison of integer_ops or float_ops, or of
- *		datetime_ops between two values of one type, its op (WcFilterOp);
- *		else 0.  Only those families: an operator can be a member of a
- *		user's family too, with another meaning.  (A date compared with a
- *		timestamp is converted first, which storage would not do.)
+ *		If opno is a comparison of integer_ops or float_ops, of datetime_ops
+ *		or bool_ops between two values of one type, or the equality of
+ *		text_ops (under a deterministic collation, inputcollid) or bytea_ops,
+ *		its op (WcFilterOp); else 0.  Only those families: an operator can
+ *		be a member of a user's family too, with another meaning.  (A date
+ *		compared with a timestamp is converted first, which storage would
+ *		not do; text and bytea compare as bytes only for equality.)
  */
 static WcFilterOp
-filter_op(Oid opno)
+filter_op(Oid opno, Oid inputcollid)
 {
 	static Oid	float_ops = InvalidOid;
-	static Oid	datetime_ops = InvalidOid;
+	static Oid	datetime_ops;
+	static Oid	bool_ops;
+	static Oid	text_ops;
+	static Oid	bytea_ops;
 	ListCell   *lc;
 
-	if (!OidIsValid(datetime_ops))
+	if (!OidIsValid(float_ops))
 	{
-		float_ops = btree_family("float_ops");
 		datetime_ops = btree_family("datetime_ops");
+		bool_ops = btree_family("bool_ops");
+		text_ops = btree_family("text_ops");
+		bytea_ops = btree_family("bytea_ops");
+		float_ops = btree_family("float_ops");
 	}
 	foreach(lc, get_op_btree_interpretation(opno))
 	{
 		OpBtreeInterpretation *bi = lfirst(lc);
+		bool		same = bi->oplefttype == bi->oprighttype;
 
+		if (bi->strategy < ROWCOMPARE_LT || bi->strategy > ROWCOMPARE_NE)
+			continue;
 		if ((bi->opfamily_id == INTEGER_BTREE_FAM_OID &&
 			 is_int_type(bi->oplefttype) && is_int_type(bi->oprighttype)) ||
 			(bi->opfamily_id == float_ops &&
 			 is_float_type(bi->oplefttype) && is_float_type(bi->oprighttype)) ||
 			(bi->opfamily_id == datetime_ops &&
-			 is_datetime_type(bi->oplefttype) && bi->oplefttype == bi->oprighttype))
-			if (bi->strategy >= ROWCOMPARE_LT && bi->strategy <= ROWCOMPARE_NE)
-				return strategy_op[bi->strategy];
+			 is_datetime_type(bi->oplefttype) && same) ||
+			(bi->opfamily_id == bool_ops && bi->oplefttype == BOOLOID && same))
+			return strategy_op[bi->strategy];
+		if (bi->strategy == ROWCOMPARE_EQ && same &&
+			((bi->opfamily_id == text_ops && bi->oplefttype == TEXTOID &&
+			  (!OidIsValid(inputcollid) || get_collation_isdeterministic(inputcollid))) ||
+			 (bi->opfamily_id == bytea_ops && bi->oplefttype == BYTEAOID)))
+			return WC_FILTER_EQ;
 	}
 	return 0;
 }
@@ -153,6 +187,23 @@ strip_relabel(Node *node)
 	while (node && IsA(node, RelabelType))
 		node = (Node *) ((RelabelType *) node)->arg;
 	return node;
+}
+
+/* A bool column alone, or under NOT, as a clause: that column, or NULL. */
+static Var *
+bool_column(Node *clause, Index relid, bool *value)
+{
+	*value = true;
+	if (is_notclause(clause))
+	{
+		*value = false;
+		clause = (Node *) get_notclausearg((Expr *) clause);
+	}
+	clause = strip_relabel(clause);
+	if (clause != NULL && IsA(clause, Var) && ((Var *) clause)->varno == relid &&
+		exprType(clause) == BOOLOID)
+		return (Var *) clause;
+	return NULL;
 }
 
 /*
@@ -171,42 +222,53 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 	foreach(lc, local)
 	{
 		RestrictInfo *ri = lfirst(lc);
-		OpExpr	   *op = (OpExpr *) ri->clause;
-		Node	   *left,
-				   *right,
+		Node	   *clause = (Node *) ri->clause;
+		OpExpr	   *op = NULL;
+		Node	   *left = NULL,
+				   *right = NULL,
 				   *value;
 		Var		   *var;
 		Oid			opno;
-		WcFilterOp	fop;
+		WcFilterOp	fop = WC_FILTER_EQ;
+		bool		bool_value;
 
 		if (list_length(filters) >= WC_MAX_SCAN_FILTERS)
 			break;
-		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
-			continue;
-		/* a column of a domain is read through a RelabelType to its base */
-		left = strip_relabel(linitial(op->args));
-		right = strip_relabel(lsecond(op->args));
-		if (IsA(left, Var) && ((Var *) left)->varno == baserel->relid)
+		var = bool_column(clause, baserel->relid, &bool_value);
+		if (var != NULL)
 		{
-			var = (Var *) left;
-			value = right;
-			opno = op->opno;
-		}
-		else if (IsA(right, Var) && ((Var *) right)->varno == baserel->relid)
-		{
-			var = (Var *) right;
-			value = left;
-			opno = get_commutator(op->opno);
+			/* "WHERE flag" and "WHERE NOT flag": flag = true, flag = false */
+			value = (Node *) makeBoolConst(bool_value, false);
+			opno = BooleanEqualOperator;
 		}
 		else
-			continue;
-		/* a column of one of the eight types itself: its cells are theirs */
+		{
+			if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
+				continue;
+			op = (OpExpr *) clause;
+			/* a column of a domain is read through a RelabelType to its base */
+			left = strip_relabel(linitial(op->args));
+			right = strip_relabel(lsecond(op->args));
+			if (IsA(left, Var) && ((Var *) left)->varno == baserel->relid)
+			{
+				var = (Var *) left;
+				value = right;
+				opno = op->opno;
+			}
+			else if (IsA(right, Var) && ((Var *) right)->varno == baserel->relid)
+			{
+				var = (Var *) right;
+				value = left;
+				opno = get_commutator(op->opno);
+			}
+			else
+				continue;
+		}
+		/* a column of one of the types itself: its cells are theirs */
 		if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 			t->cols[var->varattno - 1].kind != WC_COL_CELL ||
 			t->cols[var->varattno - 1].map_type != InvalidOid ||
-			(!is_int_type(t->cols[var->varattno - 1].type) &&
-			 !is_float_type(t->cols[var->varattno - 1].type) &&
-			 !is_datetime_type(t->cols[var->varattno - 1].type)))
+			!is_filter_type(t->cols[var->varattno - 1].type))
 			continue;
 		/* a column of an aggregate family narrower than its cells: none */
 		if (!mapped)
@@ -217,13 +279,16 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			bms_is_member(baserel->relid, pull_varnos(root, value)) ||
 			contain_volatile_functions(value) || !OidIsValid(opno))
 			continue;
-		fop = filter_op(op->opno);
-		if (fop == 0 || (is_datetime_type(t->cols[var->varattno - 1].type) &&
-						 exprType(value) != t->cols[var->varattno - 1].type))
-			continue;
-		if ((Node *) var == right)
-			fop = commuted(fop);
-		value = value == left ? linitial(op->args) : lsecond(op->args);
+		if (op != NULL)
+		{
+			fop = filter_op(op->opno, op->inputcollid);
+			if (fop == 0 || (is_datetime_type(t->cols[var->varattno - 1].type) &&
+							 exprType(value) != t->cols[var->varattno - 1].type))
+				continue;
+			if ((Node *) var == right)
+				fop = commuted(fop);
+			value = value == left ? linitial(op->args) : lsecond(op->args);
+		}
 		*exprs = lappend(*exprs, value);
 		filters = lappend(filters, list_make5_int(var->varattno, fop,
 												  list_length(*exprs) - 1, opno,
@@ -277,8 +342,22 @@ wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
 			col->type == INT4OID || col->type == DATEOID ? WC_FILTER_INT4 :
 			col->type == INT8OID || col->type == TIMESTAMPOID ||
 			col->type == TIMESTAMPTZOID ? WC_FILTER_INT8 :
-			col->type == FLOAT4OID ? WC_FILTER_FLOAT4 : WC_FILTER_FLOAT8;
-		if (is_datetime_type(vtype))
+			col->type == FLOAT4OID ? WC_FILTER_FLOAT4 :
+			col->type == BOOLOID ? WC_FILTER_BOOL :
+			is_bytes_type(col->type) ? WC_FILTER_BYTES : WC_FILTER_FLOAT8;
+		if (vtype == BOOLOID)
+			f->value = DatumGetBool(values[e]) ? 1 : 0;
+		else if (is_bytes_type(vtype))
+		{
+			StringInfoData buf;
+
+			/* the bytes the column's cells hold for this value */
+			initStringInfo(&buf);
+			wc_encode_value(&buf, values[e], vtype);
+			f->value = wc_filter_hash((const uint8 *) buf.data, buf.len);
+			pfree(buf.data);
+		}
+		else if (is_datetime_type(vtype))
 		{
 			int64		stored;
 

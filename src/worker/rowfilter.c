@@ -8,7 +8,9 @@
  * gets, so a filter here may only leave out rows whose comparison is
  * surely false: a missing cell (NULL, for which no comparison is true) or
  * a value that compares wrong.  A cell whose width is not its kind's is
- * kept: the backend raises the error that it is.
+ * kept: the backend raises the error that it is.  Bytes (text, bytea) are
+ * compared by their hash: only equality, and a row whose bytes differ from
+ * the value's is left out undecoded, even if they are not valid text.
  *
  * Plain C, for the reader threads (readers.c), past wc_row_filter_new.
  *
@@ -68,6 +70,14 @@ compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
 {
 	switch (flt->kind)
 	{
+		case WC_FILTER_BOOL:
+			if (len != 1 || data[0] > 1)
+				return false;
+			*cmp = data[0] > flt->value ? 1 : data[0] < flt->value ? -1 : 0;
+			return true;
+		case WC_FILTER_BYTES:
+			*cmp = wc_filter_hash(data, len) == flt->value ? 0 : 1;
+			return true;
 		case WC_FILTER_INT2:
 		case WC_FILTER_INT4:
 		case WC_FILTER_INT8:

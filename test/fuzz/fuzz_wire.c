@@ -268,8 +268,9 @@ scan_request(const uint8_t *data, size_t size)
 			CHECK(req.filters[i].col < req.ncols &&
 				  n_components(req.cols[req.filters[i].col], 2) &&
 				  req.filters[i].kind >= WC_FILTER_INT2 &&
-				  req.filters[i].kind <= WC_FILTER_FLOAT8 &&
-				  req.filters[i].op >= WC_FILTER_LT && req.filters[i].op <= WC_FILTER_NE);
+				  req.filters[i].kind <= WC_FILTER_BYTES &&
+				  req.filters[i].op >= WC_FILTER_LT && req.filters[i].op <= WC_FILTER_NE &&
+				  (req.filters[i].kind != WC_FILTER_BYTES || req.filters[i].op == WC_FILTER_EQ));
 		initStringInfo(&buf);
 		wc_write_scan(&buf, &req);
 		check_same(&buf, data, size);

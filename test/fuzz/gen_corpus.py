@@ -175,6 +175,8 @@ def wire_seeds():
         "scan-filters": scan([(m, b"pressure"), (m, b"temperature")], [whole(weather)],
                              filters=[(1, 5, 5, struct.unpack("<Q", struct.pack("<d", 1000.0))[0]),
                                       (0, 3, 6, 0)]),
+        "scan-filters-bool-bytes": scan([(b"cf", b"active"), (b"cf", b"status")], [whole(b"t")],
+                                        filters=[(0, 6, 3, 1), (1, 7, 3, 0xcbf29ce484222325)]),
         "scan-as-of": scan([(m, b"pressure")], [prefix(weather, b"us-west2#")], as_of=1614945840000000),
         "scan-no-ranges": scan([(b"cf", b"a")], []),
         "scan-open-end": scan([(b"cf", b"a")], [(esc(b"t") + esc(b"\xff"), b"")]),
