@@ -358,6 +358,76 @@ SELECT count(*) FROM sfb_native WHERE t = 'status 3';
 EXECUTE sfbq(NULL);
 RESET plan_cache_mode;
 DEALLOCATE sfbq;
+-- boolean = and <> with a parameter (a constant's are folded into b and
+-- NOT b), NULL too; text, varchar and bytea parameters
+PREPARE sfbb(boolean) AS SELECT count(*) FROM sfb WHERE b = $1;
+PREPARE sfbn(boolean) AS SELECT count(*) FROM sfb WHERE b <> $1;
+PREPARE sfbl(boolean) AS SELECT count(*) FROM sfb WHERE b < $1;
+PREPARE sfbv(varchar) AS SELECT count(*) FROM sfb WHERE v = $1;
+PREPARE sfby(bytea) AS SELECT count(*) FROM sfb WHERE by = $1;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE sfbb(true);
+EXPLAIN (COSTS OFF) EXECUTE sfbn(true);
+EXPLAIN (COSTS OFF) EXECUTE sfbl(true);
+EXPLAIN (COSTS OFF) EXECUTE sfbv('dev-1');
+EXPLAIN (COSTS OFF) EXECUTE sfby('\x03');
+EXECUTE sfbb(true);
+EXECUTE sfbb(false);
+SELECT count(*) FILTER (WHERE b) AS native_true, count(*) FILTER (WHERE NOT b) AS native_false
+  FROM sfb_native;
+EXECUTE sfbb(NULL);
+EXECUTE sfbn(true);
+EXECUTE sfbn(false);
+EXECUTE sfbl(true);
+EXECUTE sfbl(false);
+EXECUTE sfbv('dev-1');
+SELECT count(*) FROM sfb_native WHERE v = 'dev-1';
+EXECUTE sfby('\x03');
+SELECT count(*) FROM sfb_native WHERE by = '\x03';
+RESET plan_cache_mode;
+DEALLOCATE sfbb;
+DEALLOCATE sfbn;
+DEALLOCATE sfbl;
+DEALLOCATE sfbv;
+DEALLOCATE sfby;
+-- a column declared with a nondeterministic collation stays local, unless
+-- the comparison names a deterministic one; domains over text, boolean and
+-- date are compared as their base types
+CREATE DOMAIN sfb_text AS text;
+CREATE DOMAIN sfb_bool AS boolean;
+CREATE DOMAIN sfb_date AS date;
+CREATE FOREIGN TABLE sfb_more (k text OPTIONS (rowkey 'true') COLLATE "C",
+    tci text OPTIONS (column 'cf:t') COLLATE sfb_ci,
+    td sfb_text OPTIONS (column 'cf:t'), bd sfb_bool OPTIONS (column 'cf:b'))
+    SERVER sf_srv OPTIONS (table 'sfb');
+EXPLAIN (COSTS OFF) SELECT k FROM sfb_more WHERE tci = 'STATUS 1';
+EXPLAIN (COSTS OFF) SELECT k FROM sfb_more WHERE tci = 'status 1' COLLATE "C";
+EXPLAIN (COSTS OFF) SELECT k FROM sfb_more WHERE td = 'status 1' AND bd;
+SELECT count(*) FROM sfb_more WHERE tci = 'STATUS 1';
+SELECT count(*) FROM sfb_native WHERE t = 'STATUS 1' COLLATE sfb_ci;
+SELECT count(*) FROM sfb_more WHERE tci = 'status 1' COLLATE "C";
+SELECT count(*) FROM sfb_more WHERE td = 'status 1' AND bd;
+SELECT count(*) FROM sfb_native WHERE t = 'status 1' AND b;
+CREATE FOREIGN TABLE sft_dom (k text OPTIONS (rowkey 'true') COLLATE "C",
+    d sfb_date OPTIONS (column 'cf:d')) SERVER sf_srv OPTIONS (table 'sft');
+EXPLAIN (COSTS OFF) SELECT k FROM sft_dom WHERE d >= '2010-01-01';
+SELECT count(*) FROM sft_dom WHERE d >= '2010-01-01';
+SELECT count(*) FROM sft_native WHERE d >= '2010-01-01';
+-- other types meeting text, and a timestamp meeting a timestamptz: local
+EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t = 'status 1'::name;
+EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t = 'ab '::char(3);
+EXPLAIN (COSTS OFF) SELECT k FROM sft WHERE ts < now() AND tz < timestamp '2021-03-05 12:00';
+SELECT count(*) FROM sfb WHERE t = 'status 1'::name;
+SELECT count(*) FROM sfb_native WHERE t = 'status 1'::name;
+-- a text cell that is not valid text is compared by its bytes: a row
+-- whose t differs from the value is left out undecoded (no error), one
+-- that is read raises it
+CREATE FOREIGN TABLE sfb_rawt (k text OPTIONS (rowkey 'true') COLLATE "C",
+    t bytea) SERVER sf_srv OPTIONS (table 'sfb');
+INSERT INTO sfb_rawt VALUES ('b-badtext', '\xff00');
+SELECT count(*) FROM sfb WHERE t = 'status 1';
+SELECT count(*) FROM sfb WHERE t <> 'status 1';
+DELETE FROM sfb_rawt WHERE k = 'b-badtext';
 -- a cell of a boolean column that is not 0 or 1 (an integer's, through
 -- another table): the error, not a silent skip
 CREATE FOREIGN TABLE sfb_int (k text OPTIONS (rowkey 'true') COLLATE "C",
@@ -380,5 +450,8 @@ DROP FUNCTION sft_check(text);
 DROP TABLE sfb_native;
 DROP FUNCTION sfb_check(text);
 DROP COLLATION sfb_ci;
+DROP DOMAIN sfb_text;
+DROP DOMAIN sfb_bool;
+DROP DOMAIN sfb_date;
 DROP FUNCTION sf_check(text);
 DROP DOMAIN sf_int;

@@ -192,7 +192,8 @@ typedef struct WcOverlayEntry
  * then WC_FILTER_EQ: a row whose bytes hash the same is sent, and the
  * backend compares the bytes).  A row without the cell (NULL) fails; a
  * cell of another width, or a boolean byte other than 0 and 1, passes, for
- * the backend to raise the error it is.
+ * the backend to raise the error it is (other bytes are compared as they
+ * are, valid values of the column's type or not).
  */
 typedef enum WcFilterKind
 {

@@ -25,9 +25,12 @@
  * worker has read).  PostgreSQL still checks every condition itself, so a
  * filter only saves work: the worker leaves out a row only when the
  * comparison is surely false, and sends a cell it cannot read as its type
- * for the backend to raise the error.  (A row left out is never decoded,
- * so a bad cell in another of its columns raises nothing, as with any FDW
- * whose remote side filters.)  EXPLAIN shows them as "Storage Filter";
+ * (the wrong width, a boolean byte other than 0 and 1) for the backend to
+ * raise the error.  (A row left out is never decoded, so a bad cell in
+ * another of its columns raises nothing, as with any FDW whose remote side
+ * filters; nor does text that is not valid in the database's encoding, or a
+ * date or timestamp out of its type's range, in the filtered column, which
+ * the worker compares as bytes and as integers.)  EXPLAIN shows them as "Storage Filter";
  * EXPLAIN ANALYZE counts the rows they left out.
  *
  * At plan time a filter is an IntList in fdw_private (WcScanPrivateFilters)
@@ -174,7 +177,7 @@ filter_op(Oid opno, Oid inputcollid)
 			return strategy_op[bi->strategy];
 		if (bi->strategy == ROWCOMPARE_EQ && same &&
 			((bi->opfamily_id == text_ops && bi->oplefttype == TEXTOID &&
-			  (!OidIsValid(inputcollid) || get_collation_isdeterministic(inputcollid))) ||
+			  OidIsValid(inputcollid) && get_collation_isdeterministic(inputcollid)) ||
 			 (bi->opfamily_id == bytea_ops && bi->oplefttype == BYTEAOID)))
 			return WC_FILTER_EQ;
 	}
@@ -201,7 +204,7 @@ bool_column(Node *clause, Index relid, bool *value)
 	}
 	clause = strip_relabel(clause);
 	if (clause != NULL && IsA(clause, Var) && ((Var *) clause)->varno == relid &&
-		exprType(clause) == BOOLOID)
+		getBaseType(exprType(clause)) == BOOLOID)
 		return (Var *) clause;
 	return NULL;
 }
@@ -281,9 +284,15 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			continue;
 		if (op != NULL)
 		{
+			Oid			coltype = t->cols[var->varattno - 1].type;
+			Oid			vartype = exprType((Node *) var == left ? linitial(op->args) :
+										   lsecond(op->args));
+
 			fop = filter_op(op->opno, op->inputcollid);
-			if (fop == 0 || (is_datetime_type(t->cols[var->varattno - 1].type) &&
-							 exprType(value) != t->cols[var->varattno - 1].type))
+			if (fop == 0 || (is_datetime_type(coltype) && exprType(value) != coltype))
+				continue;
+			/* the operator reads the column as its own type (not a cast's) */
+			if (vartype != coltype && !(coltype == VARCHAROID && vartype == TEXTOID))
 				continue;
 			if ((Node *) var == right)
 				fop = commuted(fop);
@@ -370,13 +379,15 @@ wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
 			f->value = (uint64) (vtype == INT2OID ? DatumGetInt16(values[e]) :
 								 vtype == INT4OID ? DatumGetInt32(values[e]) :
 								 DatumGetInt64(values[e]));
-		else
+		else if (is_float_type(vtype))
 		{
 			double		d = vtype == FLOAT4OID ? (double) DatumGetFloat4(values[e]) :
 				DatumGetFloat8(values[e]);
 
 			memcpy(&f->value, &d, sizeof(d));
 		}
+		else
+			continue;
 		ss->nfilters++;
 	}
 }
