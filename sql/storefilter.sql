@@ -40,14 +40,14 @@ INSERT INTO sf_native VALUES
   ('s-null', NULL, NULL, NULL, NULL, NULL, NULL, NULL);
 INSERT INTO sf SELECT * FROM sf_native;
 
--- A query on both tables: the foreign table's row count, and MISMATCH if
--- the rows differ.
-CREATE FUNCTION sf_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+-- A query on both tables (the foreign table t, and t_native in its place):
+-- the foreign table's row count, and MISMATCH if the rows differ.
+CREATE FUNCTION sf_check(q text, t text DEFAULT 'sf') RETURNS text LANGUAGE plpgsql AS $$
 DECLARE a text; b text; n bigint;
 BEGIN
   EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text), count(*) FROM (%s) x', q) INTO a, n;
   EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text) FROM (%s) x',
-                 replace(q, 'FROM sf ', 'FROM sf_native ')) INTO b;
+                 replace(q, 'FROM ' || t || ' ', 'FROM ' || t || '_native ')) INTO b;
   IF a IS DISTINCT FROM b THEN
     RETURN 'MISMATCH: ' || q || ' foreign=' || coalesce(a, '<none>') || ' native=' || coalesce(b, '<none>');
   END IF;
@@ -231,23 +231,12 @@ INSERT INTO sft_native VALUES
   ('u-max', '5874897-12-31', '294246-12-31 23:59:59.999999', '294246-12-31 23:59:59.999999+00'),
   ('u-null', NULL, NULL, NULL);
 INSERT INTO sft SELECT * FROM sft_native;
-CREATE FUNCTION sft_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE a text; b text; n bigint;
-BEGIN
-  EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text), count(*) FROM (%s) x', q) INTO a, n;
-  EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text) FROM (%s) x',
-                 replace(q, 'FROM sft ', 'FROM sft_native ')) INTO b;
-  IF a IS DISTINCT FROM b THEN
-    RETURN 'MISMATCH: ' || q || ' foreign=' || coalesce(a, '<none>') || ' native=' || coalesce(b, '<none>');
-  END IF;
-  RETURN n || ' rows';
-END $$;
 EXPLAIN (COSTS OFF) SELECT k FROM sft WHERE d >= '2001-01-01' AND ts < '1975-06-01'
   AND tz > '2021-03-05 12:00:00+00';
 EXPLAIN (COSTS OFF) SELECT k FROM sft WHERE tz > now() - interval '1 day';
 EXPLAIN (COSTS OFF) SELECT k FROM sft WHERE d < timestamp '2001-01-01 12:00';
 EXPLAIN (COSTS OFF) SELECT k FROM sft WHERE ts > tz;
-SELECT q, sft_check(q) FROM (VALUES
+SELECT q, sf_check(q, 'sft') FROM (VALUES
   ('SELECT k FROM sft WHERE d < ''2000-01-01'''), ('SELECT k FROM sft WHERE d <= ''1990-05-17'''),
   ('SELECT k FROM sft WHERE d = ''2000-01-01''::date + 97 - 10000'), ('SELECT k FROM sft WHERE d >= ''2010-01-01'''),
   ('SELECT k FROM sft WHERE d > ''infinity'''), ('SELECT k FROM sft WHERE d >= ''infinity'''),
@@ -305,17 +294,6 @@ INSERT INTO sfb_native VALUES
   ('c-case', false, 'STATUS 1', 'DEV-1', '\x', 2),
   ('c-space', NULL, 'status 1 ', 'dev-1 ', '\x0000', 3);
 INSERT INTO sfb SELECT * FROM sfb_native;
-CREATE FUNCTION sfb_check(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE a text; b text; n bigint;
-BEGIN
-  EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text), count(*) FROM (%s) x', q) INTO a, n;
-  EXECUTE format('SELECT string_agg(x::text, '','' ORDER BY x::text) FROM (%s) x',
-                 replace(q, 'FROM sfb ', 'FROM sfb_native ')) INTO b;
-  IF a IS DISTINCT FROM b THEN
-    RETURN 'MISMATCH: ' || q || ' foreign=' || coalesce(a, '<none>') || ' native=' || coalesce(b, '<none>');
-  END IF;
-  RETURN n || ' rows';
-END $$;
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE b AND t = 'status 1' AND v = 'dev-2'
   AND by = '\x03' AND NOT (n > 100);
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE NOT b AND 'status 2' = t AND b <> true;
@@ -325,7 +303,7 @@ CREATE COLLATION sfb_ci (provider = icu, locale = 'und-u-ks-level2', determinist
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t <> 'status 1' AND t > 'status' AND by < '\x02';
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t = 'STATUS 1' COLLATE sfb_ci;
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t = v OR b IS TRUE;
-SELECT q, sfb_check(q) FROM (VALUES
+SELECT q, sf_check(q, 'sfb') FROM (VALUES
   ('SELECT k FROM sfb WHERE b'), ('SELECT k FROM sfb WHERE NOT b'),
   ('SELECT k FROM sfb WHERE b = true'), ('SELECT k FROM sfb WHERE b = false'),
   ('SELECT k FROM sfb WHERE b <> false'), ('SELECT k FROM sfb WHERE b < true'),
@@ -446,12 +424,10 @@ SELECT count(*) FROM sfb WHERE NOT b;
 DROP SERVER sf_srv CASCADE;
 DROP TABLE sf_native;
 DROP TABLE sft_native;
-DROP FUNCTION sft_check(text);
 DROP TABLE sfb_native;
-DROP FUNCTION sfb_check(text);
 DROP COLLATION sfb_ci;
 DROP DOMAIN sfb_text;
 DROP DOMAIN sfb_bool;
 DROP DOMAIN sfb_date;
-DROP FUNCTION sf_check(text);
+DROP FUNCTION sf_check(text, text);
 DROP DOMAIN sf_int;
