@@ -30,8 +30,8 @@
  * another of its columns raises nothing, as with any FDW whose remote side
  * filters; nor does text that is not valid in the database's encoding, or a
  * date or timestamp out of its type's range, in the filtered column, which
- * the worker compares as bytes and as integers.)  EXPLAIN shows them as "Storage Filter";
- * EXPLAIN ANALYZE counts the rows they left out.
+ * the worker compares as bytes and as integers.)  EXPLAIN shows them as
+ * "Storage Filter"; EXPLAIN ANALYZE counts the rows they left out.
  *
  * At plan time a filter is an IntList in fdw_private (WcScanPrivateFilters)
  * and its value an expression in fdw_exprs; the executor evaluates the
@@ -289,9 +289,12 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 										   lsecond(op->args));
 
 			fop = filter_op(op->opno, op->inputcollid);
-			if (fop == 0 || (is_datetime_type(coltype) && exprType(value) != coltype))
+			if (fop == 0)
 				continue;
-			/* the operator reads the column as its own type (not a cast's) */
+			/*
+			 * The operator reads the column as its own type (not a cast's),
+			 * and so the value too where its two types are one (datetime_ops).
+			 */
 			if (vartype != coltype && !(coltype == VARCHAROID && vartype == TEXTOID))
 				continue;
 			if ((Node *) var == right)
