@@ -421,6 +421,74 @@ SELECT k FROM sfb WHERE NOT b;
 DELETE FROM sfb_raw WHERE k = 'b-bad';
 SELECT count(*) FROM sfb WHERE NOT b;
 
+-- IN lists (= ANY of an array): the worker gets the array's values, a row
+-- passes if its cell equals one of them; NULL elements match nothing
+EXPLAIN (COSTS OFF) SELECT k FROM sf WHERE i4 IN (419, 338, -1);
+EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t IN ('status 1', 'status 2') AND b;
+EXPLAIN (COSTS OFF) SELECT k FROM sft WHERE d IN ('2001-01-01', '1999-12-31') AND tz IN ('infinity');
+-- not to storage: NOT IN, another comparison than =, values read from the
+-- table, a nondeterministic collation
+EXPLAIN (COSTS OFF) SELECT k FROM sf WHERE i4 NOT IN (1, 2) AND i8 > ANY ('{1,2}');
+EXPLAIN (COSTS OFF) SELECT k FROM sf WHERE i4 = ANY (ARRAY[i2, 5]);
+EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t COLLATE sfb_ci IN ('STATUS 1', 'x');
+SELECT q, sf_check(q, t) FROM (VALUES
+  ('SELECT k FROM sf WHERE i2 IN (-63, -26, 11, 100)', 'sf'),
+  ('SELECT k FROM sf WHERE i4 IN (419, 338, -1, 2147483647, -2147483648)', 'sf'),
+  ('SELECT k FROM sf WHERE i8 IN (1, -2500, 9223372036854775807)', 'sf'),
+  ('SELECT k FROM sf WHERE i4 = ANY (''{419,338,1}''::bigint[])', 'sf'),
+  ('SELECT k FROM sf WHERE i8 = ANY (''{1,3}''::smallint[])', 'sf'),
+  ('SELECT k FROM sf WHERE f4 IN (1.5, ''NaN'', -6)', 'sf'),
+  ('SELECT k FROM sf WHERE f8 IN (''NaN'', 0, ''Infinity'', -4.9)', 'sf'),
+  ('SELECT k FROM sf WHERE f8 = ANY (''{-Infinity,1.5,-4.9}''::float4[])', 'sf'),
+  ('SELECT k FROM sf WHERE i4 IN (419, NULL)', 'sf'),
+  ('SELECT k FROM sf WHERE i4 = ANY (''{NULL,NULL}''::int[])', 'sf'),
+  ('SELECT k FROM sf WHERE i4 = ANY (''{}''::int[])', 'sf'),
+  ('SELECT k FROM sf WHERE i4 = ANY (NULL::int[])', 'sf'),
+  ('SELECT k FROM sf WHERE i4 IN (419, 338, -1) AND i4 IN (338, 7)', 'sf'),
+  ('SELECT k FROM sf WHERE i4 IN (419, 338, -1) AND i4 > 0 AND i2 IN (-63, 82)', 'sf'),
+  ('SELECT k FROM sf WHERE i4 NOT IN (419, 338)', 'sf'),
+  ('SELECT k FROM sf WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -400)))', 'sf'),
+  ('SELECT k FROM sft WHERE d IN (''2001-01-01'', ''1999-12-31'', ''infinity'')', 'sft'),
+  ('SELECT k FROM sft WHERE ts = ANY (ARRAY[timestamp ''1970-01-01'', ''-infinity''])', 'sft'),
+  ('SELECT k FROM sft WHERE tz IN (''2021-03-05 09:15:00+00'', ''2021-03-05 10:46:00+01'')', 'sft'),
+  ('SELECT k FROM sft WHERE d = ANY (ARRAY(SELECT d FROM sft_native WHERE k < ''t020''))', 'sft'),
+  ('SELECT k FROM sft WHERE ts = ANY (ARRAY(SELECT ts FROM sft_native WHERE k >= ''t190''))', 'sft'),
+  ('SELECT k FROM sft WHERE tz = ANY (ARRAY(SELECT tz FROM sft_native WHERE k BETWEEN ''t100'' AND ''t130''))', 'sft'),
+  ('SELECT k FROM sft WHERE ts IN (''294270-01-01'', ''1970-01-01'', ''294246-12-31 23:59:59.999999'')', 'sft'),
+  ('SELECT k FROM sfb WHERE b IN (true)', 'sfb'),
+  ('SELECT k FROM sfb WHERE b IN (false, NULL)', 'sfb'),
+  ('SELECT k FROM sfb WHERE t IN (''status 1'', '''', ''Ünïcødé ✓'', ''nothing'')', 'sfb'),
+  ('SELECT k FROM sfb WHERE t COLLATE sfb_ci IN (''STATUS 1'', ''status 2'')', 'sfb'),
+  ('SELECT k FROM sfb WHERE v IN (''dev-1'', ''ä'', ''dev-1 '')', 'sfb'),
+  ('SELECT k FROM sfb WHERE by IN (''\x03'', ''\x'', ''\x00ff00'')', 'sfb'),
+  ('SELECT k FROM sfb WHERE t IN (''status 1'', ''status 3'') AND v IN (''dev-1'', ''dev-3'') AND b', 'sfb')
+) v(q, t);
+-- the rows the set left out; more values than a request takes (64): the
+-- whole list stays here
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM sf WHERE i4 IN (419, 338, -1);
+SELECT count(*) FROM sf_native WHERE i4 IN (419, 338, -1);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT count(*) FROM sf WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -400)));
+SELECT count(*) FROM sf_native WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -400)));
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT count(*) FROM sf WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -437)));
+SELECT count(*) FROM sf_native WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -437)));
+-- a generic plan's array parameter: each execution's values, NULLs too
+PREPARE sfin(int[]) AS SELECT count(*) FROM sf WHERE i4 = ANY ($1);
+PREPARE sftin(text[]) AS SELECT count(*) FROM sfb WHERE t = ANY ($1);
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE sfin('{1}');
+EXECUTE sfin('{419,338,-1}');
+EXECUTE sfin('{338,NULL}');
+EXECUTE sfin('{NULL}');
+EXECUTE sfin('{}');
+EXECUTE sfin(NULL);
+EXECUTE sftin('{status 1,status 2}');
+SELECT count(*) FROM sfb_native WHERE t IN ('status 1', 'status 2');
+RESET plan_cache_mode;
+DEALLOCATE sfin;
+DEALLOCATE sftin;
+
 DROP SERVER sf_srv CASCADE;
 DROP TABLE sf_native;
 DROP TABLE sft_native;

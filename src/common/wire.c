@@ -283,8 +283,8 @@ read_filters(WcReader *r, WcScanRequest *req)
 		f->value = wc_get_u64(r);
 		if (r->bad || f->col >= req->ncols || !components(req->cols[f->col], 2) ||
 			f->kind < WC_FILTER_INT2 || f->kind > WC_FILTER_BYTES ||
-			f->op < WC_FILTER_LT || f->op > WC_FILTER_NE ||
-			(f->kind == WC_FILTER_BYTES && f->op != WC_FILTER_EQ))
+			f->op < WC_FILTER_LT || f->op > WC_FILTER_IN ||
+			(f->kind == WC_FILTER_BYTES && f->op != WC_FILTER_EQ && f->op != WC_FILTER_IN))
 			return fail(r);
 	}
 	req->nfilters = n;

@@ -189,8 +189,11 @@ typedef struct WcOverlayEntry
  * NaN above every number and equal to itself, as PostgreSQL orders floats;
  * a boolean, one byte 0 or 1, compared with value as an integer; or any
  * bytes (text, bytea), equal when their wc_filter_hash is value (op is
- * then WC_FILTER_EQ: a row whose bytes hash the same is sent, and the
- * backend compares the bytes).  A row without the cell (NULL) fails; a
+ * then WC_FILTER_EQ or WC_FILTER_IN: a row whose bytes hash the same is
+ * sent, and the backend compares the bytes).  Consecutive WC_FILTER_IN
+ * filters of one column are one filter, a set: the cell passes if it is
+ * equal to any of their values (an IN list).  A row without the cell
+ * (NULL) fails; a
  * cell of another width, or a boolean byte other than 0 and 1, passes, for
  * the backend to raise the error it is (other bytes are compared as they
  * are, valid values of the column's type or not).
@@ -213,7 +216,8 @@ typedef enum WcFilterOp
 	WC_FILTER_EQ,
 	WC_FILTER_GE,
 	WC_FILTER_GT,
-	WC_FILTER_NE
+	WC_FILTER_NE,
+	WC_FILTER_IN				/* equal to this value or to the set's others */
 } WcFilterOp;
 
 /* Most filters a scan may have. */

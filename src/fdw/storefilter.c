@@ -18,7 +18,9 @@
  *	NOT, is one compared with true or false), or of type text, varchar or
  *	bytea compared by = (text under a deterministic collation: equal
  *	values are equal bytes), with an expression that does not read this
- *	table and is not volatile (a constant, a parameter, now()),
+ *	table and is not volatile (a constant, a parameter, now()), or by =
+ *	ANY of such an expression of an array (an IN list: the worker gets
+ *	the array's values, at most WC_MAX_SCAN_FILTERS of them in all),
  *
  * of a scan that neither locks its rows nor runs in a transaction that has
  * written to the table (its own writes are merged in here, after the
@@ -49,6 +51,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -226,12 +229,16 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 	{
 		RestrictInfo *ri = lfirst(lc);
 		Node	   *clause = (Node *) ri->clause;
-		OpExpr	   *op = NULL;
+		List	   *args = NIL;		/* of the operator: column and value */
+		Oid			clause_opno = InvalidOid;	/* its operator, as written */
+		Oid			collid = InvalidOid;
+		bool		in_list = false;
 		Node	   *left = NULL,
 				   *right = NULL,
 				   *value;
 		Var		   *var;
 		Oid			opno;
+		Oid			vtype;
 		WcFilterOp	fop = WC_FILTER_EQ;
 		bool		bool_value;
 
@@ -244,25 +251,45 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			value = (Node *) makeBoolConst(bool_value, false);
 			opno = BooleanEqualOperator;
 		}
+		else if (IsA(clause, ScalarArrayOpExpr))
+		{
+			ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) clause;
+
+			/* column = ANY (array): an IN list */
+			if (!sa->useOr || list_length(sa->args) != 2)
+				continue;
+			args = sa->args;
+			clause_opno = sa->opno;
+			collid = sa->inputcollid;
+			left = strip_relabel(linitial(args));
+			if (!IsA(left, Var) || ((Var *) left)->varno != baserel->relid)
+				continue;
+			var = (Var *) left;
+			value = lsecond(args);
+			opno = sa->opno;
+			in_list = true;
+		}
 		else
 		{
 			if (!IsA(clause, OpExpr) || list_length(((OpExpr *) clause)->args) != 2)
 				continue;
-			op = (OpExpr *) clause;
+			args = ((OpExpr *) clause)->args;
+			clause_opno = ((OpExpr *) clause)->opno;
+			collid = ((OpExpr *) clause)->inputcollid;
 			/* a column of a domain is read through a RelabelType to its base */
-			left = strip_relabel(linitial(op->args));
-			right = strip_relabel(lsecond(op->args));
+			left = strip_relabel(linitial(args));
+			right = strip_relabel(lsecond(args));
 			if (IsA(left, Var) && ((Var *) left)->varno == baserel->relid)
 			{
 				var = (Var *) left;
 				value = right;
-				opno = op->opno;
+				opno = clause_opno;
 			}
 			else if (IsA(right, Var) && ((Var *) right)->varno == baserel->relid)
 			{
 				var = (Var *) right;
 				value = left;
-				opno = get_commutator(op->opno);
+				opno = get_commutator(clause_opno);
 			}
 			else
 				continue;
@@ -282,14 +309,14 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			bms_is_member(baserel->relid, pull_varnos(root, value)) ||
 			contain_volatile_functions(value) || !OidIsValid(opno))
 			continue;
-		if (op != NULL)
+		if (args != NIL)
 		{
 			Oid			coltype = t->cols[var->varattno - 1].type;
-			Oid			vartype = exprType((Node *) var == left ? linitial(op->args) :
-										   lsecond(op->args));
+			Oid			vartype = exprType((Node *) var == left ? linitial(args) :
+										   lsecond(args));
 
-			fop = filter_op(op->opno, op->inputcollid);
-			if (fop == 0)
+			fop = filter_op(clause_opno, collid);
+			if (fop == 0 || (in_list && fop != WC_FILTER_EQ))
 				continue;
 			/*
 			 * The operator reads the column as its own type (not a cast's),
@@ -299,14 +326,64 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 				continue;
 			if ((Node *) var == right)
 				fop = commuted(fop);
-			value = value == left ? linitial(op->args) : lsecond(op->args);
+			if (in_list)
+				fop = WC_FILTER_IN;
+			value = value == left ? linitial(args) : lsecond(args);
 		}
+		vtype = in_list ? get_element_type(exprType(value)) : exprType(value);
+		if (!OidIsValid(vtype))
+			continue;
 		*exprs = lappend(*exprs, value);
 		filters = lappend(filters, list_make5_int(var->varattno, fop,
 												  list_length(*exprs) - 1, opno,
-												  exprType(value)));
+												  vtype));
 	}
 	return filters;
+}
+
+/*
+ * filter_value
+ *		A filter's value for the datum d of type vtype, as the worker
+ *		compares it with the cells; false if there is none (a timestamp too
+ *		late to be stored: left to PostgreSQL).
+ */
+static bool
+filter_value(Datum d, Oid vtype, uint64 *value)
+{
+	if (vtype == BOOLOID)
+		*value = DatumGetBool(d) ? 1 : 0;
+	else if (is_bytes_type(vtype))
+	{
+		StringInfoData buf;
+
+		/* the bytes the column's cells hold for this value */
+		initStringInfo(&buf);
+		wc_encode_value(&buf, d, vtype);
+		*value = wc_filter_hash((const uint8 *) buf.data, buf.len);
+		pfree(buf.data);
+	}
+	else if (is_datetime_type(vtype))
+	{
+		int64		stored;
+
+		if (!wc_encode_datetime(d, vtype, &stored))
+			return false;
+		*value = (uint64) stored;
+	}
+	else if (is_int_type(vtype))
+		*value = (uint64) (vtype == INT2OID ? DatumGetInt16(d) :
+						   vtype == INT4OID ? DatumGetInt32(d) :
+						   DatumGetInt64(d));
+	else if (is_float_type(vtype))
+	{
+		double		f = vtype == FLOAT4OID ? (double) DatumGetFloat4(d) :
+			DatumGetFloat8(d);
+
+		memcpy(value, &f, sizeof(f));
+	}
+	else
+		return false;
+	return true;
 }
 
 /*
@@ -316,7 +393,10 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
  *		positions in the scan's request.  A filter whose value is NULL is
  *		left to PostgreSQL, which keeps no row; so is one on a column of an
  *		aggregate family narrower than its 8 bytes, whose value may be out
- *		of the column's range, an error PostgreSQL raises.
+ *		of the column's range, an error PostgreSQL raises.  An IN list
+ *		becomes a set of WC_FILTER_IN filters, one per value that is not
+ *		NULL (no row equals NULL); an empty one, or one for which there is
+ *		no room left in the request, is left to PostgreSQL.
  */
 void
 wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
@@ -326,18 +406,23 @@ wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
 	ss->nfilters = 0;
 	if (ss->filter_plan == NIL)
 		return;
-	ss->filters = palloc(sizeof(WcScanFilter) * list_length(ss->filter_plan));
+	ss->filters = palloc(sizeof(WcScanFilter) * WC_MAX_SCAN_FILTERS);
 	foreach(lc, ss->filter_plan)
 	{
 		List	   *fl = lfirst(lc);
 		int			attnum = list_nth_int(fl, WcFilterPlanAttnum);
 		int			e = list_nth_int(fl, WcFilterPlanExpr);
+		WcFilterOp	op = list_nth_int(fl, WcFilterPlanOp);
 		WcColumn   *col = &ss->table->cols[attnum - 1];
 		Oid			vtype = list_nth_int(fl, WcFilterPlanValueType);
-		WcScanFilter *f = &ss->filters[ss->nfilters];
+		WcScanFilter f;
+		Datum	   *elems = &values[e];
+		bool	   *elnulls = &nulls[e];
+		int			n = 1;
+		int			added = 0;
 		int			pos = -1;
 
-		if (nulls[e])
+		if (nulls[e] || ss->nfilters >= WC_MAX_SCAN_FILTERS)
 			continue;
 		for (int i = 0; i < ss->nmapped && pos < 0; i++)
 			if (ss->req_attnum[i] == attnum)
@@ -347,51 +432,40 @@ wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
 				pos = ss->alias_pos[i];
 		if (pos < 0 || (col->aggregate != 0 && col->type != INT8OID))
 			continue;
-		f->col = (uint16) pos;
-		f->op = (uint8) list_nth_int(fl, WcFilterPlanOp);
+		f.col = (uint16) pos;
+		f.op = (uint8) op;
 		/* dates and timestamps are stored as integers of their order */
-		f->kind = col->type == INT2OID ? WC_FILTER_INT2 :
+		f.kind = col->type == INT2OID ? WC_FILTER_INT2 :
 			col->type == INT4OID || col->type == DATEOID ? WC_FILTER_INT4 :
 			col->type == INT8OID || col->type == TIMESTAMPOID ||
 			col->type == TIMESTAMPTZOID ? WC_FILTER_INT8 :
 			col->type == FLOAT4OID ? WC_FILTER_FLOAT4 :
 			col->type == BOOLOID ? WC_FILTER_BOOL :
 			is_bytes_type(col->type) ? WC_FILTER_BYTES : WC_FILTER_FLOAT8;
-		if (vtype == BOOLOID)
-			f->value = DatumGetBool(values[e]) ? 1 : 0;
-		else if (is_bytes_type(vtype))
+		if (op == WC_FILTER_IN)
 		{
-			StringInfoData buf;
+			int16		typlen;
+			bool		typbyval;
+			char		typalign;
 
-			/* the bytes the column's cells hold for this value */
-			initStringInfo(&buf);
-			wc_encode_value(&buf, values[e], vtype);
-			f->value = wc_filter_hash((const uint8 *) buf.data, buf.len);
-			pfree(buf.data);
+			get_typlenbyvalalign(vtype, &typlen, &typbyval, &typalign);
+			deconstruct_array(DatumGetArrayTypeP(values[e]), vtype, typlen,
+							  typbyval, typalign, &elems, &elnulls, &n);
 		}
-		else if (is_datetime_type(vtype))
+		for (int i = 0; i < n; i++)
 		{
-			int64		stored;
-
-			/* too late to be stored: left to PostgreSQL */
-			if (!wc_encode_datetime(values[e], vtype, &stored))
+			if (elnulls[i])
 				continue;
-			f->value = (uint64) stored;
+			/* a value storage cannot compare: the whole filter stays here */
+			if (ss->nfilters + added >= WC_MAX_SCAN_FILTERS ||
+				!filter_value(elems[i], vtype, &f.value))
+			{
+				added = 0;
+				break;
+			}
+			ss->filters[ss->nfilters + added++] = f;
 		}
-		else if (is_int_type(vtype))
-			f->value = (uint64) (vtype == INT2OID ? DatumGetInt16(values[e]) :
-								 vtype == INT4OID ? DatumGetInt32(values[e]) :
-								 DatumGetInt64(values[e]));
-		else if (is_float_type(vtype))
-		{
-			double		d = vtype == FLOAT4OID ? (double) DatumGetFloat4(values[e]) :
-				DatumGetFloat8(values[e]);
-
-			memcpy(&f->value, &d, sizeof(d));
-		}
-		else
-			continue;
-		ss->nfilters++;
+		ss->nfilters += added;
 	}
 }
 
@@ -417,12 +491,16 @@ wc_storefilter_explain(ForeignScan *plan, Relation rel, WcTable *t, List *dpcont
 		List	   *fl = lfirst(lc);
 		Node	   *value = list_nth(plan->fdw_exprs, list_nth_int(fl, WcFilterPlanExpr));
 
-		appendStringInfo(&buf, "%s%s %s %s", buf.len > 0 ? " AND " : "",
+		bool		in_list = list_nth_int(fl, WcFilterPlanOp) == WC_FILTER_IN;
+
+		appendStringInfo(&buf, "%s%s %s %s%s%s", buf.len > 0 ? " AND " : "",
 						 quote_identifier(get_attname(RelationGetRelid(rel),
 													  list_nth_int(fl, WcFilterPlanAttnum),
 													  false)),
 						 get_opname(list_nth_int(fl, WcFilterPlanOperator)),
-						 deparse_expression(value, dpcontext, false, false));
+						 in_list ? "ANY (" : "",
+						 deparse_expression(value, dpcontext, false, false),
+						 in_list ? ")" : "");
 	}
 	if (wc_txn_table(t, false) != NULL)
 		appendStringInfoString(&buf, " (checked here: this transaction has written to the table)");

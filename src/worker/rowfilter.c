@@ -10,7 +10,9 @@
  * a value that compares wrong.  A cell whose width is not its kind's is
  * kept: the backend raises the error that it is.  Bytes (text, bytea) are
  * compared by their hash: only equality, and a row whose bytes differ from
- * the value's is left out undecoded, even if they are not valid text.
+ * the value's is left out undecoded, even if they are not valid text.  A
+ * set of WC_FILTER_IN filters (an IN list) is one filter, met by a cell
+ * equal to any of its values.
  *
  * Plain C, for the reader threads (readers.c), past wc_row_filter_new.
  *
@@ -25,8 +27,11 @@
 
 struct WcRowFilter
 {
-	int			n;
+	int			n;				/* filters, a set of WC_FILTER_IN counting one */
 	WcScanFilter *filters;
+	int		   *size;			/* per filter: how many it is (a set's
+								 * first: its size; else 1) */
+	int			nfilters;		/* the request's, sets' members each */
 	int			met;			/* the row's filters its cells passed */
 	bool		failed;			/* a cell of the row failed one */
 };
@@ -36,9 +41,21 @@ wc_row_filter_new(const WcScanRequest *req)
 {
 	WcRowFilter *f = palloc0(sizeof(WcRowFilter));
 
-	f->n = req->nfilters;
+	f->nfilters = req->nfilters;
 	f->filters = palloc(sizeof(WcScanFilter) * Max(1, req->nfilters));
+	f->size = palloc(sizeof(int) * Max(1, req->nfilters));
 	memcpy(f->filters, req->filters, sizeof(WcScanFilter) * req->nfilters);
+	for (int i = 0; i < req->nfilters; i += f->size[i])
+	{
+		int			j = i + 1;
+
+		if (f->filters[i].op == WC_FILTER_IN)
+			while (j < req->nfilters && f->filters[j].op == WC_FILTER_IN &&
+				   f->filters[j].col == f->filters[i].col)
+				j++;
+		f->size[i] = j - i;
+		f->n++;
+	}
 	return f;
 }
 
@@ -147,6 +164,8 @@ holds(uint8 op, int cmp)
 			return cmp > 0;
 		case WC_FILTER_NE:
 			return cmp != 0;
+		case WC_FILTER_IN:
+			return cmp == 0;
 	}
 	return true;
 }
@@ -155,15 +174,23 @@ holds(uint8 op, int cmp)
 void
 wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len)
 {
-	for (int i = 0; i < f->n; i++)
+	for (int i = 0; i < f->nfilters; i += f->size[i])
 	{
-		const WcScanFilter *flt = &f->filters[i];
-		int			cmp;
+		bool		fails = true;
 
-		if (flt->col != col)
+		if (f->filters[i].col != col)
 			continue;
 		f->met++;
-		if (compare(flt, data, len, &cmp) && !holds(flt->op, cmp))
+		/* a set fails if every member does; a cell of another width none */
+		for (int j = i; j < i + f->size[i] && fails; j++)
+		{
+			int			cmp;
+
+			if (!compare(&f->filters[j], data, len, &cmp) ||
+				holds(f->filters[j].op, cmp))
+				fails = false;
+		}
+		if (fails)
 			f->failed = true;
 	}
 }

@@ -177,6 +177,10 @@ def wire_seeds():
                                       (0, 3, 6, 0)]),
         "scan-filters-bool-bytes": scan([(b"cf", b"active"), (b"cf", b"status")], [whole(b"t")],
                                         filters=[(0, 6, 3, 1), (1, 7, 3, 0xcbf29ce484222325)]),
+        # pressure IN (94000, 94500) (INT8 = 3, IN = 7), status IN two hashes (BYTES = 7)
+        "scan-filters-in": scan([(m, b"pressure"), (b"cf", b"status")], [whole(weather)],
+                                filters=[(0, 3, 7, 94000), (0, 3, 7, 94500),
+                                         (1, 7, 7, 0xcbf29ce484222325), (1, 7, 7, 0xaf63bd4c8601b7df)]),
         "scan-as-of": scan([(m, b"pressure")], [prefix(weather, b"us-west2#")], as_of=1614945840000000),
         "scan-no-ranges": scan([(b"cf", b"a")], []),
         "scan-open-end": scan([(b"cf", b"a")], [(esc(b"t") + esc(b"\xff"), b"")]),
