@@ -473,6 +473,40 @@ SELECT count(*) FROM sf_native WHERE i4 = ANY (ARRAY(SELECT generate_series(-500
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
   SELECT count(*) FROM sf WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -437)));
 SELECT count(*) FROM sf_native WHERE i4 = ANY (ARRAY(SELECT generate_series(-500, -437)));
+-- more constant values than a request takes (65): the list stays here,
+-- the other comparison goes
+EXPLAIN (COSTS OFF) SELECT k FROM sf WHERE i2 > 0 AND i4 = ANY ('{-500,-499,-498,-497,-496,-495,-494,-493,-492,-491,-490,-489,-488,-487,-486,-485,-484,-483,-482,-481,-480,-479,-478,-477,-476,-475,-474,-473,-472,-471,-470,-469,-468,-467,-466,-465,-464,-463,-462,-461,-460,-459,-458,-457,-456,-455,-454,-453,-452,-451,-450,-449,-448,-447,-446,-445,-444,-443,-442,-441,-440,-439,-438,-437,-436}'::int[]);
+SELECT sf_check('SELECT k FROM sf WHERE i2 > 0 AND i4 = ANY (''{-500,-499,-498,-497,-496,-495,-494,-493,-492,-491,-490,-489,-488,-487,-486,-485,-484,-483,-482,-481,-480,-479,-478,-477,-476,-475,-474,-473,-472,-471,-470,-469,-468,-467,-466,-465,-464,-463,-462,-461,-460,-459,-458,-457,-456,-455,-454,-453,-452,-451,-450,-449,-448,-447,-446,-445,-444,-443,-442,-441,-440,-439,-438,-437,-436}''::int[])');
+-- two lists on one column: the first goes (the rows it left out), the
+-- second stays here
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  SELECT k FROM sf WHERE i4 IN (419, 338, -1) AND i4 IN (338, 7, 22, 23, 24);
+-- an outer row's values, at each rescan
+EXPLAIN (COSTS OFF) SELECT n.k, (SELECT count(*) FROM sf s WHERE s.i4 = ANY (ARRAY[n.i4, n.i2])) FROM sf_native n;
+SELECT sf_check('SELECT n.k, (SELECT count(*) FROM sf s WHERE s.i4 = ANY (ARRAY[n.i4, n.i2 + 400])) FROM sf_native n');
+-- a subquery run again for each row it is checked on (correlated with the
+-- outer row of a join) stays here: storage would see one run of it
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT n.k FROM sf_native n JOIN sf s ON s.k = n.k
+  AND s.i4 = ANY (ARRAY(SELECT n.i4 + g FROM generate_series(0, 1) g)) AND s.i2 IN (1, 2)
+  WHERE n.k < 'r006';
+SELECT sf_check('SELECT n.k FROM sf_native n JOIN sf s ON s.k = n.k
+  AND s.i4 = ANY (ARRAY(SELECT n.i4 + g FROM generate_series(0, 1) g)) AND s.i2 IN (1, 2)
+  WHERE n.k < ''r100''');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+-- a domain column, a domain's array, columns of one cell
+SELECT count(*) FROM sf_dom WHERE i4 IN (419, 338, -1);
+SELECT count(*) FROM sf_dom WHERE i4 = ANY ('{419,338}'::sf_int[]);
+SELECT count(*) FROM sf_native WHERE i4 IN (419, 338, -1);
+SELECT k, a, b, c FROM sf_alias WHERE a IN (-2500, 1, 3) AND c IN ('\x0000000000000001', '\x00');
+SELECT k, i8 FROM sf_native WHERE i8 IN (-2500, 1, 3) AND i8 = 1;
+EXPLAIN (COSTS OFF) SELECT k FROM sf_dom WHERE i4 = ANY ('{419,338}'::sf_int[]);
+-- a cell of the wrong width: the error, from a list too
+INSERT INTO sf_wide VALUES ('r-wide', 7);
+SELECT k FROM sf WHERE i4 IN (7, 8);
+DELETE FROM sf_wide WHERE k = 'r-wide';
 -- a generic plan's array parameter: each execution's values, NULLs too
 PREPARE sfin(int[]) AS SELECT count(*) FROM sf WHERE i4 = ANY ($1);
 PREPARE sftin(text[]) AS SELECT count(*) FROM sfb WHERE t = ANY ($1);

@@ -50,6 +50,7 @@
 #include "commands/defrem.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -212,6 +213,35 @@ bool_column(Node *clause, Index relid, bool *value)
 	return NULL;
 }
 
+/* An IN list's constant array with more values than a request takes. */
+static bool
+too_many_values(Node *value)
+{
+	ArrayType  *arr;
+
+	if (!IsA(value, Const) || ((Const *) value)->constisnull)
+		return false;
+	arr = DatumGetArrayTypeP(((Const *) value)->constvalue);
+	return !ARR_HASNULL(arr) &&
+		ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr)) > WC_MAX_SCAN_FILTERS;
+}
+
+/*
+ * An IN list of the column among the filters: a second would join it in one
+ * set (rowfilter.c), so it stays local.
+ */
+static bool
+has_list(List *filters, AttrNumber attnum)
+{
+	ListCell   *lc;
+
+	foreach(lc, filters)
+		if (list_nth_int(lfirst(lc), WcFilterPlanAttnum) == attnum &&
+			list_nth_int(lfirst(lc), WcFilterPlanOp) == WC_FILTER_IN)
+			return true;
+	return false;
+}
+
 /*
  * wc_storefilter_plan
  *		The filters among the conditions local (RestrictInfos) that a scan
@@ -307,7 +337,8 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 		if ((t->cols[var->varattno - 1].aggregate != 0 &&
 			 t->cols[var->varattno - 1].type != INT8OID) ||
 			bms_is_member(baserel->relid, pull_varnos(root, value)) ||
-			contain_volatile_functions(value) || !OidIsValid(opno))
+			contain_volatile_functions(value) || contain_subplans(value) ||
+			!OidIsValid(opno))
 			continue;
 		if (args != NIL)
 		{
@@ -331,7 +362,8 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
 			value = value == left ? linitial(args) : lsecond(args);
 		}
 		vtype = in_list ? get_element_type(exprType(value)) : exprType(value);
-		if (!OidIsValid(vtype))
+		if (!OidIsValid(vtype) ||
+			(in_list && (too_many_values(value) || has_list(filters, var->varattno))))
 			continue;
 		*exprs = lappend(*exprs, value);
 		filters = lappend(filters, list_make5_int(var->varattno, fop,
@@ -387,6 +419,80 @@ filter_value(Datum d, Oid vtype, uint64 *value)
 }
 
 /*
+ * add_filter
+ *		Add the filter fl of the plan to ss->filters, with its value of
+ *		this (re)scan (values and nulls, of the plan's fdw_exprs), if it can
+ *		go to storage.
+ */
+static void
+add_filter(WcScanState *ss, List *fl, Datum *values, bool *nulls)
+{
+	int			attnum = list_nth_int(fl, WcFilterPlanAttnum);
+	int			e = list_nth_int(fl, WcFilterPlanExpr);
+	WcFilterOp	op = list_nth_int(fl, WcFilterPlanOp);
+	WcColumn   *col = &ss->table->cols[attnum - 1];
+	Oid			vtype = list_nth_int(fl, WcFilterPlanValueType);
+	int			room = WC_MAX_SCAN_FILTERS - ss->nfilters;
+	WcScanFilter f;
+	Datum	   *elems = &values[e];
+	bool	   *elnulls = &nulls[e];
+	int			n = 1;
+	int			added = 0;
+	int			pos = -1;
+
+	if (nulls[e] || room == 0)
+		return;
+	for (int i = 0; i < ss->nmapped && pos < 0; i++)
+		if (ss->req_attnum[i] == attnum)
+			pos = i;
+	for (int i = 0; i < ss->naliases && pos < 0; i++)
+		if (ss->alias_attnum[i] == attnum)
+			pos = ss->alias_pos[i];
+	if (pos < 0 || (col->aggregate != 0 && col->type != INT8OID))
+		return;
+	f.col = (uint16) pos;
+	f.op = (uint8) op;
+	/* dates and timestamps are stored as integers of their order */
+	f.kind = col->type == INT2OID ? WC_FILTER_INT2 :
+		col->type == INT4OID || col->type == DATEOID ? WC_FILTER_INT4 :
+		col->type == INT8OID || col->type == TIMESTAMPOID ||
+		col->type == TIMESTAMPTZOID ? WC_FILTER_INT8 :
+		col->type == FLOAT4OID ? WC_FILTER_FLOAT4 :
+		col->type == BOOLOID ? WC_FILTER_BOOL :
+		is_bytes_type(col->type) ? WC_FILTER_BYTES : WC_FILTER_FLOAT8;
+	if (op == WC_FILTER_IN)
+	{
+		ArrayType  *arr = DatumGetArrayTypeP(values[e]);
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		/*
+		 * The worker would take a second set of the same cell's, next to
+		 * the first, as one with both's values: keep the first alone.
+		 */
+		for (int i = 0; i < ss->nfilters; i++)
+			if (ss->filters[i].op == WC_FILTER_IN && ss->filters[i].col == f.col)
+				return;
+		if (ARR_ELEMTYPE(arr) != vtype ||
+			(!ARR_HASNULL(arr) && ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr)) > room))
+			return;
+		get_typlenbyvalalign(vtype, &typlen, &typbyval, &typalign);
+		deconstruct_array(arr, vtype, typlen, typbyval, typalign, &elems, &elnulls, &n);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (elnulls[i])
+			continue;
+		/* a value storage cannot compare: the whole filter stays here */
+		if (added == room || !filter_value(elems[i], vtype, &f.value))
+			return;
+		ss->filters[ss->nfilters + added++] = f;
+	}
+	ss->nfilters += added;
+}
+
+/*
  * wc_storefilter_values
  *		The filters of ss's scan with the values of this (re)scan (values and
  *		nulls, of the plan's fdw_exprs), into ss->filters; the columns are
@@ -396,7 +502,8 @@ filter_value(Datum d, Oid vtype, uint64 *value)
  *		of the column's range, an error PostgreSQL raises.  An IN list
  *		becomes a set of WC_FILTER_IN filters, one per value that is not
  *		NULL (no row equals NULL); an empty one, or one for which there is
- *		no room left in the request, is left to PostgreSQL.
+ *		no room left in the request, is left to PostgreSQL.  The single
+ *		comparisons go first, so that a long list does not crowd them out.
  */
 void
 wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
@@ -407,66 +514,14 @@ wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls)
 	if (ss->filter_plan == NIL)
 		return;
 	ss->filters = palloc(sizeof(WcScanFilter) * WC_MAX_SCAN_FILTERS);
-	foreach(lc, ss->filter_plan)
-	{
-		List	   *fl = lfirst(lc);
-		int			attnum = list_nth_int(fl, WcFilterPlanAttnum);
-		int			e = list_nth_int(fl, WcFilterPlanExpr);
-		WcFilterOp	op = list_nth_int(fl, WcFilterPlanOp);
-		WcColumn   *col = &ss->table->cols[attnum - 1];
-		Oid			vtype = list_nth_int(fl, WcFilterPlanValueType);
-		WcScanFilter f;
-		Datum	   *elems = &values[e];
-		bool	   *elnulls = &nulls[e];
-		int			n = 1;
-		int			added = 0;
-		int			pos = -1;
-
-		if (nulls[e] || ss->nfilters >= WC_MAX_SCAN_FILTERS)
-			continue;
-		for (int i = 0; i < ss->nmapped && pos < 0; i++)
-			if (ss->req_attnum[i] == attnum)
-				pos = i;
-		for (int i = 0; i < ss->naliases && pos < 0; i++)
-			if (ss->alias_attnum[i] == attnum)
-				pos = ss->alias_pos[i];
-		if (pos < 0 || (col->aggregate != 0 && col->type != INT8OID))
-			continue;
-		f.col = (uint16) pos;
-		f.op = (uint8) op;
-		/* dates and timestamps are stored as integers of their order */
-		f.kind = col->type == INT2OID ? WC_FILTER_INT2 :
-			col->type == INT4OID || col->type == DATEOID ? WC_FILTER_INT4 :
-			col->type == INT8OID || col->type == TIMESTAMPOID ||
-			col->type == TIMESTAMPTZOID ? WC_FILTER_INT8 :
-			col->type == FLOAT4OID ? WC_FILTER_FLOAT4 :
-			col->type == BOOLOID ? WC_FILTER_BOOL :
-			is_bytes_type(col->type) ? WC_FILTER_BYTES : WC_FILTER_FLOAT8;
-		if (op == WC_FILTER_IN)
+	for (int lists = 0; lists < 2; lists++)
+		foreach(lc, ss->filter_plan)
 		{
-			int16		typlen;
-			bool		typbyval;
-			char		typalign;
+			List	   *fl = lfirst(lc);
 
-			get_typlenbyvalalign(vtype, &typlen, &typbyval, &typalign);
-			deconstruct_array(DatumGetArrayTypeP(values[e]), vtype, typlen,
-							  typbyval, typalign, &elems, &elnulls, &n);
+			if ((list_nth_int(fl, WcFilterPlanOp) == WC_FILTER_IN) == lists)
+				add_filter(ss, fl, values, nulls);
 		}
-		for (int i = 0; i < n; i++)
-		{
-			if (elnulls[i])
-				continue;
-			/* a value storage cannot compare: the whole filter stays here */
-			if (ss->nfilters + added >= WC_MAX_SCAN_FILTERS ||
-				!filter_value(elems[i], vtype, &f.value))
-			{
-				added = 0;
-				break;
-			}
-			ss->filters[ss->nfilters + added++] = f;
-		}
-		ss->nfilters += added;
-	}
 }
 
 /*

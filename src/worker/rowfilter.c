@@ -51,7 +51,8 @@ wc_row_filter_new(const WcScanRequest *req)
 
 		if (f->filters[i].op == WC_FILTER_IN)
 			while (j < req->nfilters && f->filters[j].op == WC_FILTER_IN &&
-				   f->filters[j].col == f->filters[i].col)
+				   f->filters[j].col == f->filters[i].col &&
+				   f->filters[j].kind == f->filters[i].kind)
 				j++;
 		f->size[i] = j - i;
 		f->n++;
@@ -182,14 +183,24 @@ wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len)
 			continue;
 		f->met++;
 		/* a set fails if every member does; a cell of another width none */
-		for (int j = i; j < i + f->size[i] && fails; j++)
+		if (f->filters[i].kind == WC_FILTER_BYTES)
 		{
-			int			cmp;
+			/* the cell's hash once, however many values the set has */
+			uint64		h = wc_filter_hash(data, len);
 
-			if (!compare(&f->filters[j], data, len, &cmp) ||
-				holds(f->filters[j].op, cmp))
-				fails = false;
+			for (int j = i; j < i + f->size[i] && fails; j++)
+				if (holds(f->filters[j].op, h == f->filters[j].value ? 0 : 1))
+					fails = false;
 		}
+		else
+			for (int j = i; j < i + f->size[i] && fails; j++)
+			{
+				int			cmp;
+
+				if (!compare(&f->filters[j], data, len, &cmp) ||
+					holds(f->filters[j].op, cmp))
+					fails = false;
+			}
 		if (fails)
 			f->failed = true;
 	}
