@@ -191,12 +191,11 @@ typedef struct WcOverlayEntry
  * bytes (text, bytea), equal when their wc_filter_hash is value (op is
  * then WC_FILTER_EQ or WC_FILTER_IN: a row whose bytes hash the same is
  * sent, and the backend compares the bytes).  Consecutive WC_FILTER_IN
- * filters of one column and kind are one filter, a set: the cell passes if it is
- * equal to any of their values (an IN list).  A row without the cell
- * (NULL) fails; a
- * cell of another width, or a boolean byte other than 0 and 1, passes, for
- * the backend to raise the error it is (other bytes are compared as they
- * are, valid values of the column's type or not).
+ * filters of one column and kind are one filter, a set: the cell passes if
+ * it is equal to any of their values (an IN list).  A row without the cell
+ * (NULL) fails; a cell of another width, or a boolean byte other than 0 and
+ * 1, passes, for the backend to raise the error it is (other bytes are
+ * compared as they are, valid values of the column's type or not).
  */
 typedef enum WcFilterKind
 {
