@@ -81,7 +81,8 @@ float_cmp(double a, double b)
 /*
  * compare
  *		The cell's value against the filter's, as -1, 0 or 1; false if the
- *		cell does not have the width of its kind.
+ *		cell does not have the width of its kind.  (Bytes are compared by
+ *		their hash, once per set, in wc_row_filter_cell.)
  */
 static bool
 compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
@@ -92,9 +93,6 @@ compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
 			if (len != 1 || data[0] > 1)
 				return false;
 			*cmp = data[0] > flt->value ? 1 : data[0] < flt->value ? -1 : 0;
-			return true;
-		case WC_FILTER_BYTES:
-			*cmp = wc_filter_hash(data, len) == flt->value ? 0 : 1;
 			return true;
 		case WC_FILTER_INT2:
 		case WC_FILTER_INT4:
