@@ -22,7 +22,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/advise.o src/fdw/advisekeys.o src/fdw/adviseuse.o src/fdw/avro.o src/fdw/avrofile.o \
        src/worker/main.o src/worker/serve.o src/worker/workerstats.o src/worker/readers.o src/worker/failure.o src/worker/largecommit.o src/worker/databases.o src/worker/snapshare.o \
        src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/rowdrops.o src/worker/sizes.o src/worker/cellcommit.o src/worker/commitwriter.o src/worker/storage.o \
-       src/worker/heat.o src/worker/heatstore.o src/worker/rowfilter.o
+       src/worker/heat.o src/worker/heatstore.o src/worker/rowfilter.o src/worker/xacts.o
 # IMPORT FOREIGN SCHEMA, and the record of written types it reads
 OBJS += src/fdw/coltypes.o src/fdw/import.o src/fdw/storefilter.o
 # The install script of this version, the full scripts of older versions

@@ -131,20 +131,34 @@ wc_read_open(WcReader *r, WcOpenRequest *req)
 }
 
 void
-wc_write_snapshot(StringInfo buf, uint32 db, uint32 snapshot)
+wc_write_snapshot(StringInfo buf, uint32 db, uint32 snapshot, const WcXidSnapshot *xs)
 {
 	begin(buf, WC_REQ_SNAPSHOT);
 	wc_put_u32(buf, db);
 	wc_put_u32(buf, snapshot);
+	wc_put_u32(buf, xs->xmin);
+	wc_put_u32(buf, xs->xmax);
+	wc_put_u32(buf, xs->own);
+	wc_put_u32(buf, xs->nxip);
+	for (uint32 i = 0; i < xs->nxip; i++)
+		wc_put_u32(buf, wc_xid_snapshot_xip(xs, i));
 }
 
 bool
-wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot)
+wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot, WcXidSnapshot *xs)
 {
 	if (!expect_type(r, WC_REQ_SNAPSHOT))
 		return fail(r);
 	*db = wc_get_u32(r);
 	*snapshot = wc_get_u32(r);
+	xs->xmin = wc_get_u32(r);
+	xs->xmax = wc_get_u32(r);
+	xs->own = wc_get_u32(r);
+	xs->nxip = wc_get_u32(r);
+	xs->xip = NULL;
+	if (r->bad || wc_reader_left(r) / 4 < xs->nxip)
+		return fail(r);
+	xs->xip_bytes = wc_get_raw(r, 4 * (size_t) xs->nxip);
 	return finish(r);
 }
 
@@ -482,20 +496,25 @@ wc_read_close(WcReader *r, uint32 *scan)
 
 
 void
-wc_write_commit(StringInfo buf, uint32 db, bool sync)
+wc_write_commit(StringInfo buf, uint32 db, bool sync, uint64 writer)
 {
 	begin(buf, WC_REQ_COMMIT);
 	wc_put_u32(buf, db);
 	appendStringInfoChar(buf, sync ? 1 : 0);
+	wc_put_u64(buf, writer);
 }
 
 bool
-wc_read_commit(WcReader *r, uint32 *db, bool *sync)
+wc_read_commit(WcReader *r, uint32 *db, bool *sync, uint64 *writer)
 {
 	if (!expect_type(r, WC_REQ_COMMIT))
 		return fail(r);
 	*db = wc_get_u32(r);
 	*sync = wc_get_u8(r) != 0;
+	*writer = wc_get_u64(r);
+	/* no transaction id is 0 (InvalidTransactionId) */
+	if (*writer == 0)
+		return fail(r);
 	return finish(r);
 }
 

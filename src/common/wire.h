@@ -43,7 +43,11 @@ typedef enum WcMsgType
 	WC_REQ_OPEN = 1,		/* str path, u32 cache_mb, u32 write_buffer_mb,
 							 * u32 bloom_bits, u8 compression: answered OK
 							 * u32 db */
-	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot (an id the backend chose) */
+	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot (an id the backend
+							 * chose), then PostgreSQL's snapshot it reads
+							 * under (WcXidSnapshot): u32 xmin, u32 xmax,
+							 * u32 own (the reader's xid; 0: none), u32 nxip
+							 * {u32 xid} */
 	WC_REQ_RELEASE = 3,		/* u32 snapshot */
 	WC_REQ_SCAN = 4,		/* u32 db, u32 snapshot (0: the latest data), u32
 							 * scan (an id the backend chose), u8 flags, u64
@@ -67,7 +71,9 @@ typedef enum WcMsgType
 							 * family+qualifier, u8 tag (keycodec.h, a
 							 * merge's of aggfold.h, or WC_WRITE_PUT_AT /
 							 * WC_WRITE_DELETE_AT), str value} */
-	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync: answered OK */
+	WC_REQ_COMMIT = 8,		/* u32 db, u8 sync, u64 writer (the full
+							 * transaction id of the PostgreSQL transaction
+							 * that wrote it): answered OK */
 	WC_REQ_ABORT = 9,		/* u32 db */
 	WC_REQ_ESTIMATE = 10,	/* u32 db, u32 nranges {str start, str end}:
 							 * answered OK u64 bytes */
@@ -517,7 +523,38 @@ extern bool wc_msg_answered(uint8 type);
 
 /* in wire.c: requests, as the backend writes them */
 extern void wc_write_open(StringInfo buf, const WcOpenRequest *req);
-extern void wc_write_snapshot(StringInfo buf, uint32 db, uint32 snapshot);
+/*
+ * The part of a PostgreSQL snapshot that says which transactions it sees
+ * (snapmgr.c's xmin, xmax and xip): a commit is visible to it when its
+ * writer committed and is neither at or past xmax, nor in xip, nor the
+ * reader itself (worker/xacts.c).  xip is the snapshot's own array on the
+ * backend's side; on the worker's it points into the request.
+ */
+typedef struct WcXidSnapshot
+{
+	uint32		xmin;
+	uint32		xmax;
+	uint32		own;			/* the reader's transaction id; 0: none */
+	uint32		nxip;
+	const uint32 *xip;			/* read with wc_xid_snapshot_xip */
+	const uint8 *xip_bytes;		/* on the worker's side: nxip u32s */
+} WcXidSnapshot;
+
+/* The i-th transaction id of a snapshot read off the wire. */
+static inline uint32
+wc_xid_snapshot_xip(const WcXidSnapshot *s, uint32 i)
+{
+	uint32		xid;
+
+	if (s->xip != NULL)
+		return s->xip[i];
+	/* in the host's order, as every number on the wire */
+	memcpy(&xid, s->xip_bytes + 4 * (size_t) i, 4);
+	return xid;
+}
+
+extern void wc_write_snapshot(StringInfo buf, uint32 db, uint32 snapshot,
+							  const WcXidSnapshot *xs);
 extern void wc_write_release(StringInfo buf, uint32 snapshot);
 extern void wc_write_scan(StringInfo buf, const WcScanRequest *req);
 extern void wc_write_next(StringInfo buf, uint32 scan);
@@ -537,7 +574,7 @@ extern void wc_write_row_cell_at(StringInfo rows, const uint8 *famqual, size_t f
 								 const uint8 *value, size_t value_len, uint64 ts);
 extern void wc_write_row_cell_remove_now(StringInfo rows, const uint8 *famqual,
 										 size_t famqual_len);
-extern void wc_write_commit(StringInfo buf, uint32 db, bool sync);
+extern void wc_write_commit(StringInfo buf, uint32 db, bool sync, uint64 writer);
 extern void wc_write_abort(StringInfo buf, uint32 db);
 extern void wc_write_estimate(StringInfo buf, const WcEstimateRequest *req);
 extern void wc_write_count(StringInfo buf, const WcReclaimRequest *req);
@@ -548,7 +585,7 @@ extern void wc_write_rows(StringInfo buf, const WcRowsRequest *req);
 /* in wire.c: requests, as the worker reads them (r at the type byte) */
 extern uint8 wc_read_type(WcReader *r);
 extern bool wc_read_open(WcReader *r, WcOpenRequest *req);
-extern bool wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot);
+extern bool wc_read_snapshot(WcReader *r, uint32 *db, uint32 *snapshot, WcXidSnapshot *xs);
 extern bool wc_read_release(WcReader *r, uint32 *snapshot);
 extern void wc_write_share(StringInfo buf, uint32 snapshot);
 extern bool wc_read_share(WcReader *r, uint32 *snapshot);
@@ -564,7 +601,7 @@ extern bool wc_read_row(WcReader *rows, WcRowWrite *row);
 extern bool wc_read_row_cell(WcReader *rows, WcCellWrite *cell);
 extern bool wc_next_row(WcReader *rows, WcRowWrite *row);
 extern bool wc_next_row_cell(WcReader *rows, WcCellWrite *cell);
-extern bool wc_read_commit(WcReader *r, uint32 *db, bool *sync);
+extern bool wc_read_commit(WcReader *r, uint32 *db, bool *sync, uint64 *writer);
 extern bool wc_read_abort(WcReader *r, uint32 *db);
 extern bool wc_read_estimate(WcReader *r, WcEstimateRequest *req);
 extern bool wc_read_count(WcReader *r, WcReclaimRequest *req);

@@ -547,14 +547,25 @@ wc_client_can_send(void)
 	return conn != NULL && !conn->sending;
 }
 
-/* Ask the worker for a snapshot of database wid (a worker's id), named id. */
+/*
+ * Ask the worker for a snapshot of database wid (a worker's id), named id,
+ * that sees the commits PostgreSQL's snapshot pg sees.
+ */
 void
-wc_client_send_snapshot(uint32 wid, uint32 id)
+wc_client_send_snapshot(uint32 wid, uint32 id, Snapshot pg)
 {
 	StringInfoData msg;
+	WcXidSnapshot xs;
 
+	xs.xmin = pg->xmin;
+	xs.xmax = pg->xmax;
+	xs.own = GetTopTransactionIdIfAny();
+	/* taken in recovery, every running transaction is in subxip */
+	xs.nxip = pg->takenDuringRecovery ? (uint32) pg->subxcnt : pg->xcnt;
+	xs.xip = pg->takenDuringRecovery ? pg->subxip : pg->xip;
+	xs.xip_bytes = NULL;
 	initStringInfo(&msg);
-	wc_write_snapshot(&msg, wid, id);
+	wc_write_snapshot(&msg, wid, id, &xs);
 	wc_client_send(&msg);
 }
 
@@ -741,7 +752,9 @@ wc_client_commit(uint32 db, bool sync)
 		}
 	}
 	initStringInfo(&msg);
-	wc_write_commit(&msg, wc_client_db_id(db), sync);
+	/* its writer: PostgreSQL's commit record makes it visible (xacts.c) */
+	wc_write_commit(&msg, wc_client_db_id(db), sync,
+					U64FromFullTransactionId(GetTopFullTransactionId()));
 	call(&msg, &r);
 	pfree(msg.data);
 	/* The worker has applied or dropped every WRITE before the COMMIT. */

@@ -14,7 +14,9 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
+#include "replication/message.h"
 #include "storage/predicate.h"
 
 #include "fdw/cells.h"
@@ -239,6 +241,19 @@ pre_commit(void)
 		if (!seen)
 			paths = lappend(paths, tt->path);
 	}
+	/*
+	 * The foreign writes become visible with PostgreSQL's commit record of
+	 * this transaction (worker/xacts.c).  Its transaction id must be in
+	 * durable WAL before they are stored, as a heap tuple's is before its
+	 * page is written: else a crash could lose every trace of it, and the
+	 * id be given to another transaction after recovery, whose commit
+	 * would make these writes visible.  The same record makes the commit
+	 * one of a transaction that wrote WAL, so its commit record is flushed
+	 * as a native write's is (synchronous_commit decides), not left
+	 * asynchronous, which a crash could take back after COMMIT returned.
+	 */
+	if (paths != NIL)
+		XLogFlush(LogLogicalMessage("widecolumn_fdw", "", 0, true));
 	foreach(lc, paths)
 		flush_db(lfirst(lc), horizon);
 	list_free(paths);

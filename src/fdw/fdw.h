@@ -18,6 +18,7 @@
 #include "nodes/pathnodes.h"
 #include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
+#include "utils/snapshot.h"
 
 #include "common/keycodec.h"
 #include "common/progress.h"
@@ -231,7 +232,7 @@ extern void wc_client_call(StringInfo msg, WcReader *answer);
 extern void wc_client_link(void);
 extern void wc_client_quietly(void (*fn) (void *arg), void *arg);
 extern WcWireRange *wc_client_wire_ranges(List *ranges);
-extern void wc_client_send_snapshot(uint32 wid, uint32 id);
+extern void wc_client_send_snapshot(uint32 wid, uint32 id, Snapshot pg);
 extern void wc_client_send_release(uint32 id);
 extern void wc_client_write(uint32 db, StringInfo rows);
 extern void wc_client_commit(uint32 db, bool sync);

@@ -220,7 +220,13 @@ wc_client_snapshot_acquire(uint32 db)
 	if (pg_snapshot != NULL && pg_snapshot->copied)
 		su->pg_snapshot = RegisterSnapshotOnOwner(pg_snapshot, TopTransactionResourceOwner);
 
-	wc_client_send_snapshot(wid, su->id);
+	/*
+	 * What it sees is what PostgreSQL's snapshot sees, whenever it is
+	 * taken: the statement's (READ COMMITTED), the transaction's
+	 * (REPEATABLE READ, SERIALIZABLE), the same for every server.
+	 */
+	wc_client_send_snapshot(wid, su->id,
+							ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot());
 	return su->id;
 }
 

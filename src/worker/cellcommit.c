@@ -418,6 +418,8 @@ commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync, bool chunked)
 	MemoryContextSwitchTo(cxt);
 	cm->ts = Max(cells_unix_micros(), odb->last_commit_ts + 1);
 	wc_encode_ts(cm->ts, cm->tsbuf);
+	/* in the first batch: no part of the commit is stored without it */
+	wc_xacts_commit(odb, cm->batch, cm->ts, w->writer, &w->lowest, &w->highest);
 	cm->lowest = &w->lowest;
 	cm->highest = &w->highest;
 	cm->msgs = w->msgs;
@@ -741,13 +743,100 @@ recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, const uint8 *k,
 }
 
 /*
+ * rollback
+ *		Delete every entry stamped ts between the row prefixes lowest and
+ *		highest, and in the table of families below lowest: the refill
+ *		marks of the row ranges the commit wrote into go there (rowdrops.c),
+ *		whatever rows it wrote.  With exact_lowest, every entry of the rows
+ *		from it to exact_highest goes too (versions at their own
+ *		timestamps, written into rows that were empty).  The number of
+ *		entries deleted.
+ */
+static uint64
+rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
+		 WcBytes exact_lowest, WcBytes exact_highest)
+{
+	uint8		tsbuf[WC_TS_LEN];
+	WcIter	   *it;
+	WcBatch    *batch;
+	uint64		removed = 0;
+
+	wc_encode_ts(ts, tsbuf);
+	batch = storage_batch_new();
+	it = storage_iter(odb->db, NULL, false);
+	PG_TRY();
+	{
+		for (storage_iter_seek(it, wc_meta_table, sizeof(wc_meta_table)); storage_iter_valid(it); storage_iter_next(it))
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(it, &n);
+
+			if (n < sizeof(wc_meta_table) ||
+				memcmp(k, wc_meta_table, sizeof(wc_meta_table)) != 0 ||
+				(lowest.len > 0 && wc_compare_bytes(k, n, lowest.data, lowest.len) >= 0))
+				break;
+			recover_entry(odb, batch, tsbuf, k, n, &removed);
+		}
+		storage_iter_check(it);
+		if (lowest.len > 0)
+		{
+			for (storage_iter_seek(it, lowest.data, lowest.len); storage_iter_valid(it); storage_iter_next(it))
+			{
+				size_t		n;
+				const uint8 *k = storage_iter_key(it, &n);
+
+				if (!at_or_below_row(k, n, highest.data, highest.len))
+					break;
+				recover_entry(odb, batch, tsbuf, k, n, &removed);
+			}
+			storage_iter_check(it);
+		}
+		if (exact_lowest.data != NULL)
+		{
+			for (storage_iter_seek(it, exact_lowest.data, exact_lowest.len);
+				 storage_iter_valid(it); storage_iter_next(it))
+			{
+				size_t		n;
+				const uint8 *k = storage_iter_key(it, &n);
+
+				if (!at_or_below_row(k, n, exact_highest.data, exact_highest.len))
+					break;
+				recover_entry(odb, batch, NULL, k, n, &removed);
+			}
+			storage_iter_check(it);
+		}
+		storage_write(odb->db, batch, true);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+		storage_batch_free(batch);
+	}
+	PG_END_TRY();
+	return removed;
+}
+
+/*
+ * cells_rollback
+ *		Delete what the commit stamped ts wrote between the row prefixes
+ *		lowest and highest (xacts.c: its writer aborted).
+ */
+void
+cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest)
+{
+	WcBytes		none = {NULL, 0};
+	uint64		removed = rollback(odb, ts, lowest, highest, none, none);
+
+	ereport(DEBUG1,
+			(errmsg_internal("widecolumn_fdw removed %llu entries of an aborted transaction's commit in \"%s\"",
+							 (unsigned long long) removed, odb->path)));
+}
+
+/*
  * cells_recover
- *		Undo a commit that was interrupted between its batches: remove every
- *		entry stamped with its timestamp between its lowest and highest row,
- *		and in the table of families below its lowest row: the refill marks
- *		of the row ranges it wrote into go there (rowdrops.c), whatever rows
- *		it wrote.  A commit of versions at their own timestamps names the
- *		rows that hold them, empty before it: every entry there goes.
+ *		Undo a commit that was interrupted between its batches (rollback).
+ *		A commit of versions at their own timestamps names the rows that
+ *		hold them, empty before it: every entry there goes.
  */
 void
 cells_recover(WcOpenDb *odb)
@@ -756,14 +845,11 @@ cells_recover(WcOpenDb *odb)
 	StringInfoData rec;
 	WcReader	r;
 	uint64		ts;
-	uint8		tsbuf[WC_TS_LEN];
 	WcBytes		lowest,
 				highest,
 				exact_lowest = {NULL, 0},
 				exact_highest = {NULL, 0};
-	WcIter	   *it;
-	WcBatch    *batch;
-	uint64		removed = 0;
+	uint64		removed;
 
 	if (!pending_read(path, &rec))
 		return;
@@ -782,57 +868,8 @@ cells_recover(WcOpenDb *odb)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("malformed pending-commit file \"%s\"", path),
 				 errhint("The LevelDB database may hold part of a commit. Restore it from a backup, or remove the file to keep what the commit wrote.")));
-	wc_encode_ts(ts, tsbuf);
-
-	batch = storage_batch_new();
-	it = storage_iter(odb->db, NULL, false);
-	PG_TRY();
-	{
-		for (storage_iter_seek(it, wc_meta_table, sizeof(wc_meta_table)); storage_iter_valid(it); storage_iter_next(it))
-		{
-			size_t		n;
-			const uint8 *k = storage_iter_key(it, &n);
-
-			if (n < sizeof(wc_meta_table) ||
-				memcmp(k, wc_meta_table, sizeof(wc_meta_table)) != 0 ||
-				wc_compare_bytes(k, n, lowest.data, lowest.len) >= 0)
-				break;
-			recover_entry(odb, batch, tsbuf, k, n, &removed);
-		}
-		storage_iter_check(it);
-		for (storage_iter_seek(it, lowest.data, lowest.len); storage_iter_valid(it); storage_iter_next(it))
-		{
-			size_t		n;
-			const uint8 *k = storage_iter_key(it, &n);
-
-			if (!at_or_below_row(k, n, highest.data, highest.len))
-				break;
-			recover_entry(odb, batch, tsbuf, k, n, &removed);
-		}
-		storage_iter_check(it);
-		if (exact_lowest.data != NULL)
-		{
-			for (storage_iter_seek(it, exact_lowest.data, exact_lowest.len);
-				 storage_iter_valid(it); storage_iter_next(it))
-			{
-				size_t		n;
-				const uint8 *k = storage_iter_key(it, &n);
-
-				if (!at_or_below_row(k, n, exact_highest.data, exact_highest.len))
-					break;
-				recover_entry(odb, batch, NULL, k, n, &removed);
-			}
-			storage_iter_check(it);
-		}
-		storage_write(odb->db, batch, true);
-		durable_unlink(path, ERROR);
-	}
-	PG_FINALLY();
-	{
-		storage_iter_free(it);
-		storage_batch_free(batch);
-	}
-	PG_END_TRY();
+	removed = rollback(odb, ts, lowest, highest, exact_lowest, exact_highest);
+	durable_unlink(path, ERROR);
 	ereport(LOG,
 			(errmsg("widecolumn_fdw rolled back an interrupted commit in LevelDB database \"%s\"",
 					odb->path),

@@ -76,7 +76,8 @@ typedef enum WcEntryKind
 {
 	WC_ENTRY_USED,				/* the version of its cell that counts */
 	WC_ENTRY_OLDER,				/* older than the one that counts */
-	WC_ENTRY_NEWER				/* newer than as_of: an older one may count */
+	WC_ENTRY_NEWER,				/* newer than as_of: an older one may count */
+	WC_ENTRY_HIDDEN				/* of a commit the snapshot does not see */
 } WcEntryKind;
 
 struct WcCellScan
@@ -87,6 +88,7 @@ struct WcCellScan
 	bool		reverse;
 	bool		versions;		/* end each row with its version */
 	uint64		as_of;			/* read as of this time; 0: now */
+	WcHidden	hidden;			/* the commits it does not see (xacts.c) */
 	uint64		now;			/* when the scan began, for maxage */
 	WcTableMeta meta;			/* its policies and drop times */
 	WcByteBuf	last_family;	/* the family policy_of looked up last */
@@ -203,7 +205,7 @@ load_policies(WcCellScan *s)
 	if (s->nranges == 0 ||
 		wc_component_end(s->starts[0].p, s->starts[0].len, &tlen) != 0)
 		return;
-	wc_table_meta_load(s->it, s->starts[0].p, tlen, &s->meta);
+	wc_table_meta_load(s->it, &s->hidden, s->starts[0].p, tlen, &s->meta);
 }
 
 /*
@@ -236,7 +238,7 @@ skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
 		s->ends[i].len = r.ranges[i].end.len;
 	}
 	if (req->flags & WC_SCAN_CELLS)
-		s->vs = versions_scan_open(&r, s->it, s->now,
+		s->vs = versions_scan_open(&r, s->it, &s->hidden, s->now,
 								   Max(s->now, s->odb->last_commit_ts + 1),
 								   version_policy, s);
 }
@@ -246,7 +248,7 @@ skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
  *		Start the scan a SCAN request asks for.
  */
 WcCellScan *
-cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
+cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcScanRequest *req)
 {
 	WcCellScan *s = palloc0(sizeof(WcCellScan));
 	bool		fill_cache = (req->flags & WC_SCAN_BULK) == 0;
@@ -298,6 +300,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	s->it = storage_iter(odb->db, snap, fill_cache);
 	s->fill_cache = fill_cache;
 	s->as_of = req->as_of;
+	wc_hidden_copy(hidden, &s->hidden, CurrentMemoryContext);
 	s->now = cells_unix_micros();
 	s->heat.on = wc_key_stats;
 	if (req->flags & WC_SCAN_FILTER)
@@ -306,7 +309,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req)
 	if (s->meta.nrowdrops > 0)
 		skip_dropped_ranges(s, req);
 	else if (req->flags & WC_SCAN_CELLS)
-		s->vs = versions_scan_open(req, s->it, s->now,
+		s->vs = versions_scan_open(req, s->it, &s->hidden, s->now,
 								   Max(s->now, odb->last_commit_ts + 1),
 								   version_policy, s);
 	return s;
@@ -562,6 +565,13 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0;
 
 	s->entries++;
+
+	/*
+	 * A commit the snapshot does not see is not there for it: not a version,
+	 * nor counted among the cell's versions by its policy.
+	 */
+	if (wc_hidden_has(&s->hidden, ts))
+		return WC_ENTRY_HIDDEN;
 
 	if (row->have_last && fqlen == row->lastcell.len &&
 		memcmp(fq, row->lastcell.data, fqlen) == 0)

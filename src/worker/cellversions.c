@@ -58,6 +58,7 @@ typedef struct WcRange
 struct WcVersionScan
 {
 	WcIter	   *it;
+	const WcHidden *hidden;		/* the commits it does not see: its scan's */
 	uint64		as_of;			/* 0: now */
 	uint64		now;
 	uint64		ts_min;
@@ -117,12 +118,14 @@ copy_bytes(WcBytes b)
  *		The versions part of a SCAN request, on the scan's iterator.
  */
 WcVersionScan *
-versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now, uint64 pending_ts,
-				   WcVersionPolicyFn policy_of, void *policy_arg)
+versions_scan_open(const WcScanRequest *req, WcIter *it, const WcHidden *hidden,
+				   uint64 now, uint64 pending_ts, WcVersionPolicyFn policy_of,
+				   void *policy_arg)
 {
 	WcVersionScan *vs = palloc0(sizeof(WcVersionScan));
 
 	vs->it = it;
+	vs->hidden = hidden;
 	vs->as_of = req->as_of;
 	vs->now = now;
 	vs->ts_min = req->ts_min;
@@ -166,6 +169,19 @@ mi_settle(WcVersionScan *vs)
 		bool		stored = storage_iter_valid(vs->it);
 		WcOverlay  *o;
 		int			cmp = 1;
+
+		/* a commit the scan does not see is not there (xacts.c) */
+		if (stored)
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(vs->it, &n);
+
+			if (n >= WC_TS_LEN && wc_hidden_has(vs->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
+			{
+				storage_iter_next(vs->it);
+				continue;
+			}
+		}
 
 		if (vs->ovpos >= vs->nov)
 		{

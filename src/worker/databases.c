@@ -91,6 +91,7 @@ wc_db_reopen(WcOpenDb *odb)
 		registry_add(odb->path);
 		cells_recover(odb);
 		cells_load_clock(odb);
+		wc_xacts_load(odb);
 		wc_heat_load(odb);
 	}
 	PG_CATCH();

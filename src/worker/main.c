@@ -426,6 +426,7 @@ wc_worker_main(Datum arg)
 			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
 				busy++;
 		wc_heat_store_due();
+		wc_xacts_settle_due();
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 		wc_stat_pass(busy > 0);

@@ -27,7 +27,10 @@
  * writer has written every commit before (a drop may be among them), and
  * forgotten whenever a commit or the sweep changes a row of the table of
  * families.  A mark too many only makes reads of the range slower; a mark
- * missing would hide a committed row, which this order rules out.
+ * missing would hide a committed row, which this order rules out.  So does
+ * the other rule: a commit writes a mark of its own while the newest mark
+ * is one of a commit not every snapshot agrees on (xacts.c), which a
+ * reader may not see, or an aborted writer take back.
  *
  *-------------------------------------------------------------------------
  */
@@ -512,6 +515,7 @@ cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
 	size_t		tlen;
 	WcCachedTable *t;
 	WcTableMeta m;
+	WcHidden	everything = {0, NULL};
 	WcIter	   *it;
 	MemoryContext old;
 
@@ -531,10 +535,15 @@ cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
 	if (!wc_large_commit_active())
 		storage_writer_drain();
 	old = MemoryContextSwitchTo(c->cxt);
+	/*
+	 * Every drop stored, its writer committed or not: a row written after
+	 * it needs a mark if the drop commits (an extra one if it aborts only
+	 * costs reads of the range their speed).
+	 */
 	it = storage_iter(odb->db, NULL, true);
 	PG_TRY();
 	{
-		wc_table_meta_load(it, row, tlen, &m);
+		wc_table_meta_load(it, &everything, row, tlen, &m);
 	}
 	PG_FINALLY();
 	{
@@ -604,7 +613,13 @@ wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen, uint64 ts,
 	{
 		WcRowDrop  *d = &t->drops[i];
 
-		if (skippable(d, 0) && in_range(d, row, rowlen))
+		/*
+		 * A mark whose commit not every snapshot agrees on yet does not
+		 * count: a reader that does not see it must still find one newer
+		 * than the drop if it sees this commit (xacts.c).
+		 */
+		if ((skippable(d, 0) || wc_xacts_unsettled(odb, d->refilled)) &&
+			in_range(d, row, rowlen))
 		{
 			add_mark(marks, t->table, t->tlen, d);
 			d->refilled = ts;

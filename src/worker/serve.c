@@ -186,17 +186,26 @@ serve_snapshot(WcClient *c, WcReader *r)
 {
 	uint32		db,
 				id;
+	WcXidSnapshot xs;
 	WcOpenDb   *odb;
 	WcClientSnap *cs;
+	WcHidden	hidden;
 
-	if (!wc_read_snapshot(r, &db, &id))
+	if (!wc_read_snapshot(r, &db, &id, &xs))
 		wc_malformed("SNAPSHOT");
 	odb = wc_db_lookup(db);
+	/* first: it may read the commit log, and fail */
+	wc_xacts_hidden(odb, &xs, false, &hidden);
 	MemoryContextSwitchTo(c->cxt);
 	cs = palloc(sizeof(WcClientSnap));
 	cs->id = id;
 	cs->odb = odb;
-	/* while a large commit is written, the state before it */
+	wc_hidden_copy(&hidden, &cs->hidden, c->cxt);
+	/*
+	 * While a large commit is written, the state before it.  Either way,
+	 * taken with the hidden commits in the same turn: no commit comes
+	 * between them.
+	 */
 	cs->snap = wc_large_commit_snapshot(odb) ?
 		storage_snapshot_share(wc_large_commit_snapshot(odb)) :
 		storage_snapshot(odb->db);
@@ -234,6 +243,7 @@ serve_scan(WcClient *c, WcReader *r)
 	WcScanRequest req;
 	WcOpenDb   *odb;
 	WcSnap	   *snap = NULL;
+	WcHidden	hidden;
 	WcClientScan *cs;
 	MemoryContext cxt;
 	ListCell   *lc;
@@ -248,7 +258,10 @@ serve_scan(WcClient *c, WcReader *r)
 			WcClientSnap *s = lfirst(lc);
 
 			if (s->id == req.snapshot && s->odb == odb)
+			{
 				snap = s->snap;
+				hidden = s->hidden;
+			}
 		}
 		if (snap == NULL)
 		{
@@ -259,6 +272,8 @@ serve_scan(WcClient *c, WcReader *r)
 							req.snapshot)));
 		}
 	}
+	else
+		wc_xacts_hidden(odb, NULL, false, &hidden);	/* the latest data */
 
 	cxt = AllocSetContextCreate(c->cxt, "widecolumn_fdw scan", ALLOCSET_SMALL_SIZES);
 	MemoryContextSwitchTo(cxt);
@@ -272,11 +287,11 @@ serve_scan(WcClient *c, WcReader *r)
 	if (snap == NULL && wc_large_commit_snapshot(odb) != NULL)
 	{
 		snap = wc_large_commit_snapshot(odb);
-		cs->scan = cells_scan_open(odb, snap, &req);
+		cs->scan = cells_scan_open(odb, snap, &hidden, &req);
 		cells_scan_hold(cs->scan, storage_snapshot_share(snap));
 	}
 	else
-		cs->scan = cells_scan_open(odb, snap, &req);
+		cs->scan = cells_scan_open(odb, snap, &hidden, &req);
 	MemoryContextSwitchTo(c->cxt);
 	c->scans = lappend(c->scans, cs);
 	MemoryContextSwitchTo(wc_request_cxt);
@@ -450,9 +465,13 @@ serve_commit(WcClient *c, WcReader *r)
 {
 	uint32		db;
 	bool		sync;
+	uint64		writer;
+	WcClientWrites *w;
 
-	if (!wc_read_commit(r, &db, &sync))
+	if (!wc_read_commit(r, &db, &sync, &writer))
 		wc_malformed("COMMIT");
+	if ((w = client_writes(c, db, false)) != NULL)
+		w->writer = writer;
 	if (!commit_writes(c, wc_db_lookup(db), db, sync))
 		wc_write_ok(&c->answer);
 }
@@ -507,6 +526,8 @@ serve_compact(WcClient *c, WcReader *r)
 	if (!wc_read_compact(r, &req))
 		wc_malformed("COMPACT");
 	odb = wc_db_lookup(req.db);
+	/* what the transactions before it left, settled first if they may be */
+	wc_xacts_settle(odb);
 	wc_reclaim_start(c, odb,
 					 wc_sweep_begin(odb, req.table.len > 0 ? req.table.data : NULL,
 									req.table.len, false, NULL, 0, false),
@@ -627,9 +648,10 @@ serve_refused_commit(WcClient *c, const uint8 *data, size_t len)
 	WcReader	r;
 	uint32		db;
 	bool		sync;
+	uint64		writer;
 
 	wc_reader_init(&r, data, len);
-	if (wc_read_type(&r) == WC_REQ_COMMIT && wc_read_commit(&r, &db, &sync))
+	if (wc_read_type(&r) == WC_REQ_COMMIT && wc_read_commit(&r, &db, &sync, &writer))
 		wc_client_discard_writes(c, db);
 }
 

@@ -26,6 +26,7 @@ typedef struct WcSharedSnap
 	uint64		token;
 	WcOpenDb   *odb;
 	WcSnap	   *snap;
+	WcHidden	hidden;			/* the leader's PostgreSQL snapshot's */
 	int			holders;		/* WcClientSnaps that name it */
 } WcSharedSnap;
 
@@ -70,6 +71,7 @@ wc_serve_share(WcClient *c, WcReader *r)
 		cs->shared->token = next_token++;
 		cs->shared->odb = cs->odb;
 		cs->shared->snap = cs->snap;
+		wc_hidden_copy(&cs->hidden, &cs->shared->hidden, wc_worker_cxt);
 		cs->shared->holders = 1;
 		shared_snaps = lappend(shared_snaps, cs->shared);
 		MemoryContextSwitchTo(old);
@@ -111,6 +113,7 @@ wc_serve_attach(WcClient *c, WcReader *r)
 	cs->id = id;
 	cs->odb = odb;
 	cs->snap = ss->snap;
+	wc_hidden_copy(&ss->hidden, &cs->hidden, c->cxt);
 	cs->shared = ss;
 	ss->holders++;
 	c->snaps = lappend(c->snaps, cs);
@@ -133,6 +136,8 @@ wc_snapshot_let_go(WcClientSnap *cs)
 		if (--ss->holders > 0)
 			return;
 		shared_snaps = list_delete_ptr(shared_snaps, ss);
+		if (ss->hidden.ts != NULL)
+			pfree(ss->hidden.ts);
 		pfree(ss);
 	}
 	if (cs->odb->db != NULL)

@@ -77,6 +77,8 @@ struct WcSweep
 	WcTableMeta start_meta;		/* its meta when its walk began */
 	uint64		table_removed;
 	uint64		table_seen;
+	bool		table_kept;		/* it kept a row it could not decide
+								 * (row_unsettled): its markers stay */
 	uint64		removed;		/* entries deleted */
 	uint64		counted;		/* count_only: versions kept */
 	bool		done;
@@ -84,6 +86,8 @@ struct WcSweep
 	WcIter	   *it;
 	WcBatch    *batch;
 	WcTableMeta meta;			/* the table's meta at the slice's start */
+	WcHidden	hidden;			/* the commits it goes without: not settled
+								 * (xacts.c); a count, the latest data's */
 	uint64		now;
 	uint64		seen;			/* entries looked at in the slice */
 	StringInfoData row;			/* the row's prefix */
@@ -190,6 +194,58 @@ fold_run(WcSweep *sw, const uint8 *k, size_t n, uint64 stop_below)
 }
 
 /*
+ * row_unsettled
+ *		Does the row the iterator is at (prefix row, rowlen bytes) hold an
+ *		entry of a commit that not every snapshot agrees on?  Then the walk
+ *		leaves the row as it is: what it could delete depends on who reads.
+ *		The iterator is back where it was.
+ */
+static bool
+row_unsettled(WcSweep *sw, const uint8 *row, size_t rowlen)
+{
+	StringInfoData first;
+	const uint8 *k;
+	size_t		n;
+	bool		found = false;
+
+	if (sw->hidden.n == 0)
+		return false;
+	initStringInfo(&first);
+	k = storage_iter_key(sw->it, &n);
+	appendBinaryStringInfo(&first, (const char *) k, n);
+	do
+	{
+		if (n >= rowlen + WC_TS_LEN &&
+			wc_hidden_has(&sw->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
+		{
+			found = true;
+			break;
+		}
+	} while (storage_iter_next_key(sw->it, &k, &n) &&
+			 n >= rowlen + WC_TS_LEN && memcmp(k, row, rowlen) == 0);
+	storage_iter_seek(sw->it, (const uint8 *) first.data, first.len);
+	pfree(first.data);
+	return found;
+}
+
+/* Pass over the row the iterator is at, keeping it all. */
+static void
+keep_row(WcSweep *sw, size_t rowlen)
+{
+	const uint8 *k;
+	size_t		n;
+
+	while (storage_iter_next_key(sw->it, &k, &n) &&
+		   n >= (size_t) sw->row.len + WC_TS_LEN &&
+		   memcmp(k, sw->row.data, sw->row.len) == 0)
+		sw->seen++;
+	/* every entry stays: the drops and tombstones over it too */
+	if (sw->start_meta.nrowdrops > 0)
+		wc_rowdrops_hiding(&sw->start_meta, (const uint8 *) sw->row.data, rowlen, 0);
+	sw->table_kept = true;
+}
+
+/*
  * sweep_row
  *		Decide every entry of the row the iterator is at (its first entry,
  *		whose table component ends at tlen), and leave the iterator after it.
@@ -218,6 +274,16 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	appendBinaryStringInfo(&sw->row, (const char *) k, rowlen);
 	resetStringInfo(&sw->pending);
 	resetStringInfo(&sw->rowtombs);
+	/*
+	 * A policy or drop not every snapshot agrees on could delete more, or
+	 * less, than the one before it: the table waits for it.
+	 */
+	if (!sw->count_only && (sw->meta.hid_changes || sw->start_meta.hid_changes ||
+							row_unsettled(sw, (const uint8 *) sw->row.data, rowlen)))
+	{
+		keep_row(sw, rowlen);
+		return;
+	}
 	initStringInfo(&cell);
 	row_dropped = sw->meta.dropped;
 	if (sw->meta.nrowdrops > 0)
@@ -241,7 +307,11 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 
 		sw->seen++;
 		sw->table_seen++;
-		if (fqlen == sizeof(wc_row_tombstone_fq) &&
+		if (sw->count_only && wc_hidden_has(&sw->hidden, ts))
+		{
+			/* a count reads what the latest read does (xacts.c) */
+		}
+		else if (fqlen == sizeof(wc_row_tombstone_fq) &&
 			memcmp(fq, wc_row_tombstone_fq, fqlen) == 0)
 		{
 			/* decided at the row's end, when its oldest kept entry is known */
@@ -415,7 +485,8 @@ end_table(WcSweep *sw)
 
 	if (sw->table.len == 0)
 		return;
-	remove_markers(sw, (const uint8 *) sw->table.data, sw->table.len, &sw->start_meta);
+	if (!sw->table_kept && !sw->start_meta.hid_changes)
+		remove_markers(sw, (const uint8 *) sw->table.data, sw->table.len, &sw->start_meta);
 	if (!sw->count_only)
 		wc_heat_swept(sw->odb, (const uint8 *) sw->table.data, sw->table.len,
 					  sw->table_removed);
@@ -440,10 +511,11 @@ begin_table(WcSweep *sw, const uint8 *table, size_t tlen)
 	MemoryContext old = MemoryContextSwitchTo(sw->cxt);
 
 	appendBinaryStringInfo(&sw->table, (const char *) table, tlen);
-	wc_table_meta_load(sw->it, table, tlen, &sw->start_meta);
+	wc_table_meta_load(sw->it, &sw->hidden, table, tlen, &sw->start_meta);
 	MemoryContextSwitchTo(old);
 	sw->meta = sw->start_meta;
 	sw->table_removed = sw->table_seen = 0;
+	sw->table_kept = false;
 }
 
 /*
@@ -473,8 +545,8 @@ sweep_meta_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	appendBinaryStringInfo(&next, (const char *) k, tlen + rowlen);
 	(void) successor(&next);
 
-	wc_table_meta_load(sw->it, (const uint8 *) x.data, x.len, &m);
-	if (has_markers(&m))
+	wc_table_meta_load(sw->it, &sw->hidden, (const uint8 *) x.data, x.len, &m);
+	if (has_markers(&m) && !m.hid_changes)
 	{
 		storage_iter_seek(sw->it, (const uint8 *) x.data, x.len);
 		empty = !storage_iter_valid(sw->it);
@@ -531,6 +603,7 @@ wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
 		if (!successor(&sw->end))
 			resetStringInfo(&sw->end);
 		/* its markers go even if it has no data left */
+		wc_xacts_hidden(odb, NULL, !count_only, &sw->hidden);
 		sw->it = storage_iter(odb->db, NULL, false);
 		PG_TRY();
 		{
@@ -656,13 +729,15 @@ wc_sweep_slice(WcSweep *sw, int max_us)
 	sw->now = cells_unix_micros();
 	PG_TRY();
 	{
+		/* in the same turn as the iterator: no commit comes between them */
+		wc_xacts_hidden(sw->odb, NULL, !sw->count_only, &sw->hidden);
 		sw->it = storage_iter(sw->odb->db, NULL, false);
 		if (!sw->count_only)
 			sw->batch = storage_batch_new();
 		/* the policies and drops as they are now */
 		if (sw->table.len > 0)
-			wc_table_meta_load(sw->it, (const uint8 *) sw->table.data, sw->table.len,
-							   &sw->meta);
+			wc_table_meta_load(sw->it, &sw->hidden, (const uint8 *) sw->table.data,
+							   sw->table.len, &sw->meta);
 		storage_iter_seek(sw->it, (const uint8 *) sw->cursor.data, sw->cursor.len);
 		sw->done = slice_loop(sw, max_us, start);
 		flush_batch(sw);

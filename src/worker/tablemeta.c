@@ -110,10 +110,12 @@ static const WcFamilyMeta unlisted = {{NULL, 0}, true, true, {1, 0, WC_GC_SINGLE
  * wc_table_meta_load
  *		Read the row of table (escaped, as the first component of its keys)
  *		in the table of families through it (not positioned; it is left
- *		anywhere).  The meta table itself has none.
+ *		anywhere), as a reader that does not see the commits hidden names.
+ *		The meta table itself has none.
  */
 void
-wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen, WcTableMeta *m)
+wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table, size_t tlen,
+				   WcTableMeta *m)
 {
 	StringInfoData row;
 	int			cap = 0;
@@ -151,6 +153,13 @@ wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen, WcTableMeta *m)
 		ts = wc_decode_ts(k + n - WC_TS_LEN);
 		v = storage_iter_value(it, &vlen);
 
+		/* a change the reader does not see is not there (xacts.c) */
+		if (wc_hidden_has(hidden, ts))
+		{
+			m->hid_changes = true;
+			storage_iter_next(it);
+			continue;
+		}
 		if (lastcell.len == (int) fqlen && memcmp(lastcell.data, fq, fqlen) == 0)
 		{
 			/* an older version: skip them all (ts 0 is the oldest) */

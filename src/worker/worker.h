@@ -54,7 +54,18 @@ typedef struct WcOpenDb
 	bool		commit_partial; /* a commit's first batches are written, not
 								 * its last: reopen to roll them back */
 	struct WcHeatDb *heat;		/* heat.c: access statistics; NULL until loaded */
+	struct WcXacts *xacts;		/* xacts.c: recent commits' writers */
 } WcOpenDb;
+
+/*
+ * The commits a read hides (xacts.c): their timestamps, ascending.  Made
+ * on the main thread, read anywhere.
+ */
+typedef struct WcHidden
+{
+	int			n;
+	uint64	   *ts;
+} WcHidden;
 
 typedef struct WcCellScan WcCellScan;
 
@@ -69,6 +80,8 @@ typedef struct WcClientWrites
 								 * removal of a version */
 	StringInfoData exact_lowest;	/* the lowest and highest row prefix of */
 	StringInfoData exact_highest;	/* the rows with such cells */
+	uint64		writer;			/* the writing transaction's full id, from
+								 * its COMMIT */
 } WcClientWrites;
 
 /* A snapshot a backend holds, by the id the backend chose. */
@@ -77,6 +90,8 @@ typedef struct WcClientSnap
 	uint32		id;
 	WcOpenDb   *odb;
 	WcSnap	   *snap;
+	WcHidden	hidden;			/* the commits PostgreSQL's snapshot does not
+								 * see, as of the LevelDB snapshot */
 	struct WcSharedSnap *shared;	/* snapshare.c: held with other backends;
 									 * NULL: its own */
 } WcClientSnap;
@@ -178,7 +193,8 @@ extern void wc_db_close_all(void);
 extern void wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go);
 
 /* in cellscan.c: reading rows */
-extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcScanRequest *req);
+extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden,
+									const WcScanRequest *req);
 extern bool cells_scan_fill(WcCellScan *scan);
 extern const WcByteBuf *cells_scan_batch(WcCellScan *scan);
 extern bool cells_scan_is_small(WcCellScan *scan);
@@ -218,7 +234,8 @@ typedef struct WcVersionScan WcVersionScan;
 typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *row,
 													   size_t rowlen, size_t fqlen,
 													   uint64 *dropped);
-extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it, uint64 now,
+extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it,
+										 const WcHidden *hidden, uint64 now,
 										 uint64 pending_ts, WcVersionPolicyFn policy_of,
 										 void *policy_arg);
 extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
@@ -274,11 +291,13 @@ typedef struct WcTableMeta
 	WcFamilyMeta *families;
 	const WcFamilyMeta *unlisted;	/* what a family in no list has; NULL:
 									 * the table of families */
+	bool		hid_changes;	/* a change the reader does not see was
+								 * passed over */
 } WcTableMeta;
 
 extern const uint8 wc_meta_table[2];	/* the table of families, escaped */
-extern void wc_table_meta_load(WcIter *it, const uint8 *table, size_t tlen,
-							   WcTableMeta *m);
+extern void wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table,
+							   size_t tlen, WcTableMeta *m);
 extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
 												const uint8 *fq, size_t fqlen);
 
@@ -327,6 +346,7 @@ extern int	wc_debug_clock_step_back;
 extern uint64 cells_unix_micros(void);
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
+extern void cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
 extern bool cells_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
 extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 typedef struct WcCommit WcCommit;
@@ -350,6 +370,19 @@ extern bool wc_large_commit_owns(void *owner);
 extern void wc_large_commit_written(void);
 extern bool wc_large_commit_step(void);
 extern void wc_large_commit_complete(void);
+
+/* in xacts.c: which transaction wrote each recent commit, who sees it */
+extern void wc_xacts_load(WcOpenDb *odb);
+extern void wc_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
+							StringInfo lowest, StringInfo highest);
+extern void wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled,
+							WcHidden *out);
+extern bool wc_hidden_has(const WcHidden *h, uint64 ts);
+extern void wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
+extern void wc_xacts_settle(WcOpenDb *odb);
+extern void wc_xacts_settle_due(void);
+extern int	wc_xacts_pending(WcOpenDb *odb);
+extern bool wc_xacts_unsettled(WcOpenDb *odb, uint64 ts);
 
 /* in workerstats.c: the worker's figures and LevelDB's */
 extern void wc_stat_init(void);

@@ -416,8 +416,12 @@ small_request(uint8_t type, const uint8_t *data, size_t size)
 	switch (type)
 	{
 		case WC_REQ_SNAPSHOT:
-			if ((ok = wc_read_snapshot(&r, &a, &b)))
-				wc_write_snapshot(&buf, a, b);
+			{
+				WcXidSnapshot xs;
+
+				if ((ok = wc_read_snapshot(&r, &a, &b, &xs)))
+					wc_write_snapshot(&buf, a, b, &xs);
+			}
 			break;
 		case WC_REQ_RELEASE:
 			if ((ok = wc_read_release(&r, &a)))
@@ -456,12 +460,16 @@ small_request(uint8_t type, const uint8_t *data, size_t size)
 				wc_write_stat_databases(&buf);
 			break;
 		case WC_REQ_COMMIT:
-			if ((ok = wc_read_commit(&r, &a, &flag)))
 			{
-				wc_write_commit(&buf, a, flag);
-				/* sync is any non-zero byte, written as 1 */
-				CHECK(buf.len == 6 && (data[5] != 0) == (buf.data[5] != 0));
-				buf.data[5] = (char) data[5];
+				uint64		writer;
+
+				if ((ok = wc_read_commit(&r, &a, &flag, &writer)))
+				{
+					wc_write_commit(&buf, a, flag, writer);
+					/* sync is any non-zero byte, written as 1 */
+					CHECK(buf.len == 14 && (data[5] != 0) == (buf.data[5] != 0));
+					buf.data[5] = (char) data[5];
+				}
 			}
 			break;
 		default:

@@ -193,11 +193,12 @@ def wire_seeds():
         # the other requests
         "open": u8(REQ_OPEN) + s(b"/var/lib/postgresql/15/main/widecolumn_fdw/16384")
         + u32(1) + u32(64) + u32(16) + u32(10) + u8(1),
-        "snapshot": u8(REQ_SNAPSHOT) + u32(0) + u32(7),
+        "snapshot": u8(REQ_SNAPSHOT) + u32(0) + u32(7)
+        + u32(740) + u32(745) + u32(0) + u32(2) + u32(741) + u32(743),
         "release": u8(REQ_RELEASE) + u32(7),
         "next": u8(REQ_NEXT) + u32(1),
         "close": u8(REQ_CLOSE) + u32(1),
-        "commit": u8(REQ_COMMIT) + u32(0) + u8(1),
+        "commit": u8(REQ_COMMIT) + u32(0) + u8(1) + u64(744),
         "abort": u8(REQ_ABORT) + u32(0),
         "estimate": u8(REQ_ESTIMATE) + u32(0) + u32(2) + s(esc(b"t")) + s(successor(esc(b"t")))
         + s(esc(b"u") + esc(b"a")) + s(b""),

@@ -1,0 +1,496 @@
+/*-------------------------------------------------------------------------
+ *
+ * xacts.c
+ *	  Which PostgreSQL transaction wrote each recent commit, and so which
+ *	  snapshots see it: PostgreSQL decides the visibility of foreign
+ *	  writes (docs/architecture.md, "Visibility").
+ *
+ * A backend sends its writes at PRE_COMMIT, before PostgreSQL's commit
+ * record, under its transaction id.  The worker stores them stamped with
+ * the commit's timestamp, as always, and with them, in the same LevelDB
+ * batch, an entry under `00 00 xact` + the timestamp naming the writer
+ * (docs/format.md).  Until every snapshot agrees on the writer (it has
+ * ended, and is older than the cluster's oldest xmin), a read hides the
+ * commit's entries from each snapshot that does not see the writer as
+ * committed: a WcHidden of commit timestamps, made on the main thread
+ * (which may ask PostgreSQL's commit log) and read by the reader threads
+ * (which may not).  Then the entry goes (wc_xacts_settle); a writer that
+ * aborted (an error after its foreign commit, a killed backend, a crash
+ * before the commit record) has the commit's entries deleted first, as
+ * vacuum reclaims an aborted transaction's tuples.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <time.h>
+
+#include "access/transam.h"
+#include "storage/procarray.h"
+#include "utils/memutils.h"
+
+#include "common/keycodec.h"
+#include "worker/worker.h"
+
+/* The prefix of the entries naming a commit's writer. */
+static const uint8 xact_prefix[] = {0x00, 0x00, 'x', 'a', 'c', 't'};
+
+#define XACT_KEY_LEN	(sizeof(xact_prefix) + WC_TS_LEN)
+
+typedef enum WcXactStatus
+{
+	WC_XACT_UNKNOWN,			/* not asked yet, or still running */
+	WC_XACT_COMMITTED,
+	WC_XACT_ABORTED
+} WcXactStatus;
+
+/* One commit whose writer not every snapshot agrees on yet. */
+typedef struct WcXact
+{
+	uint64		ts;				/* the commit's timestamp */
+	FullTransactionId writer;
+	WcXactStatus status;
+	/* where its entries are, to delete them if the writer aborted */
+	WcBytes		lowest;
+	WcBytes		highest;
+} WcXact;
+
+struct WcXacts
+{
+	MemoryContext cxt;
+	int			n;
+	int			cap;
+	WcXact	   *recs;			/* by timestamp, as commits come */
+	StringInfoData settled;		/* keys of settled records, deleted with
+								 * the next commit (wc_xacts_commit) */
+};
+
+static void
+xact_key(uint64 ts, uint8 *key)
+{
+	memcpy(key, xact_prefix, sizeof(xact_prefix));
+	wc_encode_ts(ts, key + sizeof(xact_prefix));
+}
+
+static struct WcXacts *
+xacts_of(WcOpenDb *odb)
+{
+	if (odb->xacts == NULL)
+	{
+		MemoryContext cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw commits' writers",
+												  ALLOCSET_SMALL_SIZES);
+
+		odb->xacts = MemoryContextAllocZero(cxt, sizeof(struct WcXacts));
+		odb->xacts->cxt = cxt;
+		odb->xacts->settled.data = NULL;
+	}
+	return odb->xacts;
+}
+
+static int
+xact_cmp(const void *a, const void *b)
+{
+	const WcXact *x = a;
+	const WcXact *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts ? 1 : 0;
+}
+
+static WcBytes
+copy_in(MemoryContext cxt, const uint8 *p, size_t len)
+{
+	WcBytes		b;
+	uint8	   *d = MemoryContextAlloc(cxt, len + 1);
+
+	if (len > 0)
+		memcpy(d, p, len);
+	b.data = d;
+	b.len = len;
+	return b;
+}
+
+static void
+add_record(struct WcXacts *x, uint64 ts, FullTransactionId writer,
+		   const uint8 *lo, size_t lolen, const uint8 *hi, size_t hilen)
+{
+	WcXact	   *r;
+
+	if (x->n == x->cap)
+	{
+		x->cap = Max(16, x->cap * 2);
+		x->recs = x->recs == NULL ?
+			MemoryContextAlloc(x->cxt, sizeof(WcXact) * x->cap) :
+			repalloc(x->recs, sizeof(WcXact) * x->cap);
+	}
+	r = &x->recs[x->n++];
+	r->ts = ts;
+	r->writer = writer;
+	r->status = WC_XACT_UNKNOWN;
+	r->lowest = copy_in(x->cxt, lo, lolen);
+	r->highest = copy_in(x->cxt, hi, hilen);
+}
+
+/*
+ * wc_xacts_load
+ *		At a database's open: the commits whose writers were not settled
+ *		when it was last closed (or the cluster stopped).
+ */
+void
+wc_xacts_load(WcOpenDb *odb)
+{
+	struct WcXacts *x = xacts_of(odb);
+	WcIter	   *it = storage_iter(odb->db, NULL, false);
+
+	x->n = 0;
+	if (x->settled.data != NULL)
+		resetStringInfo(&x->settled);
+	PG_TRY();
+	{
+		for (storage_iter_seek(it, xact_prefix, sizeof(xact_prefix));
+			 storage_iter_valid(it); storage_iter_next(it))
+		{
+			size_t		n,
+						vlen;
+			const uint8 *k = storage_iter_key(it, &n);
+			const uint8 *v;
+			WcReader	r;
+			uint64		writer;
+			WcBytes		lo,
+						hi;
+
+			if (n < sizeof(xact_prefix) || memcmp(k, xact_prefix, sizeof(xact_prefix)) != 0)
+				break;
+			v = storage_iter_value(it, &vlen);
+			wc_reader_init(&r, v, vlen);
+			writer = wc_get_u64(&r);
+			lo = wc_get_bytes(&r);
+			hi = wc_get_bytes(&r);
+			if (n != XACT_KEY_LEN || r.bad || wc_reader_left(&r) != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("malformed commit writer entry in LevelDB database \"%s\"", odb->path)));
+			add_record(x, wc_decode_ts(k + sizeof(xact_prefix)),
+					   FullTransactionIdFromU64(writer), lo.data, lo.len, hi.data, hi.len);
+		}
+		storage_iter_check(it);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+	}
+	PG_END_TRY();
+	/* keys hold their time inverted, as every key does: newest first */
+	if (x->n > 1)
+		qsort(x->recs, x->n, sizeof(WcXact), xact_cmp);
+}
+
+/*
+ * wc_xacts_commit
+ *		Record in batch (the commit's first) and here that the commit
+ *		stamped ts, whose entries lie between the row prefixes lowest and
+ *		highest, was written by writer.  From now on reads hide it from
+ *		every snapshot that does not see writer as committed.
+ */
+void
+wc_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
+				StringInfo lowest, StringInfo highest)
+{
+	struct WcXacts *x = xacts_of(odb);
+	uint8		key[XACT_KEY_LEN];
+	StringInfoData val;
+
+	initStringInfo(&val);
+	wc_put_u64(&val, writer);
+	wc_put_bytes(&val, lowest->data, lowest->len);
+	wc_put_bytes(&val, highest->data, highest->len);
+	xact_key(ts, key);
+	storage_batch_put(batch, key, sizeof(key), (uint8 *) val.data, val.len);
+	pfree(val.data);
+
+	/*
+	 * The records settled since the last commit go with it: the worker
+	 * writes nothing of its own for them (a write of its own could meet a
+	 * full disk, or a directory it cannot write, between two commits).  A
+	 * record whose delete is lost with a failed commit is settled again
+	 * at the next open.
+	 */
+	if (x->settled.data != NULL && x->settled.len > 0)
+	{
+		for (int off = 0; off < x->settled.len; off += XACT_KEY_LEN)
+			storage_batch_delete(batch, (uint8 *) x->settled.data + off, XACT_KEY_LEN);
+		resetStringInfo(&x->settled);
+	}
+	add_record(x, ts, FullTransactionIdFromU64(writer),
+			   (uint8 *) lowest->data, lowest->len, (uint8 *) highest->data, highest->len);
+}
+
+/* Ask the commit log about a writer that is no longer running. */
+static void
+resolve(WcXact *r)
+{
+	TransactionId xid = XidFromFullTransactionId(r->writer);
+
+	if (r->status != WC_XACT_UNKNOWN)
+		return;
+
+	/*
+	 * Older than the commit log: a record left in LevelDB after it was
+	 * settled (its delete goes with a later commit), committed or rolled
+	 * back long ago.
+	 */
+	if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+		r->status = WC_XACT_COMMITTED;
+	else
+		r->status = TransactionIdDidCommit(xid) ? WC_XACT_COMMITTED : WC_XACT_ABORTED;
+}
+
+/* Is xid running (or not yet begun) for the snapshot: XidInMVCCSnapshot's test. */
+static bool
+in_snapshot(TransactionId xid, const WcXidSnapshot *s)
+{
+	if (xid == s->own)
+		return true;
+	if (TransactionIdPrecedes(xid, s->xmin))
+		return false;
+	if (TransactionIdFollowsOrEquals(xid, s->xmax))
+		return true;
+	for (uint32 i = 0; i < s->nxip; i++)
+		if (wc_xid_snapshot_xip(s, i) == xid)
+			return true;
+	return false;
+}
+
+/*
+ * wc_xacts_hidden
+ *		The commits a read must not see, into out (allocated in the current
+ *		memory context):
+ *		- snap given: those whose writer snap does not see as committed;
+ *		- snap NULL, settled false: the latest data, those whose writer has
+ *		  not committed (running, or aborted);
+ *		- settled true: every commit not yet settled, for the walks that
+ *		  delete what no read can return (a policy, a drop), which must go
+ *		  by what every snapshot sees.
+ *		Main thread only: it may read the commit log.
+ */
+void
+wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidden *out)
+{
+	struct WcXacts *x = odb->xacts;
+
+	out->n = 0;
+	out->ts = NULL;
+	if (x == NULL || x->n == 0)
+		return;
+	out->ts = palloc(sizeof(uint64) * x->n);
+	for (int i = 0; i < x->n; i++)
+	{
+		WcXact	   *r = &x->recs[i];
+		TransactionId xid = XidFromFullTransactionId(r->writer);
+		bool		hide;
+
+		if (settled)
+			hide = true;
+		else if (snap != NULL)
+		{
+			/*
+			 * A writer the snapshot does not see running has ended before
+			 * it was taken, so its commit log status is final.
+			 */
+			if (in_snapshot(xid, snap))
+				hide = true;
+			else
+			{
+				resolve(r);
+				hide = r->status != WC_XACT_COMMITTED;
+			}
+		}
+		else
+		{
+			if (r->status == WC_XACT_UNKNOWN && !TransactionIdIsInProgress(xid))
+				resolve(r);
+			hide = r->status != WC_XACT_COMMITTED;
+		}
+		if (hide)
+			out->ts[out->n++] = r->ts;
+	}
+}
+
+/*
+ * wc_hidden_has
+ *		Is the commit stamped ts hidden?  Plain C, for the reader threads.
+ */
+bool
+wc_hidden_has(const WcHidden *h, uint64 ts)
+{
+	int			lo = 0,
+				hi = h->n - 1;
+
+	if (h->n == 0 || ts < h->ts[0] || ts > h->ts[h->n - 1])
+		return false;
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (h->ts[mid] == ts)
+			return true;
+		if (h->ts[mid] < ts)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/* A copy of h in cxt. */
+void
+wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
+{
+	to->n = h->n;
+	to->ts = NULL;
+	if (h->n > 0)
+	{
+		to->ts = MemoryContextAlloc(cxt, sizeof(uint64) * h->n);
+		memcpy(to->ts, h->ts, sizeof(uint64) * h->n);
+	}
+}
+
+/*
+ * wc_xacts_settle
+ *		Forget the commits every snapshot agrees on: writers that have
+ *		ended and are older than the cluster's oldest xmin (vacuum's
+ *		horizon).  An aborted one's entries are deleted first.  Not while
+ *		a large commit is written or a walk goes on: their reads (an older
+ *		LevelDB snapshot) would find the entries without the record.
+ */
+void
+wc_xacts_settle(WcOpenDb *odb)
+{
+	struct WcXacts *x = odb->xacts;
+	TransactionId horizon;
+	int			kept = 0;
+
+	if (x == NULL || x->n == 0 || odb->db == NULL || wc_large_commit_active())
+		return;
+	horizon = GetOldestNonRemovableTransactionId(NULL);
+	for (int i = 0; i < x->n; i++)
+	{
+		WcXact	   *r = &x->recs[i];
+		TransactionId xid = XidFromFullTransactionId(r->writer);
+		uint8		key[XACT_KEY_LEN];
+
+		if (!TransactionIdPrecedes(xid, horizon) || TransactionIdIsInProgress(xid))
+		{
+			x->recs[kept++] = *r;
+			continue;
+		}
+		resolve(r);
+		/*
+		 * An aborted writer's entries are deleted before the record goes;
+		 * not on a database whose last write failed (it is reopened first).
+		 */
+		if (r->status == WC_XACT_ABORTED)
+		{
+			if (storage_write_failed(odb->db))
+			{
+				x->recs[kept++] = *r;
+				continue;
+			}
+			cells_rollback(odb, r->ts, r->lowest, r->highest);
+		}
+		xact_key(r->ts, key);
+		if (x->settled.data == NULL)
+		{
+			MemoryContext old = MemoryContextSwitchTo(wc_worker_cxt);
+
+			initStringInfo(&x->settled);
+			MemoryContextSwitchTo(old);
+		}
+		appendBinaryStringInfo(&x->settled, (const char *) key, sizeof(key));
+	}
+	x->n = kept;
+	if (x->n == 0)
+	{
+		/* the records' bounds go with them */
+		MemoryContextReset(x->cxt);
+		x->recs = NULL;
+		x->cap = 0;
+	}
+}
+
+/* Is the commit stamped ts one not every snapshot agrees on yet? */
+bool
+wc_xacts_unsettled(WcOpenDb *odb, uint64 ts)
+{
+	struct WcXacts *x = odb->xacts;
+	int			lo = 0,
+				hi;
+
+	if (x == NULL)
+		return false;
+	hi = x->n - 1;
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (x->recs[mid].ts == ts)
+			return true;
+		if (x->recs[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/* The commits not yet settled, for the figures and tests. */
+int
+wc_xacts_pending(WcOpenDb *odb)
+{
+	return odb->xacts ? odb->xacts->n : 0;
+}
+
+/*
+ * wc_xacts_settle_due
+ *		The main loop's look at every open database, ten times a second:
+ *		settles what every snapshot agrees on.  An error is logged; the
+ *		records stay for the next look.
+ */
+void
+wc_xacts_settle_due(void)
+{
+	static uint64 looked = 0;
+	struct timespec now;
+	uint64		at;
+	WcOpenDb   *odb;
+
+	/* by the coarse clock, as wc_heat_store_due: a read of memory */
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+	at = (uint64) now.tv_sec * 1000000 + now.tv_nsec / 1000;
+	if (at - looked < 100000)
+		return;
+	looked = at;
+	for (uint32 i = 0; (odb = wc_db_nth(i)) != NULL; i++)
+	{
+		MemoryContext old = CurrentMemoryContext;
+
+		if (odb->db == NULL || odb->commit_partial)
+			continue;
+		PG_TRY();
+		{
+			wc_xacts_settle(odb);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(old);
+			edata = CopyErrorData();
+			FlushErrorState();
+			ereport(LOG,
+					(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\": %s",
+							odb->path, edata->message)));
+			FreeErrorData(edata);
+		}
+		PG_END_TRY();
+	}
+}
