@@ -32,7 +32,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb -lavro -lsnappy -lz
 
 REGRESS = types options ddl dml transactions errors privileges pushdown storefilter rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
-ISOLATION = visibility writers locks serializable lockfilter rrconflict snapshots families dropfamilies commitlocks maps aggregates droprange parallel import storefilter
+ISOLATION = visibility nativepairs writers locks serializable lockfilter rrconflict snapshots families dropfamilies commitlocks maps aggregates droprange parallel import storefilter
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -103,11 +103,26 @@ INSERT INTO tx2 VALUES ('rr', 4);
 SELECT * FROM tx2;
 COMMIT;
 
--- Two-phase commit is refused when a transaction wrote to widecolumn_fdw.
+-- Two-phase commit: PREPARE stores the writes, invisible until COMMIT
+-- PREPARED, as a native table's rows are; ROLLBACK PREPARED takes them back.
+CREATE TABLE tx2_native (k text, v int);
 BEGIN;
 INSERT INTO tx2 VALUES ('2pc', 5);
+INSERT INTO tx2_native VALUES ('2pc', 5);
 PREPARE TRANSACTION 'wc';
-SELECT count(*) FROM tx2 WHERE k = '2pc';
+SELECT (SELECT count(*) FROM tx2 WHERE k = '2pc') AS foreign_rows,
+       (SELECT count(*) FROM tx2_native WHERE k = '2pc') AS native_rows;
+COMMIT PREPARED 'wc';
+SELECT (SELECT count(*) FROM tx2 WHERE k = '2pc') AS foreign_rows,
+       (SELECT count(*) FROM tx2_native WHERE k = '2pc') AS native_rows;
+BEGIN;
+INSERT INTO tx2 VALUES ('2pc-rolled-back', 6);
+UPDATE tx2 SET v = 50 WHERE k = '2pc';
+PREPARE TRANSACTION 'wc2';
+ROLLBACK PREPARED 'wc2';
+SELECT * FROM tx2 WHERE k LIKE '2pc%';
+DELETE FROM tx2 WHERE k = '2pc';
+DROP TABLE tx2_native;
 
 -- Rows written out of key order (ascending runs that restart), written
 -- again, deleted, updated, written in subtransactions that roll back, with

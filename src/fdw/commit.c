@@ -17,11 +17,40 @@
 #include "access/xlog.h"
 #include "miscadmin.h"
 #include "replication/message.h"
+#include "storage/lmgr.h"
 #include "storage/predicate.h"
+#include "utils/guc.h"
 
 #include "fdw/cells.h"
 #include "fdw/fdw.h"
 #include "fdw/txn.h"
+
+/*
+ * Test hooks: what happens after a transaction's foreign writes are stored
+ * and before PostgreSQL's commit record (test/t/031_visibility.pl, the
+ * isolation spec pgsnapshots): an error, which aborts the transaction, or a
+ * wait for an advisory lock (pg_advisory_lock's, on this bigint key) that
+ * another session holds.
+ */
+static bool debug_fail_after_store = false;
+static int	debug_wait_after_store = 0;
+
+static void
+after_store(void)
+{
+	if (debug_wait_after_store != 0)
+	{
+		LOCKTAG		tag;
+		int64		key = debug_wait_after_store;
+
+		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) (key >> 32), (uint32) key, 1);
+		(void) LockAcquire(&tag, ShareLock, false, false);
+	}
+	if (debug_fail_after_store)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("widecolumn_fdw.debug_fail_after_store is set: failing after the foreign writes are stored")));
+}
 
 /*
  * check_row_size
@@ -256,6 +285,8 @@ pre_commit(void)
 		XLogFlush(LogLogicalMessage("widecolumn_fdw", "", 0, true));
 	foreach(lc, paths)
 		flush_db(lfirst(lc), horizon);
+	if (paths != NIL)
+		after_store();
 	list_free(paths);
 
 	foreach(lc, wc_txn_tables)
@@ -306,6 +337,14 @@ wc_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+
+			/*
+			 * PREPARE TRANSACTION stores the writes as COMMIT does: they stay
+			 * invisible while the prepared transaction is in progress, and
+			 * COMMIT PREPARED makes them visible, ROLLBACK PREPARED takes
+			 * them back (worker/xacts.c).
+			 */
 			if (wc_txn_horizon() == 0 && !wc_cells_pending())
 				break;
 
@@ -317,7 +356,7 @@ wc_xact_callback(XactEvent event, void *arg)
 			 * no other transaction can make this one fail it.
 			 */
 			families_written();
-			if (event == XACT_EVENT_PRE_COMMIT && IsolationIsSerializable())
+			if (event != XACT_EVENT_PARALLEL_PRE_COMMIT && IsolationIsSerializable())
 				PreCommit_CheckForSerializationFailure();
 
 			/*
@@ -350,12 +389,6 @@ wc_xact_callback(XactEvent event, void *arg)
 				ProcDiePending = false;
 				die_after_commit = true;
 			}
-			break;
-		case XACT_EVENT_PRE_PREPARE:
-			if (wc_txn_horizon() > 0 || wc_cells_pending())
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot PREPARE a transaction that has written to widecolumn_fdw tables")));
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
@@ -405,4 +438,20 @@ wc_txn_init(void)
 {
 	RegisterXactCallback(wc_xact_callback, NULL);
 	RegisterSubXactCallback(wc_subxact_callback, NULL);
+	DefineCustomBoolVariable("widecolumn_fdw.debug_fail_after_store",
+							 "Fails a COMMIT after its foreign writes are stored (for tests).",
+							 NULL,
+							 &debug_fail_after_store,
+							 false,
+							 PGC_SUSET,
+							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("widecolumn_fdw.debug_wait_after_store",
+							"Makes a COMMIT wait, after its foreign writes are stored, for the advisory lock of this key (for tests).",
+							NULL,
+							&debug_wait_after_store,
+							0, 0, INT_MAX,
+							PGC_SUSET,
+							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
 }

@@ -819,17 +819,15 @@ rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
 /*
  * cells_rollback
  *		Delete what the commit stamped ts wrote between the row prefixes
- *		lowest and highest (xacts.c: its writer aborted).
+ *		lowest and highest (xacts.c: its writer aborted); the number of
+ *		entries deleted.
  */
-void
+uint64
 cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest)
 {
 	WcBytes		none = {NULL, 0};
-	uint64		removed = rollback(odb, ts, lowest, highest, none, none);
 
-	ereport(DEBUG1,
-			(errmsg_internal("widecolumn_fdw removed %llu entries of an aborted transaction's commit in \"%s\"",
-							 (unsigned long long) removed, odb->path)));
+	return rollback(odb, ts, lowest, highest, none, none);
 }
 
 /*

@@ -346,7 +346,7 @@ extern int	wc_debug_clock_step_back;
 extern uint64 cells_unix_micros(void);
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
-extern void cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
+extern uint64 cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
 extern bool cells_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
 extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 typedef struct WcCommit WcCommit;

@@ -395,7 +395,10 @@ wc_xacts_settle(WcOpenDb *odb)
 				x->recs[kept++] = *r;
 				continue;
 			}
-			cells_rollback(odb, r->ts, r->lowest, r->highest);
+			ereport(LOG,
+					(errmsg("widecolumn_fdw removed %llu entries written by aborted transaction %u in LevelDB database \"%s\"",
+							(unsigned long long) cells_rollback(odb, r->ts, r->lowest, r->highest),
+							xid, odb->path)));
 		}
 		xact_key(r->ts, key);
 		if (x->settled.data == NULL)

@@ -12,7 +12,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(81);
+SELECT plan(83);
 
 \ir setup.psql
 
@@ -300,16 +300,31 @@ SELECT is(dblink_exec('other', $$BEGIN; INSERT INTO tx_f VALUES ('lost1', 1, 'x'
 SELECT dblink_exec('other', 'ROLLBACK') AS done
 \gset
 SELECT pg_temp.state_eq('a transaction ended by an error stored none of its writes');
--- PREPARE TRANSACTION of widecolumn writes is refused, and they are gone
+-- PREPARE TRANSACTION stores widecolumn writes, invisible until COMMIT
+-- PREPARED; ROLLBACK PREPARED takes them back
 SELECT dblink_exec('other', 'BEGIN') AS done
 \gset
 SELECT dblink_exec('other', $$INSERT INTO tx_f VALUES ('prepared', 1, 'x')$$) AS done
 \gset
-SELECT is(dblink_exec('other', $$PREPARE TRANSACTION 'spec_tx'$$, false), 'ERROR',
-	'PREPARE TRANSACTION after widecolumn writes fails');
-SELECT ok(dblink_error_message('other') LIKE '%cannot PREPARE a transaction that has written to widecolumn_fdw tables%',
-	'PREPARE TRANSACTION says why: ' || dblink_error_message('other'));
-SELECT pg_temp.state_eq('the refused prepared transaction stored nothing');
+SELECT is(dblink_exec('other', $$PREPARE TRANSACTION 'spec_tx'$$, false), 'PREPARE TRANSACTION',
+	'PREPARE TRANSACTION after widecolumn writes works');
+SELECT pg_temp.state_eq('a prepared transaction''s writes are not visible');
+SELECT dblink_exec('other', $$ROLLBACK PREPARED 'spec_tx'$$) AS done
+\gset
+SELECT pg_temp.state_eq('ROLLBACK PREPARED leaves none of its writes');
+SELECT dblink_exec('other', 'BEGIN') AS done
+\gset
+SELECT dblink_exec('other', $$INSERT INTO tx_f VALUES ('prepared', 1, 'x')$$) AS done
+\gset
+SELECT dblink_exec('other', $$PREPARE TRANSACTION 'spec_tx'$$) AS done
+\gset
+SELECT pg_temp.state_eq('still invisible while prepared');
+SELECT dblink_exec('other', $$COMMIT PREPARED 'spec_tx'$$) AS done
+\gset
+INSERT INTO tx_n VALUES ('prepared', 1, 'x');
+SELECT pg_temp.state_eq('COMMIT PREPARED makes them visible');
+DELETE FROM tx_f WHERE k = 'prepared';
+DELETE FROM tx_n WHERE k = 'prepared';
 -- In READ COMMITTED each statement of a function reads a snapshot of its
 -- own, as a native table's statements do: a row another session commits
 -- between two of them is seen by the second (its transaction wrote only

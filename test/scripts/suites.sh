@@ -39,11 +39,11 @@ run "fuzz (libFuzzer, ${FUZZ_SECONDS:-5} s a target; more: FUZZ_SECONDS=300 sh t
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-5}" sh test/fuzz/run.sh
 
 run "pg_regress, isolation and TAP (make installcheck)" \
-	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw \
+	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o max_prepared_transactions=10 \
 	make -s PG_CONFIG=$PG_CONFIG installcheck PROVE_FLAGS=-v
 
 run "pgTAP (pg_prove)" \
-	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw \
+	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o max_prepared_transactions=10 \
 	sh -c 'createdb wc_spec && psql -X -q -d wc_spec -c "CREATE EXTENSION pgtap; CREATE EXTENSION widecolumn_fdw;" && pg_prove -v -d wc_spec test/pgtap/*.sql'
 
 rm -f "$log"

@@ -1,0 +1,206 @@
+
+# A transaction whose foreign writes are stored but whose PostgreSQL commit
+# never happens: an error after the store, its backend killed there, the
+# storage worker killed there, the postmaster stopped there (immediate).
+# Each time nothing of it is visible, before or after recovery, and the
+# worker deletes what it stored (its log says how many entries); committed
+# transactions are all there.  A native table written by the same
+# transactions is the oracle (docs/architecture.md, "Visibility").
+#
+# The hidden settings widecolumn_fdw.debug_fail_after_store and
+# debug_wait_after_store (an advisory lock another session holds) put the
+# transaction exactly between the store and the commit record.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+use Time::HiRes qw(usleep);
+
+my $node = wc_node('wc_visibility', "restart_after_crash = on\n");
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER wc FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE SERVER wc2 FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE f (k text OPTIONS (rowkey 'true') COLLATE "C", v int) SERVER wc;
+CREATE FOREIGN TABLE f2 (k text OPTIONS (rowkey 'true') COLLATE "C", v int) SERVER wc2;
+CREATE TABLE n (k text COLLATE "C" PRIMARY KEY, v int);
+});
+
+my $committed = 0;
+
+# A committed transaction of 50 rows in each table, tagged $tag.
+sub commit_rows
+{
+	my ($tag) = @_;
+	$node->safe_psql('postgres', qq{
+BEGIN;
+INSERT INTO n SELECT '$tag' || g, g FROM generate_series(1, 50) g;
+INSERT INTO f SELECT '$tag' || g, g FROM generate_series(1, 50) g;
+INSERT INTO f2 SELECT '$tag' || g, g FROM generate_series(1, 50) g;
+UPDATE f SET v = v + 1000 WHERE k = 'base1';
+UPDATE n SET v = v + 1000 WHERE k = 'base1';
+UPDATE f2 SET v = v + 1000 WHERE k = 'base1';
+COMMIT;
+});
+	$committed++;
+	return;
+}
+
+# The writes of a transaction that will not commit (the same shape).
+sub doomed_sql
+{
+	my ($tag) = @_;
+	return qq{
+INSERT INTO n SELECT '$tag' || g, g FROM generate_series(1, 50) g;
+INSERT INTO f SELECT '$tag' || g, g FROM generate_series(1, 50) g;
+INSERT INTO f2 SELECT '$tag' || g, g FROM generate_series(1, 50) g;
+UPDATE f SET v = -1 WHERE k = 'base1';
+UPDATE n SET v = -1 WHERE k = 'base1';
+UPDATE f2 SET v = -1 WHERE k = 'base1';
+DELETE FROM f WHERE k = 'base2';
+DELETE FROM n WHERE k = 'base2';
+DELETE FROM f2 WHERE k = 'base2';
+};
+}
+
+# Both foreign tables hold exactly the native table's rows.
+sub same_as_native
+{
+	my ($label) = @_;
+	foreach my $t (qw(f f2))
+	{
+		my $diff = $node->safe_psql('postgres', qq{
+SELECT count(*) FROM (
+  (SELECT k, v FROM $t EXCEPT ALL SELECT k, v FROM n)
+  UNION ALL (SELECT k, v FROM n EXCEPT ALL SELECT k, v FROM $t)) x});
+		is($diff, '0', "$label: $t holds exactly the native table's rows");
+	}
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM n'), 2 + 50 * $committed,
+		"$label: every committed transaction is there");
+	return;
+}
+
+# Wait until the log, from offset on, says the worker deleted an aborted
+# transaction's entries in both databases; returns the entries deleted.
+sub wait_reclaimed
+{
+	my ($label, $offset) = @_;
+	my $re = qr/removed (\d+) entries written by aborted transaction (\d+) in LevelDB database "([^"]+)"/;
+	my %dbs;
+	my $removed = 0;
+	for (my $i = 0; $i < 600 && keys(%dbs) < 2; $i++)
+	{
+		my $log = slurp_file($node->logfile, $offset);
+		%dbs = ();
+		$removed = 0;
+		while ($log =~ /$re/g)
+		{
+			$dbs{$3} = 1;
+			$removed += $1;
+		}
+		usleep(100_000) if keys(%dbs) < 2;
+	}
+	is(scalar(keys %dbs), 2, "$label: the worker reclaimed the aborted writes in both databases");
+	# 50 new rows, an update and a delete in each, and the families' rows
+	cmp_ok($removed, '>=', 2 * 52, "$label: every stored entry of them is deleted ($removed)");
+	return;
+}
+
+# A session whose COMMIT waits after its foreign writes are stored, held by
+# the advisory lock $key that the returned holder session has.
+sub commit_held
+{
+	my ($tag, $key) = @_;
+	my $holder = $node->background_psql('postgres');
+	$holder->query_safe("SELECT pg_advisory_lock($key)");
+	my $writer = $node->background_psql('postgres', on_error_stop => 0);
+	$writer->query_safe("BEGIN; SET LOCAL widecolumn_fdw.debug_wait_after_store = $key;" . doomed_sql($tag));
+	my $pid = $writer->query_safe('SELECT pg_backend_pid()');
+	$writer->query_until(qr/^$/, "COMMIT;\n");
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND NOT granted")
+	  or die "the writer did not reach the wait after its store";
+	return ($holder, $writer, $pid);
+}
+
+$node->safe_psql('postgres', q{
+INSERT INTO n VALUES ('base1', 1), ('base2', 2);
+INSERT INTO f VALUES ('base1', 1), ('base2', 2);
+INSERT INTO f2 VALUES ('base1', 1), ('base2', 2);
+});
+commit_rows('c0_');
+same_as_native('before any fault');
+
+# ---------------------------------------------------------------------
+# An error after the store: the transaction aborts.
+{
+	my $label = 'an error after the store';
+	my $offset = -s $node->logfile;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		"BEGIN; SET LOCAL widecolumn_fdw.debug_fail_after_store = on;" . doomed_sql('e_') . "COMMIT;");
+	like($err, qr/failing after the foreign writes are stored/, "$label: sanity: the COMMIT fails there");
+	same_as_native("$label, at once");
+	wait_reclaimed($label, $offset);
+	same_as_native("$label, reclaimed");
+	commit_rows('c1_');
+	same_as_native("$label, then a commit");
+}
+
+# ---------------------------------------------------------------------
+# A reader that started before the doomed transaction and one after, while
+# it waits between the store and the commit record; then it is killed.
+foreach my $case (
+	[ 'the backend killed (SIGKILL) there', 'backend' ],
+	[ 'the storage worker killed (SIGKILL) there', 'worker' ],
+	[ 'the postmaster stopped (immediate) there', 'postmaster' ])
+{
+	my ($label, $what) = @$case;
+	my $tag = "k_${what}_";
+	my $offset = -s $node->logfile;
+	my ($holder, $writer, $pid) = commit_held($tag, 4711);
+
+	same_as_native("$label: while it waits");
+	if ($what eq 'backend')
+	{
+		kill 'KILL', $pid;
+	}
+	elsif ($what eq 'worker')
+	{
+		kill 'KILL', worker_pid($node);
+	}
+	else
+	{
+		$node->stop('immediate');
+	}
+	# their connections are gone with the crash
+	eval { $holder->quit; };
+	eval { $writer->quit; };
+	if ($what eq 'postmaster')
+	{
+		$node->start;
+	}
+	else
+	{
+		$node->poll_query_until('postgres', 'SELECT true')
+		  or die "the server did not come back";
+	}
+	# the databases are opened again at their first read
+	same_as_native("$label: after recovery");
+	wait_reclaimed($label, $offset);
+	same_as_native("$label: reclaimed");
+	commit_rows("c_$what");
+	same_as_native("$label: then a commit");
+}
+
+$node->restart;
+same_as_native('after a clean restart');
+
+done_testing();
