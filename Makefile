@@ -14,7 +14,7 @@ OBJS = src/widecolumn_fdw.o \
        src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/wirestats.o src/common/progress.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o src/common/wireheat.o src/common/scanuse.o \
        src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o \
-       src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o \
+       src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o src/fdw/ssi.o \
        src/fdw/plan.o src/fdw/joinpaths.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
@@ -32,7 +32,7 @@ PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb -lavro -lsnappy -lz
 
 REGRESS = types options ddl dml transactions errors privileges pushdown storefilter rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
-ISOLATION = visibility nativepairs writers locks serializable lockfilter rrconflict snapshots families dropfamilies commitlocks maps aggregates droprange parallel import storefilter
+ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilter rrconflict snapshots families dropfamilies commitlocks maps aggregates droprange parallel import storefilter
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl

@@ -89,6 +89,8 @@ routeBeginForeignScan(ForeignScanState *node, int eflags)
 {
 	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
 
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		wc_ssi_read(node->ss.ss_currentRelation, node->ss.ps.state->es_snapshot);
 	if (is_cells_private(plan->fdw_private))
 	{
 		node->fdwroutine = cells();
@@ -133,6 +135,8 @@ static void
 routeBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 						List *fdw_private, int subplan_index, int eflags)
 {
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		wc_ssi_write(rinfo->ri_RelationDesc);
 	if (is_cells_private(fdw_private))
 	{
 		/* ExecForeignInsert/Update/Delete and the end are then ours */
@@ -146,6 +150,7 @@ routeBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 static void
 routeBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 {
+	wc_ssi_write(rinfo->ri_RelationDesc);
 	if (wc_cells_layout(RelationGetRelid(rinfo->ri_RelationDesc)))
 	{
 		rinfo->ri_FdwRoutine = cells();

@@ -304,6 +304,7 @@ txn_reset(void)
 	wc_txn_reset();
 	wc_txn_reset_locks();
 	wc_coltypes_reset();
+	wc_ssi_reset();
 }
 
 /*
@@ -357,7 +358,10 @@ wc_xact_callback(XactEvent event, void *arg)
 			 */
 			families_written();
 			if (event != XACT_EVENT_PARALLEL_PRE_COMMIT && IsolationIsSerializable())
+			{
+				wc_ssi_pre_commit();
 				PreCommit_CheckForSerializationFailure();
+			}
 
 			/*
 			 * A cancel or terminate that arrived while the worker commits

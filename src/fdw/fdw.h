@@ -331,6 +331,12 @@ extern void wc_txn_reset_locks(void);
 /* in commit.c */
 extern void wc_txn_init(void);
 
+/* in ssi.c: SERIALIZABLE's predicate locks on foreign tables */
+extern void wc_ssi_read(Relation rel, Snapshot snapshot);
+extern void wc_ssi_write(Relation rel);
+extern void wc_ssi_pre_commit(void);
+extern void wc_ssi_reset(void);
+
 /* in mapcolumn.c */
 extern bool wc_map_covers(uint8 **cols, size_t *lens, int ncols,
 						  const uint8 *famqual, size_t famqual_len);

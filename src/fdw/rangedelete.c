@@ -165,6 +165,7 @@ wcBeginDirectModify(ForeignScanState *node, int eflags)
 	ss = node->fdw_state;
 	if (ss == NULL)
 		return;					/* EXPLAIN */
+	wc_ssi_write(node->ss.ss_currentRelation);
 	/* every row locked at once, before the rows are counted (rowlock.c) */
 	wc_txn_lock_all_rows(ss->table);
 	ss->lock_rows = false;
