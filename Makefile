@@ -31,7 +31,7 @@ DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 SHLIB_LINK = -lleveldb -lavro -lsnappy -lz
 
-REGRESS = types options ddl dml transactions errors privileges pushdown storefilter rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
+REGRESS = types options ddl dml transactions commandids errors privileges pushdown storefilter rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
 ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilter rrconflict snapshots families dropfamilies commitlocks maps aggregates droprange parallel import storefilter
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1

@@ -305,6 +305,7 @@ extern WcTxnTable *wc_txn_table(WcTable *t, bool create);
 extern void wc_txn_put_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len,
 						   bool delete_first, int ncells, WcTxnCell *cells);
 extern uint32 wc_txn_horizon(void);
+extern uint32 wc_txn_horizon_at(CommandId curcid);
 extern bool wc_txn_has_writes(void);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
 extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,

@@ -143,7 +143,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	/* a parallel worker reads its leader's snapshot (parscan.c) */
 	if (!(IsParallelWorker() && plan->scan.plan.parallel_aware))
 		ss->snapshot = wc_client_snapshot_acquire(ss->db);
-	ss->horizon = wc_txn_horizon();
+	ss->horizon = wc_txn_horizon_at(node->ss.ps.state->es_snapshot->curcid);
 	ss->subid = GetCurrentSubTransactionId();
 	if (ss->lock_rows)
 		wc_as_of_forbid(ss->lock_for == 0);	/* FOR UPDATE, or a write */

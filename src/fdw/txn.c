@@ -679,6 +679,33 @@ wc_txn_horizon(void)
 }
 
 /*
+ * wc_txn_horizon_at
+ *		The log position a scan under a snapshot of command curcid may see
+ *		up to: the writes of earlier commands, as a heap tuple is visible
+ *		to a snapshot whose curcid is above its cmin.  So a stable function
+ *		called by an INSERT does not see the rows that INSERT has written so
+ *		far, and a cursor keeps its own command's view.
+ */
+uint32
+wc_txn_horizon_at(CommandId curcid)
+{
+	int			lo = 0,
+				hi = ncommand_spans;
+
+	/* the first span of a command at or after curcid (cids only grow) */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (command_spans[mid].cid < curcid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ncommand_spans ? command_spans[lo].start : txn_log_len;
+}
+
+/*
  * wc_txn_replay
  *		The state of a row after its operations before horizon.
  *
