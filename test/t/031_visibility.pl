@@ -180,6 +180,10 @@ foreach my $case (
 	{
 		$node->stop('immediate');
 	}
+	# The holder keeps its lock until the crash has taken the writer too:
+	# released earlier, the writer could still commit.
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset)
+	  unless $what eq 'postmaster';
 	# their connections are gone with the crash
 	eval { $holder->quit; };
 	eval { $writer->quit; };
