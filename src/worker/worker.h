@@ -67,6 +67,33 @@ typedef struct WcHidden
 	uint64	   *ts;
 } WcHidden;
 
+/*
+ * Is the commit stamped ts hidden?  Plain C, for the reader threads; on
+ * every entry a scan reads, so inline, and one comparison while no commit
+ * is unsettled.
+ */
+static inline bool
+wc_hidden_has(const WcHidden *h, uint64 ts)
+{
+	int			lo = 0,
+				hi = h->n - 1;
+
+	if (h->n == 0 || ts < h->ts[0] || ts > h->ts[h->n - 1])
+		return false;
+	while (lo <= hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (h->ts[mid] == ts)
+			return true;
+		if (h->ts[mid] < ts)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
 typedef struct WcCellScan WcCellScan;
 
 /* The writes a backend has sent for a database and not yet committed. */
@@ -377,7 +404,6 @@ extern void wc_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 wri
 							StringInfo lowest, StringInfo highest);
 extern void wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled,
 							WcHidden *out);
-extern bool wc_hidden_has(const WcHidden *h, uint64 ts);
 extern void wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
 extern void wc_xacts_settle(WcOpenDb *odb);
 extern void wc_xacts_settle_due(void);

@@ -315,32 +315,6 @@ wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidden
 	}
 }
 
-/*
- * wc_hidden_has
- *		Is the commit stamped ts hidden?  Plain C, for the reader threads.
- */
-bool
-wc_hidden_has(const WcHidden *h, uint64 ts)
-{
-	int			lo = 0,
-				hi = h->n - 1;
-
-	if (h->n == 0 || ts < h->ts[0] || ts > h->ts[h->n - 1])
-		return false;
-	while (lo <= hi)
-	{
-		int			mid = lo + (hi - lo) / 2;
-
-		if (h->ts[mid] == ts)
-			return true;
-		if (h->ts[mid] < ts)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return false;
-}
-
 /* A copy of h in cxt. */
 void
 wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)

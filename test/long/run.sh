@@ -14,6 +14,10 @@
 # (a session's own rows and counter read as their twin, a cursor reads one
 # snapshot: its REPEATABLE READ transaction's), and at the end that the
 # foreign table holds exactly the native twin's rows.
+# Then 6 clients commit pairs (a native row and the same key on two foreign
+# servers, one transaction) while others read them in READ COMMITTED,
+# REPEATABLE READ and SERIALIZABLE: the torn reads found are counted and
+# printed, and must be none (test/long/pairs_*.sql).
 # Runs in a throwaway cluster; as root, go through test/scripts/as-postgres.sh.
 # LONG_CLUSTER=here runs it in the database that PGHOST, PGPORT and
 # PGDATABASE name instead (make tsan's, whose server carries TSan).
@@ -31,6 +35,11 @@ mix='
 	PGOPTIONS="-c client_min_messages=warning" pgbench -n -c 8 -j 2 -T "$LONG_SECONDS" \
 		--max-tries=1000 -D mine=0 -f test/long/twin.sql 2>&1 | grep -E "processed|failed|retried|tps|error|ERROR|invariant"
 	psql -X -q -v ON_ERROR_STOP=1 -At -f test/long/twin_check.sql
+	psql -X -q -v ON_ERROR_STOP=1 -f test/long/pairs_setup.sql
+	pgbench -n -c 6 -j 2 -T "$LONG_SECONDS" --max-tries=100 -f test/long/pairs_write.sql@3 \
+		-f test/long/pairs_read_rc.sql@1 -f test/long/pairs_read_rr.sql@1 \
+		-f test/long/pairs_read_ser.sql@1 2>&1 | grep -E "processed|failed|tps|error|ERROR"
+	psql -X -q -v ON_ERROR_STOP=1 -At -f test/long/pairs_check.sql
 '
 if [ "${LONG_CLUSTER:-}" = here ]; then
 	sh -eu -c "$mix" > "$out" 2>&1 || true
@@ -41,8 +50,8 @@ fi
 cat "$out"
 if grep -q "^ok counters" "$out" && grep -q "^ok rows" "$out" &&
 	grep -q "^ok twin rows" "$out" && grep -q "^ok twin point reads" "$out" &&
-	grep -q "^ok twin shared sum" "$out" &&
-	[ "$(grep -c "number of failed transactions: 0 " "$out")" = 2 ] &&
+	grep -q "^ok twin shared sum" "$out" && grep -q "^ok pairs" "$out" &&
+	[ "$(grep -c "^number of failed transactions: 0 " "$out")" = 3 ] &&
 	! grep -qi "error\|invariant" "$out"; then
 	echo "check-long: 1 passed, 0 failed"
 	rm -f "$out"
