@@ -364,21 +364,10 @@ void
 wc_heat_store_due(void)
 {
 	static uint64 looked = 0;
-	struct timespec ts;
-	uint64		at;
 	WcOpenDb   *odb;
 
-	/*
-	 * The loop comes by at every pass, thousands of times a second while it
-	 * polls: look once a second, by the coarse clock, which costs a read of
-	 * memory where gettimeofday took 8% of the worker's time under point
-	 * reads (docs/heatmap.md's profile).
-	 */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	at = (uint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	if (at - looked < 1000000)
+	if (!wc_loop_due(&looked, 1000000))
 		return;
-	looked = at;
 	for (uint32 i = 0; (odb = wc_db_nth(i)) != NULL; i++)
 		wc_heat_store(odb, false);
 }

@@ -193,6 +193,7 @@ typedef struct WcClient
 extern WcClient **wc_clients;	/* by slot; wc_shared->nslots of them */
 extern MemoryContext wc_worker_cxt; /* lives as long as the worker */
 extern void wc_worker_register(void);
+extern bool wc_loop_due(uint64 *looked, uint64 every_us);
 
 /* in serve.c: the requests */
 extern MemoryContext wc_request_cxt;	/* reset after each request */

@@ -23,8 +23,6 @@
  */
 #include "postgres.h"
 
-#include <time.h>
-
 #include "access/transam.h"
 #include "storage/procarray.h"
 #include "utils/memutils.h"
@@ -436,16 +434,10 @@ void
 wc_xacts_settle_due(void)
 {
 	static uint64 looked = 0;
-	struct timespec now;
-	uint64		at;
 	WcOpenDb   *odb;
 
-	/* by the coarse clock, as wc_heat_store_due: a read of memory */
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
-	at = (uint64) now.tv_sec * 1000000 + now.tv_nsec / 1000;
-	if (at - looked < 100000)
+	if (!wc_loop_due(&looked, 100000))
 		return;
-	looked = at;
 	for (uint32 i = 0; (odb = wc_db_nth(i)) != NULL; i++)
 	{
 		MemoryContext old = CurrentMemoryContext;
