@@ -61,7 +61,11 @@ SELECT count(*) AS versions, count(DISTINCT rowkey) AS rows FROM src_cells;
 
 -- ---------------------------------------------------------------------
 -- Export to a file and import into a table whose families have the same
--- policies (as a restore makes them): the same versions, cell by cell
+-- policies: the same versions, cell by cell, each at its timestamp in
+-- milliseconds (Bigtable's granularity: the commits above are stamped in
+-- microseconds)
+CREATE TEMP VIEW src_ms AS
+  SELECT rowkey, family, qualifier, date_trunc('milliseconds', ts) AS ts, value FROM src_cells;
 SELECT widecolumn.export_avro('src_cells', path => :'dir' || 'all.avro');
 SELECT widecolumn.create_family('avro_srv', 'dst', 'a', 'never');
 SELECT widecolumn.create_family('avro_srv', 'dst', 'b', 'maxversions=2');
@@ -71,8 +75,8 @@ CREATE FOREIGN TABLE dst_cells (rowkey text COLLATE "C", family text COLLATE "C"
   SERVER avro_srv OPTIONS (table 'dst', layout 'cells');
 SELECT widecolumn.import_avro('dst_cells', :'dir' || 'all.avro');
 SELECT count(*) FROM dst_cells;
-(SELECT * FROM src_cells EXCEPT ALL SELECT * FROM dst_cells)
-UNION ALL (SELECT * FROM dst_cells EXCEPT ALL SELECT * FROM src_cells);
+(SELECT * FROM src_ms EXCEPT ALL SELECT * FROM dst_cells)
+UNION ALL (SELECT * FROM dst_cells EXCEPT ALL SELECT * FROM src_ms);
 -- a family the file has and the table had not is made with maxversions=1
 SELECT * FROM widecolumn.families('avro_srv') WHERE table_name = 'dst';
 -- the same order of versions as the source
@@ -88,7 +92,7 @@ CREATE FOREIGN TABLE fresh_cells (rowkey text COLLATE "C", family text COLLATE "
   SERVER avro_srv OPTIONS (table 'fresh', layout 'cells');
 SELECT widecolumn.import_avro('fresh_cells', :'dir' || 'all.avro');
 SELECT * FROM widecolumn.families('avro_srv') WHERE table_name = 'fresh';
-CREATE TEMP VIEW newest AS SELECT DISTINCT ON (rowkey, family, qualifier) * FROM src_cells
+CREATE TEMP VIEW newest AS SELECT DISTINCT ON (rowkey, family, qualifier) * FROM src_ms
   ORDER BY rowkey, family, qualifier, ts DESC;
 SELECT count(*) FROM fresh_cells;
 (SELECT * FROM newest EXCEPT ALL SELECT * FROM fresh_cells)
@@ -129,6 +133,32 @@ SELECT widecolumn.import_avro('asof_cells', :'dir' || 'asof.avro');
 SELECT count(*), max(ts) FROM asof_cells;
 
 -- ---------------------------------------------------------------------
+-- Milliseconds: of two versions of a cell in one millisecond the export
+-- keeps the newer, as Bigtable keeps the last write, and says how many it
+-- merged; a version alone in its millisecond is rounded down to it
+SELECT widecolumn.create_family('avro_srv', 'ms', 'a', 'never');
+CREATE FOREIGN TABLE ms_cells (rowkey text COLLATE "C", family text COLLATE "C",
+  qualifier text COLLATE "C", ts timestamptz, value bytea)
+  SERVER avro_srv OPTIONS (table 'ms', layout 'cells');
+INSERT INTO ms_cells VALUES
+  ('m1', 'a', 'q', '2021-03-05 12:00:00.000100+00', 'older'),
+  ('m1', 'a', 'q', '2021-03-05 12:00:00.000900+00', 'newer'),
+  ('m1', 'a', 'q', '2021-03-05 12:00:00.001+00', 'next millisecond'),
+  ('m1', 'a', 'r', '2021-03-05 12:00:00.000500+00', 'another qualifier'),
+  ('m2', 'a', 'q', '2021-03-05 12:00:00.000100+00', 'another row');
+SELECT widecolumn.export_avro('ms_cells', :'dir' || 'ms.avro');
+SELECT widecolumn.create_family('avro_srv', 'ms_back', 'a', 'never');
+CREATE FOREIGN TABLE ms_back (rowkey text COLLATE "C", family text COLLATE "C",
+  qualifier text COLLATE "C", ts timestamptz, value bytea)
+  SERVER avro_srv OPTIONS (table 'ms_back', layout 'cells');
+SELECT widecolumn.import_avro('ms_back', :'dir' || 'ms.avro');
+SET TIME ZONE 'UTC';
+SELECT rowkey, qualifier, ts, convert_from(value, 'UTF8') AS value FROM ms_back;
+RESET TIME ZONE;
+DROP FOREIGN TABLE ms_cells, ms_back;
+SELECT widecolumn.drop_table('avro_srv', 'ms') + widecolumn.drop_table('avro_srv', 'ms_back') AS dropped;
+
+-- ---------------------------------------------------------------------
 -- Large objects, for a user who may not touch server files
 CREATE ROLE avro_user;
 CREATE FOREIGN TABLE lo_cells (rowkey text COLLATE "C", family text COLLATE "C",
@@ -141,14 +171,14 @@ SET ROLE avro_user;
 SELECT try(format('SELECT widecolumn.export_avro(%L, path => %L)', 'src_cells', :'dir' || 'x.avro'));
 SELECT try(format('SELECT widecolumn.import_avro(%L, %L::text)', 'lo_cells', :'dir' || 'all.avro'));
 -- the table privilege as well
-SELECT try($$SELECT widecolumn.export_avro('lo_cells')$$);
-SELECT try($$SELECT widecolumn.import_avro('src_cells', 1::oid)$$);
-SELECT widecolumn.export_avro('src_cells', prefix => 'r2', codec => 'snappy') AS lo \gset
-SELECT widecolumn.import_avro('lo_cells', :lo);
+SELECT try($$SELECT widecolumn.export_avro_lo('lo_cells')$$);
+SELECT try($$SELECT widecolumn.import_avro_lo('src_cells', 1::oid)$$);
+SELECT widecolumn.export_avro_lo('src_cells', prefix => 'r2', codec => 'snappy') AS lo \gset
+SELECT widecolumn.import_avro_lo('lo_cells', :lo);
 RESET ROLE;
 SELECT count(*) FROM lo_cells;
-(SELECT * FROM src_cells WHERE rowkey LIKE 'r2%' EXCEPT ALL SELECT * FROM lo_cells)
-UNION ALL (SELECT * FROM lo_cells EXCEPT ALL SELECT * FROM src_cells WHERE rowkey LIKE 'r2%');
+(SELECT * FROM src_ms WHERE rowkey LIKE 'r2%' EXCEPT ALL SELECT * FROM lo_cells)
+UNION ALL (SELECT * FROM lo_cells EXCEPT ALL SELECT * FROM src_ms WHERE rowkey LIKE 'r2%');
 SELECT lo_unlink(:lo);
 
 -- ---------------------------------------------------------------------
@@ -175,15 +205,15 @@ SELECT try(format('SELECT widecolumn.export_avro(%L, %L)', 'src_cells', :'dir' |
 CREATE FOREIGN TABLE bad_cells (rowkey text COLLATE "C", family text COLLATE "C",
   qualifier text COLLATE "C", ts timestamptz, value bytea)
   SERVER avro_srv OPTIONS (table 'bad', layout 'cells');
-SELECT widecolumn.export_avro('src_cells', codec => 'null') AS lo_null,
-       widecolumn.export_avro('src_cells', codec => 'snappy') AS lo_snappy \gset
+SELECT widecolumn.export_avro_lo('src_cells', codec => 'null') AS lo_null,
+       widecolumn.export_avro_lo('src_cells', codec => 'snappy') AS lo_snappy \gset
 CREATE TABLE good AS SELECT lo_get(:lo_null) AS b;
 CREATE TABLE good_snappy AS SELECT lo_get(:lo_snappy) AS b;
 SELECT lo_unlink(:lo_null), lo_unlink(:lo_snappy);
 CREATE FUNCTION try_import(b bytea) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE lo oid := lo_from_bytea(0, b); r text;
 BEGIN
-  r := try(format('SELECT widecolumn.import_avro(%L, %s::oid)', 'bad_cells', lo));
+  r := try(format('SELECT widecolumn.import_avro_lo(%L, %s::oid)', 'bad_cells', lo));
   PERFORM lo_unlink(lo);
   RETURN r;
 END $$;
@@ -207,8 +237,8 @@ SELECT try_import(overlay(b PLACING '\x00'::bytea FROM length(b) - 3 FOR 1)) FRO
 SELECT count(*) FROM bad_cells;
 SELECT count(*) FROM widecolumn.families('avro_srv') WHERE table_name = 'bad';
 -- a file without rows
-SELECT widecolumn.export_avro('src_cells', prefix => 'zz') AS empty_lo \gset
-SELECT widecolumn.import_avro('bad_cells', :empty_lo);
+SELECT widecolumn.export_avro_lo('src_cells', prefix => 'zz') AS empty_lo \gset
+SELECT widecolumn.import_avro_lo('bad_cells', :empty_lo);
 SELECT lo_unlink(:empty_lo);
 
 -- ---------------------------------------------------------------------

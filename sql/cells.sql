@@ -153,6 +153,9 @@ SELECT value FROM cells WHERE rowkey = 'w' AND ts < '2021-01-01';
 INSERT INTO cells VALUES ('w', 'a', 'y', NULL, NULL);
 INSERT INTO cells VALUES ('w', NULL, 'y', NULL, 'v');
 INSERT INTO cells VALUES (NULL, 'a', 'y', NULL, 'v');
+-- the empty row key, which Bigtable refuses, at the commit's time or its own
+INSERT INTO cells VALUES ('', 'a', 'y', NULL, 'v');
+INSERT INTO cells VALUES ('', 'a', 'y', '2020-01-01 00:00+00', 'v');
 INSERT INTO cells VALUES ('w', 'a', NULL, NULL, 'v');
 INSERT INTO cells VALUES ('w', 'a:b', 'y', NULL, 'v');
 INSERT INTO cells VALUES ('w', 'a', 'y', '1969-12-31 23:59:59+00', 'v');

@@ -109,6 +109,39 @@ EXECUTE sel('prep#2');
 DEALLOCATE ins;
 DEALLOCATE sel;
 
+-- ON CONFLICT: DO NOTHING without a target skips the keys that exist, as
+-- the native twin's does; a conflict target has no index to be inferred
+-- from, and DO UPDATE is what an INSERT already does: both are refused
+-- with that advice, changing nothing.
+INSERT INTO dml_native (rowkey, pressure) VALUES ('prep#1', 1), ('prep#2', 2);
+INSERT INTO dml_wc VALUES ('asia#001', -1, NULL, 'not kept'), ('oc#1', 1, NULL, 'new') ON CONFLICT DO NOTHING;
+INSERT INTO dml_native VALUES ('asia#001', -1, NULL, 'not kept'), ('oc#1', 1, NULL, 'new') ON CONFLICT DO NOTHING;
+SELECT * FROM dml_diff();
+INSERT INTO dml_wc VALUES ('oc#2', 2) ON CONFLICT (rowkey) DO UPDATE SET pressure = EXCLUDED.pressure;
+INSERT INTO dml_wc VALUES ('oc#2', 2) ON CONFLICT (rowkey) DO NOTHING;
+WITH w AS (INSERT INTO dml_wc VALUES ('oc#2', 2) ON CONFLICT (rowkey) DO UPDATE SET note = 'x' RETURNING *)
+SELECT * FROM w;
+SELECT count(*) FROM dml_wc WHERE rowkey = 'oc#2';
+-- the advice holds: the plain INSERT upserts
+INSERT INTO dml_wc (rowkey, pressure) VALUES ('oc#1', 11);
+INSERT INTO dml_native (rowkey, pressure) VALUES ('oc#1', 11) ON CONFLICT (rowkey) DO UPDATE SET pressure = EXCLUDED.pressure;
+SELECT * FROM dml_diff();
+
+-- The empty row key: Bigtable refuses it, and so does every write here,
+-- naming the table; nothing is written.  A key that holds only a space
+-- is not empty.
+INSERT INTO dml_wc VALUES ('', 1);
+INSERT INTO dml_wc VALUES ('e#1', 1), ('', 2);
+COPY dml_wc (rowkey, pressure) FROM STDIN (FORMAT csv);
+e#2,2
+"",3
+\.
+INSERT INTO dml_wc SELECT rowkey || '', pressure FROM (VALUES ('e#3', 3), ('', 4)) v(rowkey, pressure);
+SELECT count(*) FROM dml_wc WHERE rowkey = '' OR rowkey LIKE 'e#%';
+INSERT INTO dml_wc VALUES (' ', 5);
+INSERT INTO dml_native VALUES (' ', 5);
+SELECT * FROM dml_diff();
+
 DROP FUNCTION dml_diff();
 DROP TABLE dml_native;
 DROP SERVER dml_srv CASCADE;

@@ -108,8 +108,22 @@ EXPLAIN (COSTS OFF) EXECUTE dd('phone', 'd1', '2020-05-02');
 EXECUTE dd('phone', 'd1', '2020-05-02');
 RESET plan_cache_mode;
 
+-- A key of one integer part needs no delimiter: there is nothing to
+-- delimit.  Its ranges and order are the integers', as the native twin's.
+CREATE FOREIGN TABLE one_part (id int OPTIONS (rowkey_part '1'), v text) SERVER parts_srv OPTIONS (table 'one_part');
+CREATE TABLE one_part_native (id int PRIMARY KEY, v text);
+INSERT INTO one_part SELECT g, 'v' || g FROM generate_series(-50, 200, 7) g;
+INSERT INTO one_part_native SELECT g, 'v' || g FROM generate_series(-50, 200, 7) g;
+CREATE FOREIGN TABLE one_part_raw (rowkey text COLLATE "C", v text) SERVER parts_srv OPTIONS (table 'one_part');
+SELECT rowkey, v FROM one_part_raw WHERE rowkey LIKE '-%' OR rowkey < '0000000010' ORDER BY rowkey LIMIT 4;
+EXPLAIN (COSTS OFF) SELECT * FROM one_part WHERE id >= -10 AND id < 40 ORDER BY id;
+SELECT (SELECT array_agg(id ORDER BY id) FROM one_part WHERE id >= -10 AND id < 40)
+     = (SELECT array_agg(id ORDER BY id) FROM one_part_native WHERE id >= -10 AND id < 40) AS same_range,
+       (SELECT array_agg(v ORDER BY id DESC) FROM one_part) = (SELECT array_agg(v ORDER BY id DESC) FROM one_part_native) AS same_all,
+       (SELECT v FROM one_part WHERE id = 13) AS point;
+
 -- declaration errors, when the table is first used
-CREATE FOREIGN TABLE bad1 (a text OPTIONS (rowkey_part '1'), v int) SERVER parts_srv;
+CREATE FOREIGN TABLE bad1 (a text OPTIONS (rowkey_part '1'), b int OPTIONS (rowkey_part '2'), v int) SERVER parts_srv;
 SELECT * FROM bad1;
 CREATE FOREIGN TABLE bad2 (a text OPTIONS (rowkey_part '1'), b text OPTIONS (rowkey_part '3')) SERVER parts_srv OPTIONS (rowkey_delimiter '#');
 SELECT * FROM bad2;

@@ -51,6 +51,7 @@ _PG_init(void)
 	wc_progress_init();
 	wc_snapshot_init();
 	wc_declcheck_init();
+	wc_onconflict_init();
 	/* After the settings are defined: it drops placeholders it does not know. */
 	MarkGUCPrefixReserved("widecolumn_fdw");
 	MarkGUCPrefixReserved("widecolumn");

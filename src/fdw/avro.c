@@ -88,9 +88,47 @@ prefix_ranges(WcTable *t, bytea *prefix)
  * export_rows
  *		Write every version of t's stored table (of the rows with prefix)
  *		that its policies keep to w, from one snapshot.
+ *
+ * Bigtable keeps timestamps in milliseconds and refuses a timestamp_micros
+ * that is not a multiple of 1000, so each version's timestamp is rounded
+ * down to its millisecond; of two versions of one cell in one millisecond
+ * the newer is kept, as Bigtable keeps the last write (docs/format.md,
+ * "Timestamps").  The scan gives a cell's versions newest first.  Returns
+ * the versions written; *merged says how many were left out.
  */
+/* A cell's name, (row key, family, qualifier), as export_rows compares them. */
+typedef struct CellName
+{
+	StringInfoData buf;			/* the three, one after another */
+	size_t		key_len;
+	size_t		family_len;
+} CellName;
+
+static bool
+same_cell(const CellName *last, const WcBytes *key, const WcBytes *family, const WcBytes *qualifier)
+{
+	const char *p = last->buf.data;
+
+	return last->key_len == key->len && last->family_len == family->len &&
+		(size_t) last->buf.len == key->len + family->len + qualifier->len &&
+		memcmp(p, key->data, key->len) == 0 &&
+		memcmp(p + key->len, family->data, family->len) == 0 &&
+		memcmp(p + key->len + family->len, qualifier->data, qualifier->len) == 0;
+}
+
 static void
-export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
+remember_cell(CellName *last, const WcBytes *key, const WcBytes *family, const WcBytes *qualifier)
+{
+	resetStringInfo(&last->buf);
+	appendBinaryStringInfo(&last->buf, (const char *) key->data, key->len);
+	appendBinaryStringInfo(&last->buf, (const char *) family->data, family->len);
+	appendBinaryStringInfo(&last->buf, (const char *) qualifier->data, qualifier->len);
+	last->key_len = key->len;
+	last->family_len = family->len;
+}
+
+static uint64
+export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w, uint64 *merged)
 {
 	List	   *ranges = prefix_ranges(t, prefix);
 	WcScanRequest req;
@@ -100,6 +138,8 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 	WcBatchReader batch;
 	bool		have_batch = false;
 	uint64		versions = 0;
+	CellName	last;			/* of the last version written */
+	int64		last_ms = -1;
 
 	/* a version the commit will stamp has no timestamp to export yet */
 	if (wc_txn_table(t, false) != NULL || wc_cells_written(t) ||
@@ -110,6 +150,9 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 						t->table),
 				 errdetail("An export holds committed versions with their timestamps; this transaction's writes have none yet."),
 				 errhint("Commit the writes first.")));
+	initStringInfo(&last.buf);
+	last.key_len = last.family_len = 0;
+	*merged = 0;
 	db = wc_client_open_db(t);
 	wc_progress_begin(WC_PROGRESS_EXPORT_AVRO, t->table, WC_UNIT_VERSIONS_EXPORTED, false, 0);
 	snapshot = wc_client_snapshot_acquire(db);
@@ -150,14 +193,40 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w)
 		}
 		if (!wc_read_batch_version(&batch.r, &ts))
 			malformed_batch();
+		if (row.key.len == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("stored table \"%s\" holds a row with an empty row key", t->table),
+					 errdetail("Bigtable refuses empty row keys, so its import would reject the file."),
+					 errhint("Delete the row (DELETE ... WHERE rowkey = '') or copy its cells to another key first.")));
+		if (last_ms >= 0 && same_cell(&last, &row.key, &cells[0], &cells[1]) && (int64) (ts / 1000) == last_ms)
+		{
+			(*merged)++;
+			continue;
+		}
+		remember_cell(&last, &row.key, &cells[0], &cells[1]);
+		last_ms = (int64) (ts / 1000);
 		wc_avro_write_cell(w, row.key.data, row.key.len, cells[0].data, cells[0].len,
-						   cells[1].data, cells[1].len, (int64) ts,
+						   cells[1].data, cells[1].len, last_ms * 1000,
 						   cells[2].data, cells[2].len);
 		versions++;
 	}
 	wc_client_scan_end(scan);
 	wc_client_snapshot_release(snapshot);
 	wc_progress_end();
+	return versions;
+}
+
+/* Say how many versions sharing a millisecond with a newer one were left out. */
+static void
+report_merged(WcTable *t, uint64 merged)
+{
+	if (merged > 0)
+		ereport(NOTICE,
+				(errmsg_plural("%llu version of stored table \"%s\" was merged into a newer version of the same millisecond",
+							   "%llu versions of stored table \"%s\" were merged into a newer version of the same millisecond",
+							   merged, (unsigned long long) merged, t->table),
+				 errdetail("Bigtable keeps timestamps in milliseconds; of the versions of a cell in one millisecond the export keeps the newest.")));
 }
 
 static bytea *
@@ -225,6 +294,7 @@ wc_export_avro(PG_FUNCTION_ARGS)
 	FILE	   *volatile fp;
 	WcAvroWriter *volatile w = NULL;
 	uint64		rows = 0;
+	uint64		merged = 0;
 	mode_t		oumask;
 
 	/* as COPY TO: no group or other write permission */
@@ -250,7 +320,7 @@ wc_export_avro(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		w = wc_avro_writer_begin(fp, codec, path);
-		export_rows(t, prefix, w);
+		(void) export_rows(t, prefix, w, &merged);
 		rows = wc_avro_writer_finish(w);
 		w = NULL;
 		if (fflush(fp) != 0 || ferror(fp) || pg_fsync(fileno(fp)) != 0)
@@ -276,11 +346,12 @@ wc_export_avro(PG_FUNCTION_ARGS)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	report_merged(t, merged);
 	PG_RETURN_INT64((int64) rows);
 }
 
 /*
- * widecolumn.export_avro(t regclass, prefix text DEFAULT NULL,
+ * widecolumn.export_avro_lo(t regclass, prefix text DEFAULT NULL,
  *						  codec text DEFAULT 'deflate') RETURNS oid
  *
  * The file in a new large object, for a user who may not write server
@@ -297,6 +368,7 @@ wc_export_avro_lo(PG_FUNCTION_ARGS)
 	FILE	   *volatile fp;
 	WcAvroWriter *volatile w = NULL;
 	bytea	   *data;
+	uint64		merged = 0;
 
 	fp = open_memstream((char **) &buf, &size);
 	if (fp == NULL)
@@ -306,7 +378,7 @@ wc_export_avro_lo(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		w = wc_avro_writer_begin(fp, codec, "large object");
-		export_rows(t, prefix, w);
+		(void) export_rows(t, prefix, w, &merged);
 		(void) wc_avro_writer_finish(w);
 		w = NULL;
 	}
@@ -333,6 +405,7 @@ wc_export_avro_lo(PG_FUNCTION_ARGS)
 	SET_VARSIZE(data, VARHDRSZ + size);
 	memcpy(VARDATA(data), buf, size);
 	free(buf);
+	report_merged(t, merged);
 	return DirectFunctionCall2(be_lo_from_bytea, ObjectIdGetDatum(InvalidOid),
 							   PointerGetDatum(data));
 }
@@ -481,7 +554,10 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 						 errdetail("The row key is %zu bytes; the limit is %d.",
 								   keylen, WC_MAX_ROWKEY)));
 			if (ncells > 0)
+			{
+				wc_rowkey_check_write(t, keylen);
 				wc_cells_begin_row(&row, t, key, keylen);
+			}
 			for (int i = 0; i < ncells; i++)
 			{
 				WcAvroCell	c;
@@ -540,7 +616,7 @@ wc_import_avro(PG_FUNCTION_ARGS)
 }
 
 /*
- * widecolumn.import_avro(t regclass, lo oid) RETURNS bigint
+ * widecolumn.import_avro_lo(t regclass, lo oid) RETURNS bigint
  */
 Datum
 wc_import_avro_lo(PG_FUNCTION_ARGS)

@@ -382,6 +382,8 @@ log_op(WcCellsTable *ct, const uint8 *rowkey, size_t rowkey_len,
 {
 	WcCellsRow	row;
 
+	if (!remove)
+		wc_rowkey_check_write(ct->t, rowkey_len);
 	wc_cells_begin_row(&row, ct->t, rowkey, rowkey_len);
 	log_version(&row, famqual, famqual_len, at_ts, ts, remove, value, value_len);
 }

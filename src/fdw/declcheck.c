@@ -50,8 +50,8 @@ is_widecolumn_fdw(Oid fdwid)
 }
 
 /* Is this relation a foreign table of ours? */
-static bool
-is_widecolumn_table(Oid relid)
+bool
+wc_is_widecolumn_table(Oid relid)
 {
 	return get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE &&
 		is_widecolumn_fdw(GetForeignServer(GetForeignTable(relid)->serverid)->fdwid);
@@ -246,7 +246,7 @@ wc_declcheck_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyT
 		{
 			Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
 
-			if (OidIsValid(relid) && is_widecolumn_table(relid))
+			if (OidIsValid(relid) && wc_is_widecolumn_table(relid))
 				altered = relid;
 		}
 	}

@@ -689,11 +689,13 @@ wc_set_gc_policy(PG_FUNCTION_ARGS)
 
 /*
  * widecolumn.families(server name)
- *		RETURNS TABLE (table_name text, family text, gc_policy text)
+ *		RETURNS TABLE (table_name text, family text, gc_policy text,
+ *					   aggregate text)
  *
  * Every family of every stored table of the server, in (table, family)
  * order, as the statement's snapshot and this transaction's changes have
- * them.
+ * them; aggregate is "sum", "min" or "max" for an aggregate family, NULL
+ * for any other.
  */
 Datum
 wc_families(PG_FUNCTION_ARGS)
@@ -723,12 +725,16 @@ wc_families(PG_FUNCTION_ARGS)
 
 		while (next_line(&p, end, name, &line))
 		{
-			Datum		values[3];
-			bool		nulls[3] = {false, false, false};
+			Datum		values[4];
+			bool		nulls[4] = {false, false, false, line.aggregate == NULL};
 
 			values[0] = PointerGetDatum(table);
 			values[1] = PointerGetDatum(cstring_to_text_with_len(line.family, line.family_len));
 			values[2] = PointerGetDatum(cstring_to_text_with_len(line.policy, line.policy_len));
+			if (line.aggregate != NULL)
+				values[3] = PointerGetDatum(cstring_to_text_with_len(line.aggregate, line.aggregate_len));
+			/* 0.7.0's definition, until ALTER EXTENSION UPDATE, has no aggregate */
+			Assert(rsinfo->setDesc->natts == 3 || rsinfo->setDesc->natts == 4);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}

@@ -367,6 +367,10 @@ extern WcKeyRange *wc_row_range(WcTable *t, const uint8 *key, size_t len);
 
 /* in declcheck.c */
 extern void wc_declcheck_init(void);
+extern bool wc_is_widecolumn_table(Oid relid);
+
+/* in onconflict.c */
+extern void wc_onconflict_init(void);
 
 /* in keyformat.c */
 struct pg_tm;
@@ -411,6 +415,7 @@ extern void wc_segment_encode(WcTable *t, WcColumn *col, Datum value, StringInfo
 extern WcSegmentFit wc_segment_fit(WcTable *t, WcColumn *col, Datum value,
 								   StringInfo out, WcSegmentWhy *why);
 extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out);
+extern void wc_rowkey_check_write(const WcTable *t, size_t len);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 
 /* in sizes.c */

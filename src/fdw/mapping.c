@@ -346,11 +346,13 @@ check_rowkey(WcTable *t, int named_rowkey)
 						 errmsg("foreign table \"%s\" has no column for row-key part %d",
 								t->relname, p + 1),
 						 errdetail("Row-key parts must be numbered 1, 2, 3, ... without gaps.")));
-		if (t->delimiter == '\0')
+		/* one part has nothing to delimit: no delimiter is stored */
+		if (t->delimiter == '\0' && t->nparts > 1)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 					 errmsg("foreign table \"%s\" has row-key parts but no option \"rowkey_delimiter\"",
 							t->relname),
+					 errdetail("The stored row key is its %d parts joined by the delimiter.", t->nparts),
 					 errhint("Add OPTIONS (rowkey_delimiter '#') to the table.")));
 		return;
 	}

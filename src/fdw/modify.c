@@ -373,6 +373,7 @@ wcExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 			n++;
 		}
 	}
+	wc_rowkey_check_write(t, keylen);
 	wc_txn_put_row(t, estate->es_output_cid, key, keylen, false, n, ms->cells);
 	return slot;
 }
@@ -506,7 +507,10 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 		encode_cell(ms, a, newval, newnull, n++);
 	}
 	if (n > 0)
+	{
+		wc_rowkey_check_write(t, keylen);
 		wc_txn_put_row(t, estate->es_output_cid, key, keylen, false, n, ms->cells);
+	}
 	else
 		wc_txn_touch_row(t, estate->es_output_cid, key, keylen);	/* for already_changed */
 	return slot;

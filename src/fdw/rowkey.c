@@ -367,6 +367,23 @@ wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo out)
 }
 
 /*
+ * wc_rowkey_check_write
+ *		Refuse to write the empty row key, as Bigtable does ("Row keys must
+ *		be non-empty"): a row stored under it could never go to Bigtable.
+ *		Reading and deleting such a row (an older table may hold one) stay
+ *		allowed.
+ */
+void
+wc_rowkey_check_write(const WcTable *t, size_t len)
+{
+	if (len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("row key of foreign table \"%s\" cannot be empty", t->relname),
+				 errdetail("Bigtable refuses empty row keys, and so does widecolumn_fdw.")));
+}
+
+/*
  * wc_key_split
  *		Decode a stored row key into the part columns of values and nulls.
  */
@@ -390,7 +407,8 @@ wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *null
 					 errdetail("It has fewer segments than the table declares."),
 					 errhint("Segments are separated by \"%c\"; map such rows with another foreign table.",
 							 t->delimiter)));
-		if (i == t->nparts - 1 && memchr(p, t->delimiter, end - p) != NULL &&
+		if (i == t->nparts - 1 && t->delimiter != '\0' &&
+			memchr(p, t->delimiter, end - p) != NULL &&
 			!wc_segment_fixed_width(t->cols[a - 1].type))
 			ereport(ERROR,
 					(errcode(ERRCODE_DATA_EXCEPTION),

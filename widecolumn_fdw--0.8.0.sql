@@ -1,4 +1,4 @@
-/* widecolumn_fdw--0.7.0.sql */
+/* widecolumn_fdw--0.8.0.sql */
 
 \echo Use "CREATE EXTENSION widecolumn_fdw" to load this file. \quit
 
@@ -38,8 +38,9 @@ RETURNS void
 AS 'MODULE_PATHNAME', 'wc_set_gc_policy'
 LANGUAGE C VOLATILE;
 
+-- aggregate: 'sum', 'min' or 'max' for an aggregate family, else NULL.
 CREATE FUNCTION widecolumn.families(server name)
-RETURNS TABLE (table_name text, family text, gc_policy text)
+RETURNS TABLE (table_name text, family text, gc_policy text, aggregate text)
 AS 'MODULE_PATHNAME', 'wc_families'
 LANGUAGE C STABLE;
 
@@ -225,19 +226,17 @@ LANGUAGE C VOLATILE;
 -- check what COPY checks, in C (a server file needs superuser or
 -- pg_write_server_files / pg_read_server_files, and SELECT / INSERT on
 -- the table), so everyone may call them, as everyone may run COPY; the
--- large-object variants need only the table privilege (and the large
--- object's).  Called with two or three arguments by position, the file
--- and large-object variants of export_avro cannot be told apart: name
--- the path (path => '...').  export_schema shows what families() shows,
--- so it is revoked from PUBLIC as families() is.
+-- large-object forms (_lo) need only the table privilege (and the large
+-- object's).  export_schema shows what families() shows, so it is revoked
+-- from PUBLIC as families() is.
 CREATE FUNCTION widecolumn.export_avro(t regclass, path text, prefix text DEFAULT NULL,
                                        codec text DEFAULT 'deflate')
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'wc_export_avro'
 LANGUAGE C VOLATILE;
 
-CREATE FUNCTION widecolumn.export_avro(t regclass, prefix text DEFAULT NULL,
-                                       codec text DEFAULT 'deflate')
+CREATE FUNCTION widecolumn.export_avro_lo(t regclass, prefix text DEFAULT NULL,
+                                          codec text DEFAULT 'deflate')
 RETURNS oid
 AS 'MODULE_PATHNAME', 'wc_export_avro_lo'
 LANGUAGE C VOLATILE;
@@ -247,7 +246,7 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'wc_import_avro'
 LANGUAGE C VOLATILE;
 
-CREATE FUNCTION widecolumn.import_avro(t regclass, lo oid)
+CREATE FUNCTION widecolumn.import_avro_lo(t regclass, lo oid)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'wc_import_avro_lo'
 LANGUAGE C VOLATILE;
@@ -255,13 +254,16 @@ LANGUAGE C VOLATILE;
 -- A gc_policy in cbt's words is the same text; HBase keeps a family's
 -- versions by VERSIONS (count) and TTL (seconds, rounded up), both
 -- deleting ("or"); "maxage and maxversions" keeps the newest versions
--- whatever their age, HBase's MIN_VERSIONS.
+-- whatever their age, HBase's MIN_VERSIONS.  cbt gives a family its
+-- aggregate type only when it creates the table ("families=f:policy:intsum"),
+-- so a table with aggregate families is created with them; HBase has no
+-- aggregate families, which the output says.
 CREATE FUNCTION widecolumn.export_schema(server name)
 RETURNS text
 LANGUAGE sql STABLE
 AS $$
 WITH f AS (
-  SELECT table_name, family, gc_policy,
+  SELECT table_name, family, gc_policy, aggregate,
          CASE WHEN table_name ~ '^[A-Za-z0-9_.-]+$' THEN table_name
               ELSE '''' || replace(table_name, '''', '''\''''') || '''' END AS tq,
          (regexp_match(gc_policy, 'maxversions=([0-9]+)'))[1] AS versions,
@@ -283,16 +285,27 @@ WITH f AS (
 SELECT concat_ws(E'\n',
          '# cbt (Bigtable): create the tables, their families and GC policies',
          (SELECT string_agg(line, E'\n' ORDER BY t, n, fam)
-            FROM (SELECT DISTINCT table_name AS t, 0 AS n, '' AS fam,
-                         'cbt createtable ' || tq AS line FROM f
+            FROM (SELECT table_name AS t, 0 AS n, '' AS fam,
+                         'cbt createtable ' || min(tq)
+                         || coalesce(' "families=' || string_agg(family || ':' || gc_policy || ':int' || aggregate,
+                                                                  ',' ORDER BY family) || '"', '') AS line
+                    FROM f GROUP BY table_name
                   UNION ALL
-                  SELECT table_name, 1, family, 'cbt createfamily ' || tq || ' ' || family FROM f
+                  SELECT table_name, 1, family, 'cbt createfamily ' || tq || ' ' || family
+                    FROM f WHERE aggregate IS NULL
                   UNION ALL
                   SELECT table_name, 2, family,
-                         'cbt setgcpolicy ' || tq || ' ' || family || ' ' || gc_policy FROM f) s),
+                         'cbt setgcpolicy ' || tq || ' ' || family || ' ' || gc_policy
+                    FROM f WHERE aggregate IS NULL) s),
          '# HBase shell',
          (SELECT string_agg(format('create %L, %s', table_name, families), E'\n' ORDER BY table_name)
-            FROM hbase)) || E'\n'
+            FROM hbase),
+         (SELECT string_agg(format('# HBase has no aggregate families: %s of %s (%s) is created as a plain family%s',
+                                   family, table_name, aggregate,
+                                   CASE aggregate WHEN 'sum' THEN '; add to its counters with HBase''s Increment'
+                                        ELSE ', and nothing in HBase keeps its ' || aggregate || 'imum' END),
+                           E'\n' ORDER BY table_name, family)
+            FROM f WHERE aggregate IS NOT NULL)) || E'\n'
 $$;
 
 REVOKE ALL ON FUNCTION widecolumn.export_schema(name) FROM PUBLIC;
