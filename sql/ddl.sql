@@ -59,7 +59,9 @@ SELECT * FROM ddl_wide;
 
 -- A bytea row key.
 CREATE FOREIGN TABLE ddl_bytes (k bytea OPTIONS (rowkey 'true'), v text) SERVER ddl_srv;
-INSERT INTO ddl_bytes VALUES ('\x00ff'::bytea, 'a'), ('\x00'::bytea, 'b'), ('\xff'::bytea, 'c'), (''::bytea, 'empty');
+INSERT INTO ddl_bytes VALUES ('\x00ff'::bytea, 'a'), ('\x00'::bytea, 'b'), ('\xff'::bytea, 'c');
+-- the empty key is refused, as Bigtable refuses it
+INSERT INTO ddl_bytes VALUES (''::bytea, 'empty');
 SELECT * FROM ddl_bytes;
 
 -- Dropped and added columns.

@@ -36,6 +36,15 @@ EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE day = '2020-05-01';
 EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type = 'phone' AND day = '2020-05-01';
 -- a range on a text part stays local (text parts have no fixed width)
 EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type = 'phone' AND device_id > 'd2';
+-- LIKE 'prefix%' on the text part after the equal ones: the keys going on
+-- with the prefix, exactly (a part cannot hold the delimiter); other
+-- wildcards read the prefix's keys and check the pattern again
+EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type LIKE 'ph%';
+EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type = 'phone' AND device_id LIKE 'd1%';
+EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type LIKE 'p%' AND device_id = 'd2';
+EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type LIKE 'p_one%';
+EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type LIKE '%one';
+EXPLAIN (COSTS OFF) SELECT * FROM device_day WHERE device_type LIKE 'ph#%';
 
 -- results equal the native table's
 CREATE FUNCTION parts_check(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -57,6 +66,16 @@ SELECT parts_check(q) FROM unnest(ARRAY[
   $q$SELECT * FROM device_day WHERE device_id = 'd2'$q$,
   $q$SELECT * FROM device_day WHERE day = '2020-05-01'$q$,
   $q$SELECT * FROM device_day WHERE device_type = 'phone' AND device_id > 'd2'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'ph%'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'p%'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'phone%'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'phone'$q$,
+  $q$SELECT * FROM device_day WHERE device_type = 'phone' AND device_id LIKE 'd1%'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'p%' AND device_id = 'd2'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'p_one%'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE '%one'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'ph#%'$q$,
+  $q$SELECT * FROM device_day WHERE device_type LIKE 'p%' AND device_type > 'pc'$q$,
   $q$SELECT * FROM device_day WHERE device_type = 'tv'$q$,
   $q$SELECT * FROM device_day$q$
 ]) q;

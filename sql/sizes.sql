@@ -178,4 +178,25 @@ DROP ROLE sz_user;
 DROP TABLE sz_native;
 DROP SERVER sz_other CASCADE;
 DROP FOREIGN DATA WRAPPER sz_other_fdw;
+-- Fresh data, still in LevelDB's memtable (which LevelDB's estimate does
+-- not count): its entries are walked, so the table never reports 0 bytes,
+-- and its samples split it by the bytes walked.
+CREATE FOREIGN TABLE sz_fresh (rowkey text OPTIONS (rowkey 'true') COLLATE "C", pad text)
+  SERVER sz_srv OPTIONS (table 'sz_fresh');
+INSERT INTO sz_fresh SELECT 'f' || lpad(i::text, 5, '0'), repeat('x', 100) FROM generate_series(1, 5000) i;
+SELECT widecolumn.approximate_size('sz_fresh') AS fresh_total \gset
+-- 5,000 rows of 100-byte values and their keys: at least 500 kB
+SELECT :fresh_total > 500000 AS fresh_has_bytes;
+SELECT widecolumn.approximate_size('sz_fresh', 'f00001', 'f02501') * 2
+       BETWEEN :fresh_total * 0.9 AND :fresh_total * 1.1 AS half_is_half;
+CREATE TEMP TABLE fs AS
+  SELECT * FROM widecolumn.sample_row_keys('sz_fresh') WITH ORDINALITY AS s(row_key, offset_bytes, i);
+SELECT count(*) BETWEEN 50 AND 101 AS fresh_split, max(offset_bytes) = :fresh_total AS ends_at_total,
+       count(*) FILTER (WHERE row_key <> '' AND NOT EXISTS
+         (SELECT 1 FROM sz_fresh f WHERE f.rowkey = fs.row_key COLLATE "C")) AS not_row_keys
+  FROM fs;
+SELECT approx_bytes > 500000 AS stat_has_bytes FROM widecolumn.stat_tables
+ WHERE server = 'sz_srv' AND table_name = 'sz_fresh';
+DROP TABLE fs;
+
 DROP SERVER sz_srv CASCADE;

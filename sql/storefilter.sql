@@ -297,10 +297,16 @@ INSERT INTO sfb SELECT * FROM sfb_native;
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE b AND t = 'status 1' AND v = 'dev-2'
   AND by = '\x03' AND NOT (n > 100);
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE NOT b AND 'status 2' = t AND b <> true;
--- not to storage: text or bytea by anything but =, a nondeterministic
--- collation, two columns, IS TRUE
+-- text in the C collation and bytea by order too: compared byte by byte,
+-- then by length, in the worker
+EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t >= 'status 1' COLLATE "C" AND t < 'status 3' COLLATE "C"
+  AND by < '\x02' AND v <> 'dev-1' COLLATE "C";
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT k FROM sfb WHERE t >= 'status 1' COLLATE "C" AND t < 'status 2' COLLATE "C";
+SELECT count(*) FROM sfb_native WHERE t >= 'status 1' COLLATE "C" AND t < 'status 2' COLLATE "C";
+-- not to storage: text by anything but = in another collation, a
+-- nondeterministic collation, two columns, IS TRUE
 CREATE COLLATION sfb_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
-EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t <> 'status 1' AND t > 'status' AND by < '\x02';
+EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t <> 'status 1' AND t > 'status' COLLATE "en-x-icu";
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t = 'STATUS 1' COLLATE sfb_ci;
 EXPLAIN (COSTS OFF) SELECT k FROM sfb WHERE t = v OR b IS TRUE;
 SELECT q, sf_check(q, 'sfb') FROM (VALUES
@@ -321,7 +327,14 @@ SELECT q, sf_check(q, 'sfb') FROM (VALUES
   ('SELECT k FROM sfb WHERE t <> ''status 1'''), ('SELECT k FROM sfb WHERE by < ''\x02'''),
   ('SELECT k FROM sfb WHERE b AND t = ''status 3'' AND v = ''dev-0'''),
   ('SELECT k FROM sfb WHERE NOT b AND by = ''\x01'' AND n > 10'),
-  ('SELECT k FROM sfb WHERE t = v'), ('SELECT k FROM sfb WHERE t = NULL')
+  ('SELECT k FROM sfb WHERE t = v'), ('SELECT k FROM sfb WHERE t = NULL'),
+  ('SELECT k FROM sfb WHERE t >= ''status 1'' COLLATE "C" AND t < ''status 3'' COLLATE "C"'),
+  ('SELECT k FROM sfb WHERE t > ''status 1'' COLLATE "C"'), ('SELECT k FROM sfb WHERE t <= '''' COLLATE "C"'),
+  ('SELECT k FROM sfb WHERE t < ''status'' COLLATE "C"'), ('SELECT k FROM sfb WHERE ''status 2'' COLLATE "C" > t'),
+  ('SELECT k FROM sfb WHERE t <> ''status 1'' COLLATE "C"'), ('SELECT k FROM sfb WHERE t >= ''Ü'' COLLATE "C"'),
+  ('SELECT k FROM sfb WHERE v < ''dev-5'' COLLATE "C"'), ('SELECT k FROM sfb WHERE v >= ''dev-1 '' COLLATE "C"'),
+  ('SELECT k FROM sfb WHERE by > ''\x00'''), ('SELECT k FROM sfb WHERE by <= ''\x00ff'''),
+  ('SELECT k FROM sfb WHERE by >= ''\x'''), ('SELECT k FROM sfb WHERE by <> ''\x03''')
 ) v(q);
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT k FROM sfb WHERE t = 'status 2' AND NOT b;
 SELECT count(*) FROM sfb_native WHERE t = 'status 2' AND NOT b;

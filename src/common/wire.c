@@ -269,6 +269,9 @@ wc_write_scan(StringInfo buf, const WcScanRequest *req)
 			appendStringInfoChar(buf, (char) req->filters[i].kind);
 			appendStringInfoChar(buf, (char) req->filters[i].op);
 			wc_put_u64(buf, req->filters[i].value);
+			if (req->filters[i].kind == WC_FILTER_ORDERED_BYTES)
+				appendBinaryStringInfo(buf, (const char *) req->filters[i].bytes,
+									   (int) req->filters[i].value);
 		}
 	}
 }
@@ -295,10 +298,18 @@ read_filters(WcReader *r, WcScanRequest *req)
 		f->kind = wc_get_u8(r);
 		f->op = wc_get_u8(r);
 		f->value = wc_get_u64(r);
+		f->bytes = NULL;
+		if (!r->bad && f->kind == WC_FILTER_ORDERED_BYTES)
+		{
+			f->bytes = wc_get_raw(r, (size_t) f->value);
+			if (f->bytes == NULL && f->value > 0)
+				return fail(r);
+		}
 		if (r->bad || f->col >= req->ncols || !components(req->cols[f->col], 2) ||
-			f->kind < WC_FILTER_INT2 || f->kind > WC_FILTER_BYTES ||
+			f->kind < WC_FILTER_INT2 || f->kind > WC_FILTER_ORDERED_BYTES ||
 			f->op < WC_FILTER_LT || f->op > WC_FILTER_IN ||
-			(f->kind == WC_FILTER_BYTES && f->op != WC_FILTER_EQ && f->op != WC_FILTER_IN))
+			(f->kind == WC_FILTER_BYTES && f->op != WC_FILTER_EQ && f->op != WC_FILTER_IN) ||
+			(f->kind == WC_FILTER_ORDERED_BYTES && f->op == WC_FILTER_IN))
 			return fail(r);
 	}
 	req->nfilters = n;

@@ -211,7 +211,9 @@ typedef enum WcFilterKind
 	WC_FILTER_FLOAT4,
 	WC_FILTER_FLOAT8,
 	WC_FILTER_BOOL,
-	WC_FILTER_BYTES
+	WC_FILTER_BYTES,
+	WC_FILTER_ORDERED_BYTES		/* compared byte by byte, then by length:
+								 * bytea, and text in the C collation */
 } WcFilterKind;
 
 typedef enum WcFilterOp
@@ -233,7 +235,10 @@ typedef struct WcScanFilter
 	uint16		col;			/* position in the request's columns */
 	uint8		kind;			/* WcFilterKind */
 	uint8		op;				/* WcFilterOp */
-	uint64		value;			/* an int64, a double's bits, or a hash */
+	uint64		value;			/* an int64, a double's bits, a hash, or
+								 * the length of bytes */
+	const uint8 *bytes;			/* WC_FILTER_ORDERED_BYTES: the value (on
+								 * the wire after the length) */
 } WcScanFilter;
 
 /* The hash of a WC_FILTER_BYTES filter's value (64-bit FNV-1a). */

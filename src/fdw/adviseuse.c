@@ -81,7 +81,8 @@ wc_advise_scan_end(WcScanState *ss)
  *		ranges, the fewest at the end of the key order that hold 80% of
  *		them.  The ranges split where the traffic is, so they are counted,
  *		not taken as equal widths; said only once the heat map has split
- *		the writes over two ranges or more.
+ *		the writes over two ranges or more, and when those ranges are not
+ *		all of them.
  */
 void
 wc_advise_heat_hotspot(WcAdvice *a)
@@ -121,7 +122,8 @@ wc_advise_heat_hotspot(WcAdvice *a)
 		tail += DatumGetFloat8(SPI_getbinval(SPI_tuptable->vals[n - k], SPI_tuptable->tupdesc, 2,
 											 &isnull));
 	}
-	if (n >= 2 && total > 0)
+	/* every range of them is no hotspot: nothing to say */
+	if (n >= 2 && total > 0 && k < n)
 	{
 		char	   *start = SPI_getvalue(SPI_tuptable->vals[n - k], SPI_tuptable->tupdesc, 1);
 

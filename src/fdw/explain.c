@@ -35,7 +35,7 @@ describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
 	if (kind == WC_KEY_PARTS)
 	{
 		int			neq = intVal(lsecond(node));
-		static const char *const cmp[] = {"", "<", "<=", "=", ">=", ">"};
+		static const char *const cmp[] = {"", "<", "<=", "=", ">=", ">", "prefix"};
 
 		appendStringInfoString(out, "parts");
 		for (int i = 0; i < neq; i++)

@@ -141,6 +141,12 @@ typedef enum WcKeyAtomKind
 	WC_KEY_PARTS				/* row-key parts: see classify_parts() */
 } WcKeyAtomKind;
 
+/*
+ * In a WC_KEY_PARTS condition, the lower bound's strategy when the part
+ * after the equal ones starts with a text (LIKE 'abc%'): past btree's five.
+ */
+#define WC_PART_PREFIX_STRATEGY 6
+
 /* in option.c */
 extern bool wc_valid_family(const char *f, size_t len);
 

@@ -49,6 +49,7 @@ PG_FUNCTION_INFO_V1(wc_key_heatmap_svg);
 #define SVG_HEIGHT		(SVG_PLOT_Y + SVG_PLOT_H + 110)
 #define SVG_KEY_LABELS	16		/* key-axis labels, at most */
 #define SVG_TIME_LABELS	8
+#define SVG_BUCKETS		60		/* key_heatmap's buckets, as read_heatmap asks */
 #define SVG_HOT_LABELS	5
 #define SVG_LABEL_CHARS	28		/* a key label's length, at most */
 
@@ -284,7 +285,6 @@ draw_axes(StringInfo svg, char **keys, int nrows, HeatCell *cells, int ncells,
 	double		row_h = (double) SVG_PLOT_H / nrows;
 	double		col_w = (double) SVG_PLOT_W / ncols;
 	int			step = Max(1, (nrows + SVG_KEY_LABELS - 1) / SVG_KEY_LABELS);
-	TimestampTz last_label = DT_NOBEGIN;
 
 	/* keys down the left: the key each labelled row starts with */
 	appendStringInfoString(svg, "<g text-anchor=\"end\">\n");
@@ -297,23 +297,21 @@ draw_axes(StringInfo svg, char **keys, int nrows, HeatCell *cells, int ncells,
 	}
 	appendStringInfoString(svg, "</g>\n");
 
-	/* times along the bottom, at most SVG_TIME_LABELS of them */
+	/* times along the bottom, at most SVG_TIME_LABELS of them, evenly */
 	appendStringInfoString(svg, "<g text-anchor=\"middle\">\n");
-	for (int i = 0; i < ncells; i++)
+	for (int col = 0; col < ncols; col += Max(1, (ncols + SVG_TIME_LABELS - 1) / SVG_TIME_LABELS))
 	{
-		int			col = (int) ((cells[i].start - t0) / dt);
+		text	   *label = DatumGetTextPP(DirectFunctionCall2(timestamptz_to_char,
+															   TimestampTzGetDatum(t0 + col * dt),
+															   PointerGetDatum(cstring_to_text("HH24:MI"))));
 
-		if (last_label != DT_NOBEGIN &&
-			(cells[i].start - last_label) / dt < (ncols + SVG_TIME_LABELS - 1) / SVG_TIME_LABELS)
-			continue;
-		last_label = cells[i].start;
 		appendStringInfo(svg,
 						 "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#444\"/>"
 						 "<text x=\"%.1f\" y=\"%d\">",
 						 SVG_PLOT_X + col * col_w, SVG_PLOT_Y + SVG_PLOT_H,
 						 SVG_PLOT_X + col * col_w, SVG_PLOT_Y + SVG_PLOT_H + 5,
 						 SVG_PLOT_X + col * col_w, SVG_PLOT_Y + SVG_PLOT_H + 18);
-		append_xml(svg, cells[i].time_label, 0);
+		append_xml(svg, text_to_cstring(label), 0);
 		appendStringInfoString(svg, "</text>\n");
 	}
 	appendStringInfo(svg, "</g>\n<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">time</text>\n"
@@ -358,7 +356,13 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	int			nhot = 0;
 	char		delimiter;
 	StringInfoData svg;
+	TimestampTz svg_now;
 
+	/*
+	 * Taken before key_heatmap takes its own: the buckets it makes are then
+	 * at least as wide as the columns here, so none lands a column early.
+	 */
+	svg_now = GetCurrentTimestamp();
 	cells = read_heatmap(fcinfo, &ncells);
 	relid = PG_GETARG_OID(0);
 	metric = text_to_cstring(PG_GETARG_TEXT_PP(1));
@@ -408,7 +412,10 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	}
 	nrows = Max(1, open_end ? nkeys : nkeys - 1);
 
-	/* its columns: time buckets, as wide as the closest two are apart */
+	/*
+	 * Its columns: key_heatmap's buckets, from since to now, quiet ones too,
+	 * so that the time axis is the clock's.
+	 */
 	t0 = t1 = cells[0].start;
 	for (int i = 0; i < ncells; i++)
 	{
@@ -433,6 +440,14 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	if (dt == 0)
 		dt = USECS_PER_MINUTE;
 	ncols = (int) Min((t1 - t0) / dt + 1, SVG_PLOT_W);
+	if (!PG_ARGISNULL(2))
+	{
+		TimestampTz since = PG_GETARG_TIMESTAMPTZ(2);
+
+		t0 = since;
+		dt = Max((svg_now - since) / SVG_BUCKETS, 1);
+		ncols = SVG_BUCKETS;
+	}
 	row_h = (double) SVG_PLOT_H / nrows;
 
 	/*

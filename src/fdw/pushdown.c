@@ -5,7 +5,8 @@
  *
  * A clause is pushed down when it restricts the row-key column by
  *	=, IN / = ANY, <, <=, >, >= (so BETWEEN), LIKE 'prefix%', starts_with()
- *	or ^@, or an OR or AND of such clauses,
+ *	or ^@, ~ '^prefix...' (and SIMILAR TO 'prefix%'), or an OR or AND of
+ *	such clauses,
  * against an expression that does not read this table and is not volatile
  * (constants, parameters, outer columns of a nested loop, now(), ...).
  * Ranges and order need a bytewise collation ("C", "POSIX", or bytea),
@@ -16,8 +17,10 @@
  * as nested Lists (a "key condition"), with the compared expressions in
  * fdw_exprs; the executor evaluates them into key ranges (ranges.c).  A
  * clause is "exact" when the ranges return exactly its rows, so it need
- * not be checked again; LIKE with wildcards other than a final % is
- * pushed as its prefix and checked again locally.
+ * not be checked again; LIKE with wildcards other than a final %, and a
+ * regular expression, are pushed as their prefix and checked again
+ * locally.  On a key of parts, LIKE 'prefix%' on the part after the equal
+ * ones is a prefix of keys too.
  *
  *-------------------------------------------------------------------------
  */
@@ -234,6 +237,34 @@ key_condition(PlannerInfo *root, Node *clause, Index relid, WcTable *t,
 			return make_atom(WC_KEY_LIKE, value, exprs);
 		}
 
+		/*
+		 * A regular expression anchored at the start (rowkey ~ '^abc', and
+		 * SIMILAR TO 'abc%', which the parser makes one) has a fixed prefix
+		 * that PostgreSQL's regex engine finds, as it does for a btree
+		 * index: the keys with it are read, and the expression checked
+		 * again.  The prefix is the whole match when the pattern says so.
+		 */
+		if (op->opno == OID_TEXT_REGEXEQ_OP && var_left && kt != BYTEAOID)
+		{
+			char	   *prefix;
+			bool		whole;
+
+			if (!IsA(value, Const) || ((Const *) value)->constisnull ||
+				!OidIsValid(op->inputcollid))
+				return NULL;
+			prefix = regexp_fixed_prefix(DatumGetTextPP(((Const *) value)->constvalue), false,
+										 op->inputcollid, &whole);
+			if (prefix == NULL || (prefix[0] == '\0' && !whole))
+				return NULL;
+			if (!whole)
+				*exact = false;
+			return make_atom(whole ? WC_KEY_EQ : WC_KEY_PREFIX,
+							 (Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+												PointerGetDatum(cstring_to_text(prefix)),
+												false, false),
+							 exprs);
+		}
+
 		op_input_types(op->opno, &lefttype, &righttype);
 		if (!key_type_ok(lefttype, t) || !key_type_ok(righttype, t))
 			return NULL;
@@ -355,6 +386,51 @@ part_comparison(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col,
 	return value;
 }
 
+/*
+ * part_like
+ *		The fixed prefix of a clause "part LIKE 'abc%'" on a text part, as a
+ *		text Const, or NULL; *pure when the pattern is the prefix and '%'
+ *		(then the keys starting with it are exactly the clause's rows).
+ */
+static Const *
+part_like(RestrictInfo *ri, Index relid, WcColumn *col, int attnum, bool *pure)
+{
+	OpExpr	   *op;
+	Node	   *left;
+	Const	   *pat;
+	StringInfoData prefix;
+	bool		no_wildcard;
+
+	if (ri->pseudoconstant || !IsA(ri->clause, OpExpr) ||
+		(col->type != TEXTOID && col->type != VARCHAROID) || col->rowkey_format != NULL)
+		return NULL;
+	op = (OpExpr *) ri->clause;
+	if (op->opno != OID_TEXT_LIKE_OP || list_length(op->args) != 2)
+		return NULL;
+	left = linitial(op->args);
+	while (left && IsA(left, RelabelType))
+		left = (Node *) ((RelabelType *) left)->arg;
+	if (!IsA(left, Var) || ((Var *) left)->varno != relid || ((Var *) left)->varattno != attnum ||
+		!IsA(lsecond(op->args), Const) || ((Const *) lsecond(op->args))->constisnull)
+		return NULL;
+	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
+		return NULL;
+	pat = (Const *) lsecond(op->args);
+	initStringInfo(&prefix);
+	{
+		text	   *p = DatumGetTextPP(pat->constvalue);
+
+		wc_like_prefix(VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p), false, &prefix, pure, &no_wildcard);
+	}
+	if (prefix.len == 0)
+		return NULL;
+	if (no_wildcard)
+		*pure = false;			/* equal to the prefix: checked again */
+	return makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+					 PointerGetDatum(cstring_to_text_with_len(prefix.data, prefix.len)),
+					 false, false);
+}
+
 /* The array a clause "part = ANY (array)" compares with. */
 static Node *
 part_in(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col, int attnum)
@@ -396,7 +472,9 @@ part_in(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col, int att
  *
  * The condition is one WC_KEY_PARTS node: the number of equal parts, their
  * expressions, then the strategy and expression of a lower and an upper
- * bound on the next part (strategy 0: none), then for each equal part
+ * bound on the next part (strategy 0: none; a lower bound of strategy
+ * WC_PART_PREFIX_STRATEGY: the text part starts with it, from LIKE
+ * 'abc%', and there is no upper bound), then for each equal part
  * whether it is "= ANY (array)": one of several values, each a prefix.
  */
 static List *
@@ -461,12 +539,29 @@ classify_parts(PlannerInfo *root, RelOptInfo *rel, WcTable *t, List *clauses,
 		bool		recheck = !wc_segment_fixed_width(t->cols[a - 1].type) &&
 			neq < t->nparts - 1;
 
+		/* LIKE 'abc%' on a text part: the keys that go on with abc */
+		foreach(lc, clauses)
+		{
+			bool		pure;
+			Const	   *v = part_like(lfirst(lc), rel->relid, &t->cols[a - 1], a, &pure);
+
+			if (v == NULL)
+				continue;
+			lo_strategy = WC_PART_PREFIX_STRATEGY;
+			*exprs = lappend(*exprs, v);
+			lo_expr = list_length(*exprs) - 1;
+			used = lappend(used, lfirst(lc));
+			if (!pure)
+				*local = lappend(*local, lfirst(lc));
+			break;
+		}
+
 		foreach(lc, clauses)
 		{
 			int			strategy;
 			Node	   *v = part_comparison(root, lfirst(lc), rel->relid, &t->cols[a - 1], a, &strategy);
 
-			if (v == NULL)
+			if (v == NULL || lo_strategy == WC_PART_PREFIX_STRATEGY)
 				continue;
 			if ((strategy == BTGreaterStrategyNumber || strategy == BTGreaterEqualStrategyNumber) &&
 				lo_strategy == 0)

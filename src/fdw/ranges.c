@@ -309,6 +309,23 @@ parts_range(WcTable *t, StringInfo prefix, int neq, int lo_strategy, Datum lo_va
 	bool		text_part = !wc_segment_fixed_width(t->cols[t->part_attnum[neq] - 1].type);
 	bool		delimited = text_part && neq < t->nparts - 1;
 
+	/*
+	 * A text part starting with v: the keys starting with the prefix and
+	 * v, since a part cannot hold the delimiter (nor can v, then: no key).
+	 */
+	if (lo_strategy == WC_PART_PREFIX_STRATEGY)
+	{
+		text	   *v = DatumGetTextPP(lo_value);
+		const char *p = VARDATA_ANY(v);
+		int			n = VARSIZE_ANY_EXHDR(v);
+
+		if (t->delimiter != '\0' && memchr(p, t->delimiter, n) != NULL)
+			return none();
+		appendBinaryStringInfo(prefix, p, n);
+		return one(bound((uint8 *) prefix->data, prefix->len, true),
+				   after_prefix((uint8 *) prefix->data, prefix->len));
+	}
+
 	lb = part_bound(t, prefix, neq, lo_strategy, lo_value);
 	hb = part_bound(t, prefix, neq, hi_strategy, hi_value);
 	/* A reversed part stores later values first: the bounds swap. */

@@ -17,7 +17,8 @@
  *	its own type (datetime_ops, bool_ops; a boolean column alone, or under
  *	NOT, is one compared with true or false), or of type text, varchar or
  *	bytea compared by = (text under a deterministic collation: equal
- *	values are equal bytes), with an expression that does not read this
+ *	values are equal bytes), or by <, <=, >, >= and <> (text in the C
+ *	collation, which orders text as its bytes), with an expression that does not read this
  *	table and is not volatile (a constant, a parameter, now()), or by =
  *	ANY of such an expression of an array (an IN list: the worker gets
  *	the array's values, at most WC_MAX_SCAN_FILTERS of them in all),
@@ -55,6 +56,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
@@ -139,12 +141,13 @@ btree_family(char *name)
 /*
  * filter_op
  *		If opno is a comparison of integer_ops or float_ops, of datetime_ops
- *		or bool_ops between two values of one type, or the equality of
- *		text_ops (under a deterministic collation, inputcollid) or bytea_ops,
- *		its op (WcFilterOp); else 0.  Only those families: an operator can
- *		be a member of a user's family too, with another meaning.  (A date
+ *		or bool_ops between two values of one type, of bytea_ops, or of
+ *		text_ops (equality under a deterministic collation, inputcollid, and
+ *		order under the C collation, where text compares as its bytes), its
+ *		op (WcFilterOp); else 0.  Only those families: an operator can be a
+ *		member of a user's family too, with another meaning.  (A date
  *		compared with a timestamp is converted first, which storage would
- *		not do; text and bytea compare as bytes only for equality.)
+ *		not do.)
  */
 static WcFilterOp
 filter_op(Oid opno, Oid inputcollid)
@@ -184,6 +187,12 @@ filter_op(Oid opno, Oid inputcollid)
 			  OidIsValid(inputcollid) && get_collation_isdeterministic(inputcollid)) ||
 			 (bi->opfamily_id == bytea_ops && bi->oplefttype == BYTEAOID)))
 			return WC_FILTER_EQ;
+		/* order: bytea's is its bytes', text's only in the C collation */
+		if (same &&
+			((bi->opfamily_id == text_ops && bi->oplefttype == TEXTOID &&
+			  OidIsValid(inputcollid) && lc_collate_is_c(inputcollid)) ||
+			 (bi->opfamily_id == bytea_ops && bi->oplefttype == BYTEAOID)))
+			return strategy_op[bi->strategy];
 	}
 	return 0;
 }
@@ -380,8 +389,10 @@ wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t, List *lo
  *		late to be stored: left to PostgreSQL).
  */
 static bool
-filter_value(Datum d, Oid vtype, uint64 *value)
+filter_value(Datum d, Oid vtype, WcScanFilter *f)
 {
+	uint64	   *value = &f->value;
+
 	if (vtype == BOOLOID)
 		*value = DatumGetBool(d) ? 1 : 0;
 	else if (is_bytes_type(vtype))
@@ -391,6 +402,13 @@ filter_value(Datum d, Oid vtype, uint64 *value)
 		/* the bytes the column's cells hold for this value */
 		initStringInfo(&buf);
 		wc_encode_value(&buf, d, vtype);
+		if (f->kind == WC_FILTER_ORDERED_BYTES)
+		{
+			/* kept until the request is sent */
+			f->bytes = (const uint8 *) buf.data;
+			*value = (uint64) buf.len;
+			return true;
+		}
 		*value = wc_filter_hash((const uint8 *) buf.data, buf.len);
 		pfree(buf.data);
 	}
@@ -459,7 +477,9 @@ add_filter(WcScanState *ss, List *fl, Datum *values, bool *nulls)
 		col->type == TIMESTAMPTZOID ? WC_FILTER_INT8 :
 		col->type == FLOAT4OID ? WC_FILTER_FLOAT4 :
 		col->type == BOOLOID ? WC_FILTER_BOOL :
-		is_bytes_type(col->type) ? WC_FILTER_BYTES : WC_FILTER_FLOAT8;
+		!is_bytes_type(col->type) ? WC_FILTER_FLOAT8 :
+		op == WC_FILTER_EQ || op == WC_FILTER_IN ? WC_FILTER_BYTES : WC_FILTER_ORDERED_BYTES;
+	f.bytes = NULL;
 	if (op == WC_FILTER_IN)
 	{
 		ArrayType  *arr = DatumGetArrayTypeP(values[e]);
@@ -485,7 +505,7 @@ add_filter(WcScanState *ss, List *fl, Datum *values, bool *nulls)
 		if (elnulls[i])
 			continue;
 		/* a value storage cannot compare: the whole filter stays here */
-		if (added == room || !filter_value(elems[i], vtype, &f.value))
+		if (added == room || !filter_value(elems[i], vtype, &f))
 			return;
 		ss->filters[ss->nfilters + added++] = f;
 	}

@@ -479,8 +479,7 @@ wc_serve_stats(WcClient *c, WcReader *r)
 		memcpy(a.totals, t->totals, sizeof(a.totals));
 		a.approx_bytes = 0;
 		if (wc_successor(end, &endlen) == 0)
-			a.approx_bytes = storage_approximate_size(odb->db, t->name, t->namelen,
-													  end, endlen);
+			a.approx_bytes = sizes_range_bytes(odb, t->name, t->namelen, end, endlen);
 		a.last_sweep = t->last_sweep;
 		a.stats_reset = t->stats_reset;
 		wc_write_stats_answer_table(&c->answer, &a);

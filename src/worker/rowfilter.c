@@ -9,8 +9,10 @@
  * surely false: a missing cell (NULL, for which no comparison is true) or
  * a value that compares wrong.  A cell whose width is not its kind's is
  * kept: the backend raises the error that it is.  Bytes (text, bytea) are
- * compared by their hash: only equality, and a row whose bytes differ from
- * the value's is left out undecoded, even if they are not valid text.  A
+ * compared by their hash for equality, and a row whose bytes differ from
+ * the value's is left out undecoded, even if they are not valid text; for
+ * order (bytea, and text in the C collation), byte by byte and then by
+ * length, as PostgreSQL compares them.  A
  * set of WC_FILTER_IN filters (an IN list) is one filter, met by a cell
  * equal to any of its values.
  *
@@ -45,6 +47,15 @@ wc_row_filter_new(const WcScanRequest *req)
 	f->filters = palloc(sizeof(WcScanFilter) * Max(1, req->nfilters));
 	f->size = palloc(sizeof(int) * Max(1, req->nfilters));
 	memcpy(f->filters, req->filters, sizeof(WcScanFilter) * req->nfilters);
+	/* the request's message goes when the scan has begun */
+	for (int i = 0; i < req->nfilters; i++)
+		if (f->filters[i].kind == WC_FILTER_ORDERED_BYTES && f->filters[i].value > 0)
+		{
+			uint8	   *b = palloc(f->filters[i].value);
+
+			memcpy(b, req->filters[i].bytes, f->filters[i].value);
+			f->filters[i].bytes = b;
+		}
 	for (int i = 0; i < req->nfilters; i += f->size[i])
 	{
 		int			j = i + 1;
@@ -140,6 +151,16 @@ compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
 				memcpy(&v, &bits, 8);
 				memcpy(&c, &flt->value, 8);
 				*cmp = float_cmp(v, c);
+				return true;
+			}
+		case WC_FILTER_ORDERED_BYTES:
+			{
+				/* as byteacmp and varstr_cmp in the C collation */
+				size_t		n = Min(len, (size_t) flt->value);
+				int			c = n > 0 ? memcmp(data, flt->bytes, n) : 0;
+
+				*cmp = c != 0 ? (c > 0 ? 1 : -1) :
+					len > flt->value ? 1 : len < flt->value ? -1 : 0;
 				return true;
 			}
 	}

@@ -8,7 +8,12 @@
  * (leveldb_approximate_sizes), which it reads from its table files'
  * indexes, not from the data: so it counts the files, not what is still
  * in the memtable (the most recent writes, up to the server's
- * write_buffer_size), and it is as fine as one data block.
+ * write_buffer_size), and it is as fine as one data block.  A range the
+ * estimate finds empty may hold writes not yet flushed: its entries are
+ * walked and their bytes counted instead (sizes_range_bytes), at most two
+ * memtables' worth (the one being written and the one being flushed), so
+ * that a table that holds data never reports 0 bytes, and SAMPLE then
+ * splits it by the bytes walked.
  *
  * SAMPLE finds a split point for every step of bytes by bisecting the key
  * space between the last split point and the table's end with that
@@ -37,6 +42,50 @@
  */
 #define WC_BISECT_STEPS			96
 #define WC_BISECT_GRAIN			(16 * 1024)
+
+struct WcSampling;
+
+/*
+ * Walk [start, end) counting the bytes of its keys
+ * and values, until max; with split points each step bytes into sm when
+ * sm is given.
+ */
+static uint64
+walk_bytes(WcIter *it, const uint8 *start, size_t slen, const uint8 *end, size_t elen,
+		   uint64 max, struct WcSampling *sm);
+
+/* Two memtables: all a range LevelDB's estimate misses can hold. */
+static uint64
+fresh_max(WcOpenDb *odb)
+{
+	return (uint64) 2 * Max(odb->opts.write_buffer_mb, 1) * 1024 * 1024;
+}
+
+/*
+ * sizes_range_bytes
+ *		The bytes of [start, end): LevelDB's estimate, or when that is 0 the
+ *		bytes of the entries there, walked (writes still in the memtable).
+ */
+uint64
+sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen, const uint8 *end, size_t elen)
+{
+	uint64		bytes = storage_approximate_size(odb->db, start, slen, end, elen);
+	WcIter	   *it;
+
+	if (bytes > 0)
+		return bytes;
+	it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
+	PG_TRY();
+	{
+		bytes = walk_bytes(it, start, slen, end, elen, fresh_max(odb), NULL);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+	}
+	PG_END_TRY();
+	return bytes;
+}
 
 /* LevelDB's estimate of the bytes from start up to key. */
 static uint64
@@ -147,6 +196,7 @@ typedef struct WcSampling
 	WcBytes    *keys;			/* the split points found (row keys) */
 	uint64	   *offsets;
 	int			n;
+	bool		walked;			/* the estimate found nothing: walk */
 } WcSampling;
 
 /* Find the split points, reading an entry each with it. */
@@ -210,6 +260,61 @@ sample_points(WcSampling *sm, WcIter *it)
 	storage_iter_check(it);
 }
 
+static uint64
+walk_bytes(WcIter *it, const uint8 *start, size_t slen, const uint8 *end, size_t elen,
+		   uint64 max, struct WcSampling *sm)
+{
+	uint64		bytes = 0;
+	uint64		target = sm ? sm->step : 0;
+	StringInfoData row;
+
+	initStringInfo(&row);
+	for (storage_iter_seek(it, start, slen); storage_iter_valid(it); storage_iter_next(it))
+	{
+		size_t		klen,
+					vlen;
+		const uint8 *key = storage_iter_key(it, &klen);
+
+		if (wc_compare_bytes(key, klen, end, elen) >= 0)
+			break;
+		(void) storage_iter_value(it, &vlen);
+
+		/* a split point where a row begins at or past the next step */
+		if (sm != NULL && bytes >= target && sm->n < WC_SAMPLE_MAX)
+		{
+			size_t		plen = row_prefix_len(key, klen, sm->start.len);
+
+			if (plen > 0 && (row.len != (int) plen || memcmp(row.data, key, plen) != 0))
+			{
+				uint8	   *raw = palloc(plen - sm->start.len);
+				size_t		consumed;
+				size_t		rawlen;
+
+				(void) wc_unescape(key + sm->start.len, plen - sm->start.len, raw,
+								   &consumed, &rawlen);
+				sm->keys[sm->n].data = raw;
+				sm->keys[sm->n].len = rawlen;
+				sm->offsets[sm->n] = bytes;
+				sm->n++;
+				target = (bytes / sm->step + 1) * sm->step;
+			}
+		}
+		if (sm != NULL)
+		{
+			size_t		plen = row_prefix_len(key, klen, sm->start.len);
+
+			if (plen > 0 && (row.len != (int) plen || memcmp(row.data, key, plen) != 0))
+				copy_key(&row, key, plen);
+		}
+		bytes += klen + vlen;
+		if (bytes >= max)
+			break;
+	}
+	storage_iter_check(it);
+	pfree(row.data);
+	return bytes;
+}
+
 /*
  * sizes_sample
  *		SAMPLE: Bigtable's SampleRowKeys for the table whose escaped name is
@@ -232,6 +337,7 @@ sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out)
 	(void) wc_successor(sm.end, &sm.end_len);	/* a component ends in 00 01 */
 	sm.total = storage_approximate_size(odb->db, sm.start.data, sm.start.len,
 										sm.end, sm.end_len);
+	sm.walked = sm.total == 0;
 	sm.step = Min(WC_SAMPLE_STEP_BYTES, sm.total / WC_SAMPLE_MIN_PARTS);
 	sm.step = Max(sm.step, sm.total / WC_SAMPLE_MAX);
 	sm.step = Max(sm.step, 1);
@@ -243,7 +349,20 @@ sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out)
 	it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
 	PG_TRY();
 	{
-		sample_points(&sm, it);
+		if (sm.walked)
+		{
+			/* all in the memtable: split by the bytes walked, in two passes */
+			sm.total = walk_bytes(it, sm.start.data, sm.start.len, sm.end, sm.end_len,
+								  fresh_max(odb), NULL);
+			sm.step = Max(Min(WC_SAMPLE_STEP_BYTES, sm.total / WC_SAMPLE_MIN_PARTS),
+						  sm.total / WC_SAMPLE_MAX);
+			sm.step = Max(sm.step, 1);
+			if (sm.total > 0)
+				(void) walk_bytes(it, sm.start.data, sm.start.len, sm.end, sm.end_len,
+								  sm.total, &sm);
+		}
+		else
+			sample_points(&sm, it);
 	}
 	PG_FINALLY();
 	{
@@ -356,8 +475,8 @@ cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req)
 	uint64		total = 0;
 
 	for (int i = 0; i < req->nranges; i++)
-		total += storage_approximate_size(odb->db,
-										  req->ranges[i].start.data, req->ranges[i].start.len,
-										  req->ranges[i].end.data, req->ranges[i].end.len);
+		total += sizes_range_bytes(odb,
+								   req->ranges[i].start.data, req->ranges[i].start.len,
+								   req->ranges[i].end.data, req->ranges[i].end.len);
 	return total;
 }

@@ -268,10 +268,13 @@ scan_request(const uint8_t *data, size_t size)
 			CHECK(req.filters[i].col < req.ncols &&
 				  n_components(req.cols[req.filters[i].col], 2) &&
 				  req.filters[i].kind >= WC_FILTER_INT2 &&
-				  req.filters[i].kind <= WC_FILTER_BYTES &&
+				  req.filters[i].kind <= WC_FILTER_ORDERED_BYTES &&
 				  req.filters[i].op >= WC_FILTER_LT && req.filters[i].op <= WC_FILTER_IN &&
 				  (req.filters[i].kind != WC_FILTER_BYTES || req.filters[i].op == WC_FILTER_EQ ||
-				   req.filters[i].op == WC_FILTER_IN));
+				   req.filters[i].op == WC_FILTER_IN) &&
+				  (req.filters[i].kind != WC_FILTER_ORDERED_BYTES ||
+				   (req.filters[i].op != WC_FILTER_IN &&
+					(req.filters[i].value == 0 || req.filters[i].bytes != NULL))));
 		initStringInfo(&buf);
 		wc_write_scan(&buf, &req);
 		check_same(&buf, data, size);

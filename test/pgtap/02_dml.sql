@@ -15,7 +15,7 @@
 SET client_min_messages = warning;
 SET check_function_bodies = off;
 
-SELECT plan(85);
+SELECT plan(86);
 
 \ir setup.psql
 
@@ -58,7 +58,7 @@ WITH r AS (
 		('k03', NULL, 'three', 3.25, NULL),
 		('k04', 4, NULL, NULL, NULL),
 		('K05 upper', 5, 'five', 5, '2024-01-05'),
-		('', 0, 'empty key', 0, NULL),
+		(' ', 0, 'blank key', 0, NULL),
 		('ä unicode key', 6, 'ü', 6e100, '2024-01-06')
 	RETURNING *)
 INSERT INTO ret_f SELECT 'insert values', r::text FROM r;
@@ -69,7 +69,7 @@ WITH r AS (
 		('k03', NULL, 'three', 3.25, NULL),
 		('k04', 4, NULL, NULL, NULL),
 		('K05 upper', 5, 'five', 5, '2024-01-05'),
-		('', 0, 'empty key', 0, NULL),
+		(' ', 0, 'blank key', 0, NULL),
 		('ä unicode key', 6, 'ü', 6e100, '2024-01-06')
 	RETURNING *)
 INSERT INTO ret_n SELECT 'insert values', r::text FROM r;
@@ -312,6 +312,9 @@ SELECT throws_ok('UPDATE dml_f SET k = k || ''x'' WHERE k = ''k03''', '0A000',
 SELECT throws_ok('UPDATE dml_f SET k = NULL WHERE k = ''k03''', '23502',
 	'row key of foreign table "dml_f" cannot be null',
 	'UPDATE of the row key to NULL is refused');
+SELECT throws_ok('INSERT INTO dml_f (k, a) VALUES (''k09'', 9), ('''', 1)', '22023',
+	'row key of foreign table "dml_f" cannot be empty',
+	'INSERT of an empty row key is refused, as Bigtable refuses it');
 SELECT pg_temp.state_eq('refused UPDATEs of the row key change nothing');
 
 -- UPDATE matching nothing

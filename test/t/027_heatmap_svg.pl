@@ -129,6 +129,14 @@ is(png_size("$dir/writes.png"), '1200x640', 'and renders to a 1200x640 PNG');
 my ($first_label) = $svg =~ m{<text x="\d+" y="[\d.]+" fill="#c0392b">([^<]*)</text>};
 like($first_label, qr/^2026-/, "the hottest key group is the timestamp keys' ($first_label)");
 like($svg, qr/>(asia-east1|europe-west2|us-central1|us-west2)#balloon\d+#\d+</, 'well-designed keys label the key axis');
+# the time axis is the hour since "since", a column per bucket, quiet ones
+# too: the writes of a minute or two are one column of 60 (720 / 60 = 12
+# pixels), and the axis is labelled evenly from the start
+my @widths = $svg =~ m{<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="[\d.]+" fill="#[0-9a-f]{6}"><title>}g;
+ok(@widths > 0 && !grep({ $_ ne '12.00' } @widths), 'every busy cell is one bucket of 60 wide (' . join(',', @widths[0 .. ($#widths < 3 ? $#widths : 3)]) . ')');
+my @ticks = $svg =~ m{<line x1="([\d.]+)" y1="530" x2="[\d.]+" y2="535" stroke="#444"/><text}g;
+is(join(',', @ticks), join(',', map { sprintf('%.1f', 220 + $_ * 12) } (0, 8, 16, 24, 32, 40, 48, 56)),
+	'the time axis has a label every 8 buckets, from the first');
 
 $node->safe_psql('postgres', q{SELECT count(*) FROM balloon WHERE k LIKE 'us-west2#%'});
 ($title) = render('reads', q{widecolumn.key_heatmap_svg('balloon')});
