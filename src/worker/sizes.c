@@ -199,6 +199,21 @@ typedef struct WcSampling
 	bool		walked;			/* the estimate found nothing: walk */
 } WcSampling;
 
+/* A split point: the row key of the stored key's first plen bytes, at offset. */
+static void
+add_split(WcSampling *sm, const uint8 *key, size_t plen, uint64 offset)
+{
+	uint8	   *raw = palloc(plen - sm->start.len);
+	size_t		consumed;
+	size_t		rawlen;
+
+	(void) wc_unescape(key + sm->start.len, plen - sm->start.len, raw, &consumed, &rawlen);
+	sm->keys[sm->n].data = raw;
+	sm->keys[sm->n].len = rawlen;
+	sm->offsets[sm->n] = offset;
+	sm->n++;
+}
+
 /* Find the split points, reading an entry each with it. */
 static void
 sample_points(WcSampling *sm, WcIter *it)
@@ -236,18 +251,7 @@ sample_points(WcSampling *sm, WcIter *it)
 		if (offset >= sm->total)
 			break;
 		if (offset > lo_bytes)
-		{
-			uint8	   *raw = palloc(plen - sm->start.len);
-			size_t		consumed;
-			size_t		rawlen;
-
-			(void) wc_unescape(key + sm->start.len, plen - sm->start.len, raw,
-							   &consumed, &rawlen);
-			sm->keys[sm->n].data = raw;
-			sm->keys[sm->n].len = rawlen;
-			sm->offsets[sm->n] = offset;
-			sm->n++;
-		}
+			add_split(sm, key, plen, offset);
 
 		/*
 		 * On from this row's start, whose bytes are before the next target;
@@ -279,32 +283,20 @@ walk_bytes(WcIter *it, const uint8 *start, size_t slen, const uint8 *end, size_t
 			break;
 		(void) storage_iter_value(it, &vlen);
 
-		/* a split point where a row begins at or past the next step */
-		if (sm != NULL && bytes >= target && sm->n < WC_SAMPLE_MAX)
-		{
-			size_t		plen = row_prefix_len(key, klen, sm->start.len);
-
-			if (plen > 0 && (row.len != (int) plen || memcmp(row.data, key, plen) != 0))
-			{
-				uint8	   *raw = palloc(plen - sm->start.len);
-				size_t		consumed;
-				size_t		rawlen;
-
-				(void) wc_unescape(key + sm->start.len, plen - sm->start.len, raw,
-								   &consumed, &rawlen);
-				sm->keys[sm->n].data = raw;
-				sm->keys[sm->n].len = rawlen;
-				sm->offsets[sm->n] = bytes;
-				sm->n++;
-				target = (bytes / sm->step + 1) * sm->step;
-			}
-		}
 		if (sm != NULL)
 		{
 			size_t		plen = row_prefix_len(key, klen, sm->start.len);
 
 			if (plen > 0 && (row.len != (int) plen || memcmp(row.data, key, plen) != 0))
+			{
+				/* a split point where a row begins at or past the next step */
+				if (bytes >= target && sm->n < WC_SAMPLE_MAX)
+				{
+					add_split(sm, key, plen, bytes);
+					target = (bytes / sm->step + 1) * sm->step;
+				}
 				copy_key(&row, key, plen);
+			}
 		}
 		bytes += klen + vlen;
 		if (bytes >= max)
