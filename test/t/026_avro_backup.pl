@@ -2,7 +2,8 @@
 # Backup and restore with Avro files: every stored table of a server is
 # exported while another session writes, the tables are dropped, their
 # families made again and the files imported: the data is the same,
-# versions and timestamps included.  The export is of one snapshot: the
+# versions and timestamps (to the millisecond, as Bigtable keeps them)
+# included.  The export is of one snapshot: the
 # writer changes the table's first and last rows in each of its
 # transactions, so a file that mixed two moments would hold different
 # versions for them.
@@ -54,13 +55,19 @@ CREATE TABLE saved_families AS SELECT * FROM widecolumn.families('wc');
 });
 
 # Every version of a stored table but the writer's two rows, as one digest
+# The versions as an export keeps them, in Bigtable's milliseconds: each
+# timestamp rounded down, the newest of a cell's versions in one
+# millisecond.
 sub digest
 {
 	my ($t) = @_;
 	return $node->safe_psql('postgres', qq{
 SELECT count(*) || ' ' || md5(string_agg(format('%s|%s|%s|%s|%s', rowkey, family, qualifier, ts, value),
 	',' ORDER BY rowkey, family, qualifier, ts DESC))
-	FROM $t WHERE rowkey NOT IN ('a', 'zzz')});
+	FROM (SELECT DISTINCT ON (rowkey, family, qualifier, date_trunc('milliseconds', ts))
+	             rowkey, family, qualifier, date_trunc('milliseconds', ts) AS ts, value
+	        FROM $t WHERE rowkey NOT IN ('a', 'zzz')
+	       ORDER BY rowkey, family, qualifier, date_trunc('milliseconds', ts), ts DESC) v});
 }
 my %before = map { $_ => digest("bk_$_") } qw(users events);
 
