@@ -84,18 +84,6 @@ prefix_ranges(WcTable *t, bytea *prefix)
 	return list_make1(kr);
 }
 
-/*
- * export_rows
- *		Write every version of t's stored table (of the rows with prefix)
- *		that its policies keep to w, from one snapshot.
- *
- * Bigtable keeps timestamps in milliseconds and refuses a timestamp_micros
- * that is not a multiple of 1000, so each version's timestamp is rounded
- * down to its millisecond; of two versions of one cell in one millisecond
- * the newer is kept, as Bigtable keeps the last write (docs/format.md,
- * "Timestamps").  The scan gives a cell's versions newest first.  Returns
- * the versions written; *merged says how many were left out.
- */
 /* A cell's name, (row key, family, qualifier), as export_rows compares them. */
 typedef struct CellName
 {
@@ -127,6 +115,18 @@ remember_cell(CellName *last, const WcBytes *key, const WcBytes *family, const W
 	last->family_len = family->len;
 }
 
+/*
+ * export_rows
+ *		Write every version of t's stored table (of the rows with prefix)
+ *		that its policies keep to w, from one snapshot.
+ *
+ * Bigtable keeps timestamps in milliseconds and refuses a timestamp_micros
+ * that is not a multiple of 1000, so each version's timestamp is rounded
+ * down to its millisecond; of two versions of one cell in one millisecond
+ * the newer is kept, as Bigtable keeps the last write (docs/format.md,
+ * "Timestamps").  The scan gives a cell's versions newest first.  Returns
+ * the versions written; *merged says how many were left out.
+ */
 static uint64
 export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w, uint64 *merged)
 {

@@ -133,6 +133,14 @@ wc_like_prefix(const char *pat, int len, bool bytes, StringInfo prefix, bool *pu
 			*pure = false;
 }
 
+/* A text Const of these bytes, for a prefix or key read off a pattern. */
+static Const *
+text_const(const char *data, int len)
+{
+	return makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+					 PointerGetDatum(cstring_to_text_with_len(data, len)), false, false);
+}
+
 /*
  * key_condition
  *		The key condition for clause, or NULL if it cannot be pushed.
@@ -259,10 +267,7 @@ key_condition(PlannerInfo *root, Node *clause, Index relid, WcTable *t,
 			if (!whole)
 				*exact = false;
 			return make_atom(whole ? WC_KEY_EQ : WC_KEY_PREFIX,
-							 (Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
-												PointerGetDatum(cstring_to_text(prefix)),
-												false, false),
-							 exprs);
+							 (Node *) text_const(prefix, strlen(prefix)), exprs);
 		}
 
 		op_input_types(op->opno, &lefttype, &righttype);
@@ -328,6 +333,16 @@ key_condition(PlannerInfo *root, Node *clause, Index relid, WcTable *t,
 	return NULL;
 }
 
+/* Is node (under any RelabelType) column attnum of this relation, the part's? */
+static bool
+is_part_var(Node *node, Index relid, int attnum)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) && ((Var *) node)->varno == relid &&
+		((Var *) node)->varattno == attnum && ((Var *) node)->varlevelsup == 0;
+}
+
 /* The value a clause "part = value" (or <, <=, >, >=) compares with. */
 static Node *
 part_comparison(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col,
@@ -353,14 +368,12 @@ part_comparison(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col,
 		left = (Node *) ((RelabelType *) left)->arg;
 	while (right && IsA(right, RelabelType))
 		right = (Node *) ((RelabelType *) right)->arg;
-	if (IsA(left, Var) && ((Var *) left)->varno == relid && ((Var *) left)->varattno == attnum &&
-		is_key_value(root, right, relid))
+	if (is_part_var(left, relid, attnum) && is_key_value(root, right, relid))
 	{
 		var_left = true;
 		value = right;
 	}
-	else if (IsA(right, Var) && ((Var *) right)->varno == relid &&
-			 ((Var *) right)->varattno == attnum && is_key_value(root, left, relid))
+	else if (is_part_var(right, relid, attnum) && is_key_value(root, left, relid))
 	{
 		var_left = false;
 		value = left;
@@ -396,7 +409,6 @@ static Const *
 part_like(RestrictInfo *ri, Index relid, WcColumn *col, int attnum, bool *pure)
 {
 	OpExpr	   *op;
-	Node	   *left;
 	Const	   *pat;
 	StringInfoData prefix;
 	bool		no_wildcard;
@@ -407,10 +419,7 @@ part_like(RestrictInfo *ri, Index relid, WcColumn *col, int attnum, bool *pure)
 	op = (OpExpr *) ri->clause;
 	if (op->opno != OID_TEXT_LIKE_OP || list_length(op->args) != 2)
 		return NULL;
-	left = linitial(op->args);
-	while (left && IsA(left, RelabelType))
-		left = (Node *) ((RelabelType *) left)->arg;
-	if (!IsA(left, Var) || ((Var *) left)->varno != relid || ((Var *) left)->varattno != attnum ||
+	if (!is_part_var(linitial(op->args), relid, attnum) ||
 		!IsA(lsecond(op->args), Const) || ((Const *) lsecond(op->args))->constisnull)
 		return NULL;
 	if (OidIsValid(op->inputcollid) && !get_collation_isdeterministic(op->inputcollid))
@@ -426,9 +435,7 @@ part_like(RestrictInfo *ri, Index relid, WcColumn *col, int attnum, bool *pure)
 		return NULL;
 	if (no_wildcard)
 		*pure = false;			/* equal to the prefix: checked again */
-	return makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
-					 PointerGetDatum(cstring_to_text_with_len(prefix.data, prefix.len)),
-					 false, false);
+	return text_const(prefix.data, prefix.len);
 }
 
 /* The array a clause "part = ANY (array)" compares with. */
@@ -436,7 +443,6 @@ static Node *
 part_in(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col, int attnum)
 {
 	ScalarArrayOpExpr *sa;
-	Node	   *left;
 	Oid			opclass = GetDefaultOpClass(col->type, BTREE_AM_OID);
 	Oid			lefttype,
 				righttype;
@@ -446,11 +452,8 @@ part_in(PlannerInfo *root, RestrictInfo *ri, Index relid, WcColumn *col, int att
 	sa = (ScalarArrayOpExpr *) ri->clause;
 	if (!sa->useOr || list_length(sa->args) != 2)
 		return NULL;
-	left = linitial(sa->args);
-	while (left && IsA(left, RelabelType))
-		left = (Node *) ((RelabelType *) left)->arg;
-	if (!IsA(left, Var) || ((Var *) left)->varno != relid || ((Var *) left)->varattno != attnum ||
-		((Var *) left)->varlevelsup != 0 || !is_key_value(root, lsecond(sa->args), relid))
+	if (!is_part_var(linitial(sa->args), relid, attnum) ||
+		!is_key_value(root, lsecond(sa->args), relid))
 		return NULL;
 	op_input_types(sa->opno, &lefttype, &righttype);
 	if (getBaseType(lefttype) != get_opclass_input_type(opclass) ||

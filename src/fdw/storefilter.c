@@ -56,7 +56,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
@@ -189,9 +188,9 @@ filter_op(Oid opno, Oid inputcollid)
 			return WC_FILTER_EQ;
 		/* order: bytea's is its bytes', text's only in the C collation */
 		if (same &&
-			((bi->opfamily_id == text_ops && bi->oplefttype == TEXTOID &&
-			  OidIsValid(inputcollid) && lc_collate_is_c(inputcollid)) ||
-			 (bi->opfamily_id == bytea_ops && bi->oplefttype == BYTEAOID)))
+			((bi->opfamily_id == text_ops && bi->oplefttype == TEXTOID) ||
+			 (bi->opfamily_id == bytea_ops && bi->oplefttype == BYTEAOID)) &&
+			wc_collation_is_bytewise(bi->oplefttype, inputcollid))
 			return strategy_op[bi->strategy];
 	}
 	return 0;

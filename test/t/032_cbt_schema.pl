@@ -25,6 +25,8 @@ my $node = wc_node('wc_cbt');
 my $port = PostgreSQL::Test::Cluster::get_free_port();
 my $emulator = IPC::Run::start([ $EMULATOR, '-host', '127.0.0.1', '-port', $port ],
 	'>', \my $emu_out, '2>', \my $emu_err);
+# stopped however the test ends, a failed check or a die included
+END { local $?; $emulator->kill_kill if $emulator; }
 
 # cbt finds the project and instance in ~/.cbtrc, so the printed lines
 # run as they are
@@ -106,6 +108,5 @@ SELECT string_agg(concat_ws('|', table_name, family, gc_policy, coalesce(aggrega
   FROM widecolumn.families('wc')}),
 	'cbt ls shows every family of families(), with its policy and aggregate');
 
-$emulator->kill_kill;
 $node->stop;
 done_testing();
