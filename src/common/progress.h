@@ -28,7 +28,9 @@ typedef enum WcProgressOp
 	WC_PROGRESS_DROP_ROW_RANGE,
 	WC_PROGRESS_COMMIT,
 	WC_PROGRESS_EXPORT_AVRO,
-	WC_PROGRESS_IMPORT_AVRO
+	WC_PROGRESS_IMPORT_AVRO,
+	WC_PROGRESS_BACKUP,
+	WC_PROGRESS_RESTORE
 } WcProgressOp;
 
 /* What done and total count (the unit column). */

@@ -3,7 +3,8 @@
  * avro.c
  *	  widecolumn.export_avro and widecolumn.import_avro: a stored table's
  *	  every cell version, in Bigtable's own Avro format (avrofile.c), to
- *	  and from a server file or a large object.
+ *	  and from a server file or a large object.  The export and import of
+ *	  one table are also backup.c's, a table at a time (avro.h).
  *
  * Export reads the versions as a cells-layout table's scan does (a SCAN
  * with WC_SCAN_CELLS: every version the families' policies keep, in key
@@ -38,6 +39,7 @@
 #include "utils/memutils.h"
 
 #include "common/keycodec.h"
+#include "fdw/avro.h"
 #include "fdw/avrofile.h"
 #include "fdw/cells.h"
 #include "fdw/fdw.h"
@@ -84,7 +86,7 @@ prefix_ranges(WcTable *t, bytea *prefix)
 	return list_make1(kr);
 }
 
-/* A cell's name, (row key, family, qualifier), as export_rows compares them. */
+/* A cell's name, (row key, family, qualifier), as an export compares them. */
 typedef struct CellName
 {
 	StringInfoData buf;			/* the three, one after another */
@@ -116,19 +118,22 @@ remember_cell(CellName *last, const WcBytes *key, const WcBytes *family, const W
 }
 
 /*
- * export_rows
+ * wc_avro_export_table
  *		Write every version of t's stored table (of the rows with prefix)
- *		that its policies keep to w, from one snapshot.
+ *		that its policies keep to w, from one snapshot; report the work as
+ *		op in widecolumn.progress.
  *
- * Bigtable keeps timestamps in milliseconds and refuses a timestamp_micros
- * that is not a multiple of 1000, so each version's timestamp is rounded
- * down to its millisecond; of two versions of one cell in one millisecond
- * the newer is kept, as Bigtable keeps the last write (docs/format.md,
- * "Timestamps").  The scan gives a cell's versions newest first.  Returns
- * the versions written; *merged says how many were left out.
+ * For Bigtable (millis), Bigtable keeps timestamps in milliseconds and
+ * refuses a timestamp_micros that is not a multiple of 1000, so each
+ * version's timestamp is rounded down to its millisecond; of two versions
+ * of one cell in one millisecond the newer is kept, as Bigtable keeps the
+ * last write (docs/format.md, "Timestamps").  A backup keeps microseconds,
+ * every version as it is.  The scan gives a cell's versions newest first.
+ * Returns the versions written; *merged says how many were left out.
  */
-static uint64
-export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w, uint64 *merged)
+uint64
+wc_avro_export_table(WcTable *t, bytea *prefix, WcAvroWriter *w, bool millis,
+					 WcProgressOp op, uint64 *merged)
 {
 	List	   *ranges = prefix_ranges(t, prefix);
 	WcScanRequest req;
@@ -154,7 +159,7 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w, uint64 *merged)
 	last.key_len = last.family_len = 0;
 	*merged = 0;
 	db = wc_client_open_db(t);
-	wc_progress_begin(WC_PROGRESS_EXPORT_AVRO, t->table, WC_UNIT_VERSIONS_EXPORTED, false, 0);
+	wc_progress_begin(op, t->table, WC_UNIT_VERSIONS_EXPORTED, false, 0);
 	snapshot = wc_client_snapshot_acquire(db);
 	memset(&req, 0, sizeof(req));
 	req.snapshot = snapshot;
@@ -199,15 +204,20 @@ export_rows(WcTable *t, bytea *prefix, WcAvroWriter *w, uint64 *merged)
 					 errmsg("stored table \"%s\" holds a row with an empty row key", t->table),
 					 errdetail("Bigtable refuses empty row keys, so its import would reject the file."),
 					 errhint("Delete the row (DELETE ... WHERE rowkey = '') or copy its cells to another key first.")));
-		if (last_ms >= 0 && same_cell(&last, &row.key, &cells[0], &cells[1]) && (int64) (ts / 1000) == last_ms)
+		if (millis)
 		{
-			(*merged)++;
-			continue;
+			if (last_ms >= 0 && same_cell(&last, &row.key, &cells[0], &cells[1]) &&
+				(int64) (ts / 1000) == last_ms)
+			{
+				(*merged)++;
+				continue;
+			}
+			remember_cell(&last, &row.key, &cells[0], &cells[1]);
+			last_ms = (int64) (ts / 1000);
+			ts = (uint64) last_ms * 1000;
 		}
-		remember_cell(&last, &row.key, &cells[0], &cells[1]);
-		last_ms = (int64) (ts / 1000);
 		wc_avro_write_cell(w, row.key.data, row.key.len, cells[0].data, cells[0].len,
-						   cells[1].data, cells[1].len, last_ms * 1000,
+						   cells[1].data, cells[1].len, (int64) ts,
 						   cells[2].data, cells[2].len);
 		versions++;
 	}
@@ -320,7 +330,7 @@ wc_export_avro(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		w = wc_avro_writer_begin(fp, codec, path);
-		(void) export_rows(t, prefix, w, &merged);
+		(void) wc_avro_export_table(t, prefix, w, true, WC_PROGRESS_EXPORT_AVRO, &merged);
 		rows = wc_avro_writer_finish(w);
 		w = NULL;
 		if (fflush(fp) != 0 || ferror(fp) || pg_fsync(fileno(fp)) != 0)
@@ -378,7 +388,7 @@ wc_export_avro_lo(PG_FUNCTION_ARGS)
 	PG_TRY();
 	{
 		w = wc_avro_writer_begin(fp, codec, "large object");
-		(void) export_rows(t, prefix, w, &merged);
+		(void) wc_avro_export_table(t, prefix, w, true, WC_PROGRESS_EXPORT_AVRO, &merged);
 		(void) wc_avro_writer_finish(w);
 		w = NULL;
 	}
@@ -498,21 +508,23 @@ import_cell(const WcCellsRow *row, const WcAvroCell *c, WcImportKey *k, size_t *
 					c->value, c->value_len);
 }
 
-/*
- * import_rows
- *		Log every version of the file fp holds; returns its rows.
- */
 /* The size of an open file, for the progress of its import (0: unknown). */
-static uint64
-file_size(FILE *fp)
+uint64
+wc_avro_file_size(FILE *fp)
 {
 	struct stat st;
 
 	return fstat(fileno(fp), &st) == 0 && st.st_size > 0 ? (uint64) st.st_size : 0;
 }
 
-static uint64
-import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
+/*
+ * wc_avro_import_file
+ *		Log every version of the file fp holds, reporting the work as op in
+ *		widecolumn.progress; returns its rows, and *versions its versions.
+ */
+uint64
+wc_avro_import_file(WcTable *t, FILE *fp, const char *name, uint64 file_bytes,
+					WcProgressOp op, uint64 *versions)
 {
 	WcImportPlace place = {name, NULL};
 	ErrorContextCallback errcb;
@@ -520,8 +532,10 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 	MemoryContext row_cxt;
 	WcImportKey fq;
 	volatile uint64 rows = 0;
+	volatile uint64 cells = 0;
 
-	PreventCommandIfReadOnly("widecolumn.import_avro()");
+	PreventCommandIfReadOnly(op == WC_PROGRESS_RESTORE ? "widecolumn.restore()" :
+							 "widecolumn.import_avro()");
 	wc_as_of_forbid(false);
 	row_cxt = AllocSetContextCreate(CurrentMemoryContext, "widecolumn_fdw import row",
 									ALLOCSET_DEFAULT_SIZES);
@@ -539,7 +553,7 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 		int			ncells;
 		WcCellsRow	row;
 
-		wc_progress_begin(WC_PROGRESS_IMPORT_AVRO, t->table, WC_UNIT_FILE_BYTES, true, file_bytes);
+		wc_progress_begin(op, t->table, WC_UNIT_FILE_BYTES, true, file_bytes);
 		r = place.r = wc_avro_reader_begin(fp, name);
 		while (wc_avro_next_row(r, &key, &keylen, &ncells))
 		{
@@ -565,6 +579,7 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 				wc_avro_row_cell(r, i, &c);
 				import_cell(&row, &c, &fq, &row_bytes);
 			}
+			cells += ncells;
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(row_cxt);
 			/* this session works alone: it says how far it is itself */
@@ -591,6 +606,7 @@ import_rows(WcTable *t, FILE *fp, const char *name, uint64 file_bytes)
 	PG_END_TRY();
 	error_context_stack = errcb.previous;
 	MemoryContextDelete(row_cxt);
+	*versions = cells;
 	return rows;
 }
 
@@ -604,13 +620,14 @@ wc_import_avro(PG_FUNCTION_ARGS)
 	WcTable    *t = wc_table_arg(fcinfo, ACL_INSERT);
 	FILE	   *fp;
 	uint64		rows;
+	uint64		versions;
 
 	fp = AllocateFile(path, PG_BINARY_R);
 	if (fp == NULL)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not open file \"%s\" for reading: %m", path)));
-	rows = import_rows(t, fp, path, file_size(fp));
+	rows = wc_avro_import_file(t, fp, path, wc_avro_file_size(fp), WC_PROGRESS_IMPORT_AVRO, &versions);
 	FreeFile(fp);
 	PG_RETURN_INT64((int64) rows);
 }
@@ -625,6 +642,7 @@ wc_import_avro_lo(PG_FUNCTION_ARGS)
 	bytea	   *data;
 	FILE	   *volatile fp;
 	uint64		rows = 0;
+	uint64		versions;
 	char		name[64];
 
 	if (PG_ARGISNULL(1))
@@ -639,7 +657,8 @@ wc_import_avro_lo(PG_FUNCTION_ARGS)
 		elog(ERROR, "could not open memory as a file: %m");
 	PG_TRY();
 	{
-		rows = import_rows(t, fp, name, VARSIZE_ANY_EXHDR(data));
+		rows = wc_avro_import_file(t, fp, name, VARSIZE_ANY_EXHDR(data),
+								   WC_PROGRESS_IMPORT_AVRO, &versions);
 	}
 	PG_FINALLY();
 	{

@@ -105,8 +105,8 @@ server_arg(FunctionCallInfo fcinfo, int n)
  * The server, if the user owns it (or is a superuser): dropping data needs
  * more than USAGE.
  */
-static ForeignServer *
-owned_server_arg(FunctionCallInfo fcinfo, int n)
+ForeignServer *
+wc_owned_server_arg(FunctionCallInfo fcinfo, int n)
 {
 	ForeignServer *server = server_arg(fcinfo, n);
 
@@ -126,13 +126,9 @@ escaped(const char *name, size_t *len)
 }
 
 /* A stored table's name, checked as the option "table" is. */
-static char *
-table_arg(FunctionCallInfo fcinfo, int n)
+static void
+check_table_name(const char *name)
 {
-	char	   *name;
-
-	require_arg(fcinfo, n, "table_name");
-	name = text_to_cstring(PG_GETARG_TEXT_PP(n));
 	if (name[0] == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -144,17 +140,23 @@ table_arg(FunctionCallInfo fcinfo, int n)
 				 errmsg("invalid stored table name"),
 				 errdetail("The name is %zu bytes long; the limit is %d.",
 						   strlen(name), WC_MAX_QUALIFIER)));
+}
+
+static char *
+table_arg(FunctionCallInfo fcinfo, int n)
+{
+	char	   *name;
+
+	require_arg(fcinfo, n, "table_name");
+	name = text_to_cstring(PG_GETARG_TEXT_PP(n));
+	check_table_name(name);
 	return name;
 }
 
 /* A family's name, as Bigtable allows them. */
-static char *
-family_arg(FunctionCallInfo fcinfo, int n)
+static void
+check_family_name(const char *name)
 {
-	char	   *name;
-
-	require_arg(fcinfo, n, "family");
-	name = text_to_cstring(PG_GETARG_TEXT_PP(n));
 	if (!wc_valid_family(name, strlen(name)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_NAME),
@@ -166,6 +168,16 @@ family_arg(FunctionCallInfo fcinfo, int n)
 				 errmsg("column family name \"%s\" is too long", name),
 				 errdetail("The name is %zu bytes long; the limit is %d.",
 						   strlen(name), WC_MAX_FAMILY_NAME)));
+}
+
+static char *
+family_arg(FunctionCallInfo fcinfo, int n)
+{
+	char	   *name;
+
+	require_arg(fcinfo, n, "family");
+	name = text_to_cstring(PG_GETARG_TEXT_PP(n));
+	check_family_name(name);
 	return name;
 }
 
@@ -199,16 +211,13 @@ policy_error_detail(WcGcError e, int at)
 
 /* A policy, in its canonical text. */
 static char *
-policy_arg(FunctionCallInfo fcinfo, int n)
+canonical_policy(const char *spec)
 {
-	char	   *spec;
 	WcGcPolicy	policy;
 	size_t		where;
 	WcGcError	e;
 	char	   *canonical = palloc(WC_GC_MAX_TEXT);
 
-	require_arg(fcinfo, n, "gc_policy");
-	spec = text_to_cstring(PG_GETARG_TEXT_PP(n));
 	e = wc_gc_parse(spec, &policy, &where);
 	if (e != WC_GC_OK)
 		ereport(ERROR,
@@ -218,6 +227,27 @@ policy_arg(FunctionCallInfo fcinfo, int n)
 				 errhint("Write \"never\", \"maxversions=N\", \"maxage=N\" with a unit ms, s, m, h or d, or one of each joined by \"and\" or \"or\", as cbt setgcpolicy does.")));
 	wc_gc_format(&policy, canonical, WC_GC_MAX_TEXT);
 	return canonical;
+}
+
+static char *
+policy_arg(FunctionCallInfo fcinfo, int n)
+{
+	require_arg(fcinfo, n, "gc_policy");
+	return canonical_policy(text_to_cstring(PG_GETARG_TEXT_PP(n)));
+}
+
+/* An aggregate's name as a family list keeps it: "sum", "min" or "max". */
+static char *
+canonical_aggregate(const char *spec, const char *family)
+{
+	if (wc_agg_tag(spec) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid aggregate \"%s\" for column family \"%s\"",
+						spec, family),
+				 errhint("An aggregate family is \"sum\", \"min\" or \"max\", as Bigtable's intsum, intmin and intmax.")));
+	/* stored in lower case, as a policy is in its canonical text */
+	return pstrdup(wc_agg_name(wc_agg_tag(spec)));
 }
 
 /* A line of a family list: "family<TAB>policy[<TAB>aggregate]". */
@@ -655,21 +685,9 @@ wc_create_family(PG_FUNCTION_ARGS)
 	char	   *table = table_arg(fcinfo, 1);
 	char	   *family = family_arg(fcinfo, 2);
 	char	   *policy = policy_arg(fcinfo, 3);
-	char	   *aggregate = NULL;
+	char	   *aggregate = PG_ARGISNULL(4) ? NULL :
+		canonical_aggregate(text_to_cstring(PG_GETARG_TEXT_PP(4)), family);
 
-	if (!PG_ARGISNULL(4))
-	{
-		char	   *spec = text_to_cstring(PG_GETARG_TEXT_PP(4));
-
-		if (wc_agg_tag(spec) == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid aggregate \"%s\" for column family \"%s\"",
-							spec, family),
-					 errhint("An aggregate family is \"sum\", \"min\" or \"max\", as Bigtable's intsum, intmin and intmax.")));
-		/* stored in lower case, as a policy is in its canonical text */
-		aggregate = pstrdup(wc_agg_name(wc_agg_tag(spec)));
-	}
 	(void) change_family(server, table, family, policy, aggregate, WC_FAMILY_CREATE);
 	PG_RETURN_VOID();
 }
@@ -702,7 +720,37 @@ wc_families(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ForeignServer *server = server_arg(fcinfo, 0);
-	WcTable    *meta = wc_get_meta_table(server->serverid);
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	/* 0.7.0's definition, until ALTER EXTENSION UPDATE, has no aggregate */
+	Assert(rsinfo->setDesc->natts == 3 || rsinfo->setDesc->natts == 4);
+	foreach(lc, wc_families_read(server->serverid))
+	{
+		WcFamilyInfo *f = lfirst(lc);
+		Datum		values[4];
+		bool		nulls[4] = {false, false, false, f->aggregate == NULL};
+
+		values[0] = CStringGetTextDatum(f->table);
+		values[1] = CStringGetTextDatum(f->family);
+		values[2] = CStringGetTextDatum(f->policy);
+		if (f->aggregate != NULL)
+			values[3] = CStringGetTextDatum(f->aggregate);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * wc_families_read
+ *		Every family of every stored table of the server (WcFamilyInfo), in
+ *		(table, family) order, as the statement's snapshot and this
+ *		transaction's changes have them.
+ */
+List *
+wc_families_read(Oid serverid)
+{
+	WcTable    *meta = wc_get_meta_table(serverid);
 	const uint8 *key;
 	size_t		keylen;
 	const uint8 **vals;
@@ -710,8 +758,8 @@ wc_families(PG_FUNCTION_ARGS)
 	uint32		db;
 	uint32		snapshot;
 	struct WcScanState *scan;
+	List	   *families = NIL;
 
-	InitMaterializedSRF(fcinfo, 0);
 	db = wc_client_open_db(meta);
 	snapshot = wc_client_snapshot_acquire(db);
 	scan = wc_read_rows_begin(meta, db, snapshot);
@@ -719,28 +767,39 @@ wc_families(PG_FUNCTION_ARGS)
 	{
 		const char *p = (const char *) vals[0];
 		const char *end = p + (vals[0] ? lens[0] : 0);
-		char	   *name = pnstrdup((const char *) key, keylen);
-		text	   *table = cstring_to_text(name);
+		char	   *table = pnstrdup((const char *) key, keylen);
 		WcFamilyLine line;
 
-		while (next_line(&p, end, name, &line))
+		while (next_line(&p, end, table, &line))
 		{
-			Datum		values[4];
-			bool		nulls[4] = {false, false, false, line.aggregate == NULL};
+			WcFamilyInfo *f = palloc(sizeof(WcFamilyInfo));
 
-			values[0] = PointerGetDatum(table);
-			values[1] = PointerGetDatum(cstring_to_text_with_len(line.family, line.family_len));
-			values[2] = PointerGetDatum(cstring_to_text_with_len(line.policy, line.policy_len));
-			if (line.aggregate != NULL)
-				values[3] = PointerGetDatum(cstring_to_text_with_len(line.aggregate, line.aggregate_len));
-			/* 0.7.0's definition, until ALTER EXTENSION UPDATE, has no aggregate */
-			Assert(rsinfo->setDesc->natts == 3 || rsinfo->setDesc->natts == 4);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			f->table = table;
+			f->family = pnstrdup(line.family, line.family_len);
+			f->policy = pnstrdup(line.policy, line.policy_len);
+			f->aggregate = line.aggregate ? pnstrdup(line.aggregate, line.aggregate_len) : NULL;
+			families = lappend(families, f);
 		}
 	}
 	wc_read_rows_end(scan);
 	wc_client_snapshot_release(snapshot);
-	return (Datum) 0;
+	return families;
+}
+
+/*
+ * wc_family_restore
+ *		Create a family of a backup (backup.c): its names, policy and
+ *		aggregate checked as create_family checks its arguments.
+ */
+void
+wc_family_restore(ForeignServer *server, const char *table, const char *family,
+				  const char *policy, const char *aggregate)
+{
+	check_table_name(table);
+	check_family_name(family);
+	(void) change_family(server, table, family, canonical_policy(policy),
+						 aggregate ? canonical_aggregate(aggregate, family) : NULL,
+						 WC_FAMILY_CREATE);
 }
 
 /*
@@ -753,7 +812,7 @@ wc_families(PG_FUNCTION_ARGS)
 Datum
 wc_drop_family(PG_FUNCTION_ARGS)
 {
-	ForeignServer *server = owned_server_arg(fcinfo, 0);
+	ForeignServer *server = wc_owned_server_arg(fcinfo, 0);
 	char	   *table = table_arg(fcinfo, 1);
 	char	   *family = family_arg(fcinfo, 2);
 
@@ -770,7 +829,7 @@ wc_drop_family(PG_FUNCTION_ARGS)
 Datum
 wc_drop_table(PG_FUNCTION_ARGS)
 {
-	ForeignServer *server = owned_server_arg(fcinfo, 0);
+	ForeignServer *server = wc_owned_server_arg(fcinfo, 0);
 	char	   *table = table_arg(fcinfo, 1);
 	WcTable    *meta = wc_get_meta_table(server->serverid);
 	const uint8 *key = (const uint8 *) table;

@@ -13,6 +13,7 @@
 #define WC_FDW_H
 
 #include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
 #include "lib/stringinfo.h"
 #include "nodes/lockoptions.h"
 #include "nodes/pathnodes.h"
@@ -154,7 +155,20 @@ extern bool wc_valid_family(const char *f, size_t len);
 extern void wc_return_old_row(TupleTableSlot *planSlot, AttrNumber wholerow,
 							  TupleTableSlot *slot);
 
+/* A family of a stored table, as widecolumn.families() shows it. */
+typedef struct WcFamilyInfo
+{
+	char	   *table;
+	char	   *family;
+	char	   *policy;			/* canonical text */
+	char	   *aggregate;		/* "sum", "min", "max"; NULL: none */
+} WcFamilyInfo;
+
 /* in families.c */
+extern List *wc_families_read(Oid serverid);
+extern void wc_family_restore(ForeignServer *server, const char *table, const char *family,
+							  const char *policy, const char *aggregate);
+extern ForeignServer *wc_owned_server_arg(FunctionCallInfo fcinfo, int n);
 extern void wc_families_written(Oid serverid, const char *table,
 								const char **families, int n);
 extern void wc_families_changed(void);
@@ -184,6 +198,7 @@ extern List *wcImportForeignSchema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 /* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);
 extern WcTable *wc_get_meta_table(Oid serverid);
+extern WcTable *wc_get_stored_table(Oid serverid, const char *table);
 extern WcTable *wc_table_arg(FunctionCallInfo fcinfo, AclMode mode);
 
 /* rowdrop.c: drop_row_range, and what its transaction reads */

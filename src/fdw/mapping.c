@@ -455,6 +455,34 @@ wc_get_meta_table(Oid serverid)
 }
 
 /*
+ * wc_get_stored_table
+ *		A stored table by its name, with no foreign table over it: for the
+ *		functions that move every version of it whatever maps it (backup.c).
+ *		Its one column is the row key, as bytes; its scans and writes are
+ *		those of the cells layout.
+ */
+WcTable *
+wc_get_stored_table(Oid serverid, const char *table)
+{
+	WcTable    *t = palloc0(sizeof(WcTable));
+	WcColumn   *key;
+
+	read_server_options(t, GetForeignServer(serverid));
+	t->table = pstrdup(table);
+	t->relname = t->table;
+	t->table_key = escape_str(t->table, strlen(t->table), &t->table_key_len);
+	t->natts = 1;
+	t->cols = palloc0(sizeof(WcColumn));
+	t->rowkey_attnum = 1;
+	key = &t->cols[0];
+	key->kind = WC_COL_ROWKEY;
+	key->name = "rowkey";
+	key->type = BYTEAOID;
+	key->typmod = -1;
+	return t;
+}
+
+/*
  * wc_table_arg
  *		The foreign table of a SQL function's argument 0 (regclass), if it is
  *		a widecolumn_fdw table and the user has the privilege mode on it: the

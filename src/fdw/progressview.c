@@ -53,6 +53,8 @@ static const char *const op_names[] = {
 	[WC_PROGRESS_COMMIT] = "commit",
 	[WC_PROGRESS_EXPORT_AVRO] = "export_avro",
 	[WC_PROGRESS_IMPORT_AVRO] = "import_avro",
+	[WC_PROGRESS_BACKUP] = "backup",
+	[WC_PROGRESS_RESTORE] = "restore",
 };
 
 static const char *const unit_names[] = {
@@ -158,8 +160,14 @@ errdetail_progress(const WcProgress *p)
 		case WC_UNIT_RANGES:
 			return errdetail("It has dropped %s of %s row ranges.", done, total);
 		case WC_UNIT_VERSIONS_EXPORTED:
+			if (p->op == WC_PROGRESS_BACKUP)
+				return errdetail("It has written %s cell versions of stored table \"%s\" to its file.",
+								 done, p->table);
 			return errdetail("It has written %s cell versions to the file.", done);
 		case WC_UNIT_FILE_BYTES:
+			if (p->op == WC_PROGRESS_RESTORE)
+				return errdetail("It has read %s of %s bytes of the file of stored table \"%s\".",
+								 done, total, p->table);
 			return errdetail("It has read %s of %s bytes of the file.", done, total);
 	}
 	return 0;

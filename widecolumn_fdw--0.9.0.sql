@@ -1,4 +1,4 @@
-/* widecolumn_fdw--0.8.0.sql */
+/* widecolumn_fdw--0.9.0.sql */
 
 \echo Use "CREATE EXTENSION widecolumn_fdw" to load this file. \quit
 
@@ -249,6 +249,21 @@ LANGUAGE C VOLATILE;
 CREATE FUNCTION widecolumn.import_avro_lo(t regclass, lo oid)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'wc_import_avro_lo'
+LANGUAGE C VOLATILE;
+
+-- A whole server in one call: backup writes a snapshot of every stored
+-- table (families, policies, aggregates, every version, timestamps in
+-- microseconds) into a new directory, restore loads one into a server
+-- whose tables are empty.  They check COPY's rules for server files and
+-- ownership of the server in C, so everyone may call them, as export_avro.
+CREATE FUNCTION widecolumn.backup(server name, dir text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_backup'
+LANGUAGE C VOLATILE;
+
+CREATE FUNCTION widecolumn.restore(server name, dir text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'wc_restore'
 LANGUAGE C VOLATILE;
 
 -- A gc_policy in cbt's words is the same text; HBase keeps a family's
