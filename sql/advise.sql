@@ -215,6 +215,17 @@ SELECT count(*) FROM widecolumn.advise('balloon');
 \x off
 
 -- ---------------------------------------------------------------------
+-- A table of a few hundred rows whose last row holds a large cell, most of
+-- its bytes: its sample has no split point but its end, and its one probe
+-- reads the whole table (128 rows would miss the cell).
+CREATE FOREIGN TABLE adv_fresh (rowkey text COLLATE "C", v text) SERVER adv_srv
+  OPTIONS (table 'adv_fresh');
+INSERT INTO adv_fresh SELECT 'item#' || lpad(i::text, 4, '0'), 'v' || i FROM generate_series(1, 399) i;
+INSERT INTO adv_fresh VALUES ('item#0400', repeat('x', 6 * 1024 * 1024));
+SELECT count(*) AS samples FROM widecolumn.sample_row_keys('adv_fresh');
+SELECT severity, finding, evidence FROM widecolumn.advise('adv_fresh');
+
+-- ---------------------------------------------------------------------
 -- Bad input: nothing is read
 SELECT * FROM widecolumn.advise(NULL);
 CREATE TABLE adv_native (k text);

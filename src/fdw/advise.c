@@ -8,9 +8,10 @@
  * The sample is bounded whatever the table's size: sample_row_keys' split
  * points (worker/sizes.c, from LevelDB's indexes) spread up to
  * WC_ADVISE_PROBES probes over the table, and each probe reads the first
- * WC_ADVISE_PROBE_ROWS rows from its split point, every version the
- * policies keep (a cells scan, worker/cellversions.c), at most
- * WC_ADVISE_PROBE_VERSIONS versions.  A row too big for its probe, and
+ * rows from its split point, WC_ADVISE_ROWS rows shared among the probes
+ * there are (a small table has few split points: its one probe reads them
+ * all), every version the policies keep (a cells scan,
+ * worker/cellversions.c), at most WC_ADVISE_PROBE_VERSIONS versions.  A row too big for its probe, and
  * the row at each split point that follows a piece of half a row limit or
  * more (the one place a huge row can hide between probes), are sized by
  * LevelDB's estimate instead.  The advisor reads committed data: the
@@ -44,7 +45,7 @@ PG_FUNCTION_INFO_V1(wc_advise);
 
 /* The sample's bounds. */
 #define WC_ADVISE_PROBES			16
-#define WC_ADVISE_PROBE_ROWS		128
+#define WC_ADVISE_ROWS				2048	/* 128 a probe when there are 16 */
 #define WC_ADVISE_PROBE_VERSIONS	32768
 
 /* Bigtable's limits and advice (seed 000), and how near is near. */
@@ -189,11 +190,11 @@ probe_version(WcProbe *p, const WcBatchRow *row, WcBytes *cells, uint64 ts)
 
 /*
  * probe
- *		Read the first rows of range into the sample.  A row the probe's
- *		bounds cut short is sized by LevelDB's estimate.
+ *		Read the first rows (at most max_rows) of range into the sample.  A
+ *		row the probe's bounds cut short is sized by LevelDB's estimate.
  */
 static void
-probe(WcAdvice *a, WcProbe *p, WcKeyRange *range)
+probe(WcAdvice *a, WcProbe *p, WcKeyRange *range, int max_rows)
 {
 	WcScanRequest req;
 	uint32		scan;
@@ -230,7 +231,7 @@ probe(WcAdvice *a, WcProbe *p, WcKeyRange *range)
 			if (!wc_read_batch_version(&batch.r, &ts))
 				wc_client_unexpected_answer();
 			if (versions++ == WC_ADVISE_PROBE_VERSIONS ||
-				(a->nrows - first == WC_ADVISE_PROBE_ROWS &&
+				(a->nrows - first == max_rows &&
 				 (row.key.len != p->row->keylen ||
 				  memcmp(row.key.data, p->row->key, row.key.len) != 0)))
 			{
@@ -342,7 +343,7 @@ take_sample(WcAdvice *a)
 			r->start = wc_row_key(a->t, keys[s].data, keys[s].len, &r->start_len);
 		if (k + 1 < nprobes)
 			r->end = wc_row_key(a->t, keys[next].data, keys[next].len, &r->end_len);
-		probe(a, &p, r);
+		probe(a, &p, r, WC_ADVISE_ROWS / nprobes);
 	}
 	for (int s = 0; s < a->nsplits; s++)
 	{
