@@ -50,6 +50,7 @@ PG_FUNCTION_INFO_V1(wc_key_heatmap_svg);
 #define SVG_KEY_LABELS	16		/* key-axis labels, at most */
 #define SVG_TIME_LABELS	8
 #define SVG_BUCKETS		60		/* key_heatmap's buckets, as read_heatmap asks */
+#define SVG_MIN_COLUMN	USECS_PER_MINUTE	/* the worker's columns (WC_HEAT_BUCKET_US) */
 #define SVG_HOT_LABELS	5
 #define SVG_LABEL_CHARS	28		/* a key label's length, at most */
 
@@ -334,6 +335,32 @@ one_line(StringInfo svg)
 	return cstring_to_text(svg->data);
 }
 
+/* The start of the minute t falls in (before 2000 too). */
+static TimestampTz
+minute_floor(TimestampTz t)
+{
+	TimestampTz r = t % SVG_MIN_COLUMN;
+
+	return t - (r < 0 ? r + SVG_MIN_COLUMN : r);
+}
+
+/*
+ * Where a bucket of key_heatmap is drawn: at its start, or with a column
+ * per minute at the minute it holds.  key_heatmap's buckets are then a
+ * minute long or less, so a bucket holds at most one minute's start, the
+ * first at or after its own (the first bucket: the minute since falls in).
+ */
+static TimestampTz
+column_start(TimestampTz bucket, TimestampTz since, TimestampTz t0, bool by_minute)
+{
+	TimestampTz into;
+
+	if (!by_minute || bucket <= since)
+		return by_minute ? t0 : bucket;
+	into = minute_floor(bucket);
+	return into == bucket ? bucket : into + SVG_MIN_COLUMN;
+}
+
 Datum
 wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 {
@@ -357,6 +384,8 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	char		delimiter;
 	StringInfoData svg;
 	TimestampTz svg_now;
+	TimestampTz since = 0;
+	bool		by_minute = false;
 
 	/*
 	 * Taken before key_heatmap takes its own: the buckets it makes are then
@@ -442,11 +471,24 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 	ncols = (int) Min((t1 - t0) / dt + 1, SVG_PLOT_W);
 	if (!PG_ARGISNULL(2))
 	{
-		TimestampTz since = PG_GETARG_TIMESTAMPTZ(2);
-
+		since = PG_GETARG_TIMESTAMPTZ(2);
 		t0 = since;
 		dt = Max((svg_now - since) / SVG_BUCKETS, 1);
 		ncols = SVG_BUCKETS;
+
+		/*
+		 * The worker counts by the minute (docs/heatmap.md): a column
+		 * narrower than that would draw a minute as a thin stripe among
+		 * empty ones.  So a span under an hour has a column per minute,
+		 * from the one since falls in, as key_heatmap's first bucket is.
+		 */
+		if (dt < SVG_MIN_COLUMN)
+		{
+			dt = SVG_MIN_COLUMN;
+			by_minute = true;
+			t0 = minute_floor(since);
+			ncols = (int) ((svg_now - t0 + dt - 1) / dt);
+		}
 	}
 	row_h = (double) SVG_PLOT_H / nrows;
 
@@ -479,7 +521,7 @@ wc_key_heatmap_svg(PG_FUNCTION_ARGS)
 		HeatCell   *hc = &cells[i];
 		int			top = key_row(keys, nkeys, hc->start_key, false);
 		int			bottom = Min(key_row(keys, nkeys, hc->end_key, true), nrows);
-		int			col = (int) Min((hc->start - t0) / dt, ncols - 1);
+		int			col = (int) Min((column_start(hc->start, since, t0, by_minute) - t0) / dt, ncols - 1);
 		char		c[8];
 		char	   *label;
 		int			h;

@@ -85,7 +85,7 @@ SELECT table_name, reads, rows_scanned, cells_written FROM widecolumn.stat_table
  WHERE table_name LIKE 'readings%' ORDER BY table_name;
 
 -- The heat maps as pictures, for a browser: time across, key ranges down.
-\copy (SELECT widecolumn.key_heatmap_svg('readings_v1', 'writes', now() - interval '10 minutes')) TO '/tmp/widecolumn_fdw-demo/readings_v1.svg'
-\copy (SELECT widecolumn.key_heatmap_svg('readings_v2', 'writes', now() - interval '10 minutes')) TO '/tmp/widecolumn_fdw-demo/readings_v2.svg'
+\copy (SELECT widecolumn.key_heatmap_svg('readings_v1', 'writes', now() - interval '2 minutes')) TO '/tmp/widecolumn_fdw-demo/readings_v1.svg'
+\copy (SELECT widecolumn.key_heatmap_svg('readings_v2', 'writes', now() - interval '2 minutes')) TO '/tmp/widecolumn_fdw-demo/readings_v2.svg'
 \echo Heat maps written: /tmp/widecolumn_fdw-demo/readings_v1.svg (timestamp-first keys: the hotspot)
 \echo and /tmp/widecolumn_fdw-demo/readings_v2.svg (the refined key); open them in a browser.

@@ -138,6 +138,21 @@ my @ticks = $svg =~ m{<line x1="([\d.]+)" y1="530" x2="[\d.]+" y2="535" stroke="
 is(join(',', @ticks), join(',', map { sprintf('%.1f', 220 + $_ * 12) } (0, 8, 16, 24, 32, 40, 48, 56)),
 	'the time axis has a label every 8 buckets, from the first');
 
+# a span under an hour: a column per minute (the worker's), from the minute
+# "since" falls in, so the same writes are one wide column, not a stripe
+($title, $svg) = render('short', q{widecolumn.key_heatmap_svg('balloon', 'writes', now() - interval '150 seconds')});
+like($title, qr/^loaded 1200x640 top=[1-9]/, "the last minutes' map loads ($title)");
+@ticks = $svg =~ m{<line x1="([\d.]+)" y1="530" x2="[\d.]+" y2="535" stroke="#444"/><text}g;
+my @labels = $svg =~ m{y2="535" stroke="#444"/><text x="[\d.]+" y="548">([^<]*)</text>}g;
+my $ncols = scalar(@ticks);
+ok($ncols == 3 || $ncols == 4, "a column and a label per minute ($ncols: @labels)");
+is(join(',', @ticks), join(',', map { sprintf('%.1f', 220 + $_ * 720 / $ncols) } 0 .. $ncols - 1),
+	'evenly spaced from the start');
+ok(@labels == $ncols && !grep({ !/^\d\d:\d\d$/ } @labels), 'each labelled with its minute');
+@widths = $svg =~ m{<rect x="[\d.]+" y="[\d.]+" width="([\d.]+)" height="[\d.]+" fill="#[0-9a-f]{6}"><title>}g;
+my $col_w = sprintf('%.2f', 720 / $ncols);
+ok(@widths > 0 && !grep({ $_ ne $col_w } @widths), "every busy cell is one minute wide ($col_w)");
+
 $node->safe_psql('postgres', q{SELECT count(*) FROM balloon WHERE k LIKE 'us-west2#%'});
 ($title) = render('reads', q{widecolumn.key_heatmap_svg('balloon')});
 like($title, qr/^loaded 1200x640 top=[1-9]/, "the reads' map loads ($title)");
