@@ -50,6 +50,44 @@ SELECT count(*) FROM cid_f;
 COMMIT;
 (SELECT k, v FROM cid_f EXCEPT ALL SELECT k, v FROM cid_n)
 UNION ALL (SELECT k, v FROM cid_n EXCEPT ALL SELECT k, v FROM cid_f);
+
+-- The same for a cells-layout table: its versions, against a native twin
+-- with its columns.
+SELECT widecolumn.create_family('cid_srv', 'cid_cells', 'f', 'never');
+CREATE FOREIGN TABLE cid_c (rowkey text COLLATE "C", family text COLLATE "C",
+    qualifier text COLLATE "C", ts timestamptz, value bytea)
+  SERVER cid_srv OPTIONS (table 'cid_cells', layout 'cells');
+CREATE TABLE cid_cn (rowkey text COLLATE "C", family text COLLATE "C",
+    qualifier text COLLATE "C", ts timestamptz, value bytea);
+INSERT INTO cid_c VALUES ('a', 'f', 'q', '2021-01-01 00:00+00', '\x00');
+INSERT INTO cid_cn VALUES ('a', 'f', 'q', '2021-01-01 00:00+00', '\x00');
+BEGIN;
+-- a stable function does not see the versions its INSERT writes (1, 1, 1)
+INSERT INTO cid_c SELECT 'x' || g, 'f', 'q', timestamptz '2021-01-01 00:00+00' + g * interval '1 s',
+    int8send(cid_count('cid_c')) FROM generate_series(1, 3) g RETURNING rowkey, value;
+INSERT INTO cid_cn SELECT 'x' || g, 'f', 'q', timestamptz '2021-01-01 00:00+00' + g * interval '1 s',
+    int8send(cid_count('cid_cn')) FROM generate_series(1, 3) g RETURNING rowkey, value;
+-- nor those its DELETE removes
+DELETE FROM cid_c WHERE rowkey LIKE 'x%' RETURNING rowkey, cid_count('cid_c');
+DELETE FROM cid_cn WHERE rowkey LIKE 'x%' RETURNING rowkey, cid_count('cid_cn');
+-- a volatile function's statements see the versions written so far
+INSERT INTO cid_c SELECT 'y' || g, 'f', 'q', timestamptz '2021-01-01 00:00+00' + g * interval '1 s',
+    int8send(cid_vcount('cid_c')) FROM generate_series(1, 3) g RETURNING rowkey, value;
+INSERT INTO cid_cn SELECT 'y' || g, 'f', 'q', timestamptz '2021-01-01 00:00+00' + g * interval '1 s',
+    int8send(cid_vcount('cid_cn')) FROM generate_series(1, 3) g RETURNING rowkey, value;
+-- a cursor keeps its command's view
+DECLARE cc CURSOR FOR SELECT rowkey, value FROM cid_c ORDER BY rowkey, ts;
+DECLARE ccn CURSOR FOR SELECT rowkey, value FROM cid_cn ORDER BY rowkey, ts;
+INSERT INTO cid_c VALUES ('after_cursor', 'f', 'q', '2021-02-01 00:00+00', '\x01');
+INSERT INTO cid_cn VALUES ('after_cursor', 'f', 'q', '2021-02-01 00:00+00', '\x01');
+FETCH ALL FROM cc;
+FETCH ALL FROM ccn;
+(SELECT rowkey, ts, value FROM cid_c EXCEPT ALL SELECT rowkey, ts, value FROM cid_cn)
+UNION ALL (SELECT rowkey, ts, value FROM cid_cn EXCEPT ALL SELECT rowkey, ts, value FROM cid_c);
+COMMIT;
+(SELECT rowkey, ts, value FROM cid_c EXCEPT ALL SELECT rowkey, ts, value FROM cid_cn)
+UNION ALL (SELECT rowkey, ts, value FROM cid_cn EXCEPT ALL SELECT rowkey, ts, value FROM cid_c);
+DROP TABLE cid_cn;
 DROP SERVER cid_srv CASCADE;
 DROP TABLE cid_n;
 DROP FUNCTION cid_count(regclass), cid_sum(regclass), cid_vcount(regclass);

@@ -119,9 +119,9 @@ wcCellsBeginForeignScan(ForeignScanState *node, int eflags)
 	cs->snapshot = wc_client_snapshot_acquire(cs->db);
 	cs->subid = GetCurrentSubTransactionId();
 	cs->as_of = wc_as_of_for_read();
-	/* its statement's own writes come after it, as for a mapped scan */
-	cs->horizon = wc_txn_horizon();
-	cs->nops = wc_cells_op_count();
+	/* the writes of earlier commands, as for a mapped scan (scan.c) */
+	cs->horizon = wc_txn_horizon_at(node->ss.ps.state->es_snapshot->curcid);
+	cs->nops = wc_cells_op_count_at(node->ss.ps.state->es_snapshot->curcid);
 }
 
 /*

@@ -86,7 +86,7 @@ extern bool wc_cells_pending(void);
 extern bool wc_cells_written(WcTable *t);
 extern void wc_cells_famquals(WcTxnTable *tt, const uint8 ***famquals, size_t **lens, int *n);
 extern void wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload);
-extern int	wc_cells_op_count(void);
+extern int	wc_cells_op_count_at(CommandId curcid);
 extern void wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n);
 extern void wc_cells_init(void);
 extern void wc_cells_begin_row(WcCellsRow *row, WcTable *t, const uint8 *rowkey,

@@ -14,6 +14,11 @@
  * together.  A version at an explicit time or the removal of one makes
  * the worker write the commit as one LevelDB batch (docs/format.md).
  *
+ * A scan sees the operations of the commands before its snapshot's, as a
+ * heap scan sees the tuples whose cmin is below its curcid: each records
+ * the command that made it, and the log is in command order
+ * (wc_cells_op_count_at).
+ *
  * ROLLBACK TO SAVEPOINT drops the operations made since the savepoint: each
  * records the subtransaction that made it, and subtransaction ids only grow,
  * so those of a rolled-back subtransaction and its children are the ones at
@@ -50,6 +55,7 @@ typedef struct WcCellOp
 	uint8	   *famqual;		/* escaped family and qualifier, then the value */
 	uint64		ts;
 	SubTransactionId subid;
+	CommandId	cid;			/* the command that made it */
 	uint32		prefix_len;
 	uint32		famqual_len;
 	uint32		value_len;
@@ -204,11 +210,29 @@ wc_cells_famquals(WcTxnTable *tt, const uint8 ***famquals, size_t **lens, int *n
 	}
 }
 
-/* How many operations the log holds: a scan sees those before it began. */
+/*
+ * wc_cells_op_count_at
+ *		How many operations of the log a scan under a snapshot of command
+ *		curcid sees: those of earlier commands, which come first (command
+ *		ids only grow, and a rolled-back subtransaction's are cut off the
+ *		end).
+ */
 int
-wc_cells_op_count(void)
+wc_cells_op_count_at(CommandId curcid)
 {
-	return nops;
+	int			lo = 0,
+				hi = nops;
+
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (ops[mid].cid < curcid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
@@ -360,6 +384,7 @@ log_version(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
 	op = &ops[nops];
 	op->tt = row->tt;
 	op->subid = GetCurrentSubTransactionId();
+	op->cid = GetCurrentCommandId(true);
 	op->prefix = row->prefix;
 	op->prefix_len = (uint32) row->prefix_len;
 	op->famqual = p;
