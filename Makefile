@@ -29,6 +29,9 @@ OBJS += src/fdw/coltypes.o src/fdw/import.o src/fdw/storefilter.o
 # (to install one and test the upgrade from it) and the upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
+# before PGXS, which adds PG_CFLAGS to CFLAGS; "override" keeps the
+# PG_CFLAGS of a command line (test/scripts/build.sh's) too
+override PG_CFLAGS += -MMD -MP
 SHLIB_LINK = -lleveldb -lavro -lsnappy -lz
 
 REGRESS = types options ddl dml transactions commandids errors privileges pushdown storefilter rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
@@ -36,7 +39,7 @@ ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilt
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = test/keycodec_test test/gcpolicy_test results regression.diffs regression.out output_iso tmp_check
+EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -44,9 +47,10 @@ ifneq ($(PGXS),)
 include $(PGXS)
 endif
 
-# Every object depends on every header: there are few, and a stale struct
-# layout in one file is a bug that is hard to see.
-$(OBJS): $(wildcard src/*/*.h)
+# Each object depends on the headers it includes, as the compiler listed
+# them (PG_CFLAGS' -MMD) in a .d file beside it: a header change rebuilds
+# its includers and nothing else.
+-include $(OBJS:.o=.d)
 
 .PHONY: deps demo test unit check-long bench fuzz asan tsan
 
