@@ -335,8 +335,6 @@ extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
 extern void wc_txn_touch_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len);
 extern bool wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey,
 								 size_t rowkey_len, CommandId cid, bool delete);
-extern bool wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
-					   size_t rowkey_len, WcTxnRow *row);
 extern void wc_txn_savepoint_begin(SubTransactionId subid);
 extern bool wc_txn_savepoint_end(SubTransactionId subid, bool rollback);
 extern void wc_txn_reset(void);

@@ -798,19 +798,6 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 	return any;
 }
 
-/*
- * wc_txn_row
- *		This transaction's state of one row, as of horizon.
- */
-bool
-wc_txn_row(WcTxnTable *tt, uint32 horizon, const uint8 *rowkey,
-		   size_t rowkey_len, WcTxnRow *row)
-{
-	WcRowEntry *e = find_row(tt, rowkey, rowkey_len, false);
-
-	return e != NULL && wc_txn_replay(tt, e, horizon, row);
-}
-
 /* The command that wrote the operation at log position pos. */
 static CommandId
 command_at(uint32 pos)

@@ -8,7 +8,7 @@
  * thread), so the read path reports a bad entry, a LevelDB error or a
  * failed allocation with wc_fail.  Code that runs a job under a trap
  * (wc_trapped) gets the error back as a WcFailure, and the main thread
- * raises it for the session that asked (wc_raise_failure); with no trap
+ * answers it to the session that asked (serve.c, finish_batch); with no trap
  * set, wc_fail is an ereport at once, as on the main thread's other paths
  * (the sweep, the commit).
  *
@@ -97,20 +97,6 @@ wc_trapped(void (*fn) (void *), void *arg, WcFailure *f)
 	fn(arg);
 	trap = outer;
 	return true;
-}
-
-/*
- * wc_raise_failure
- *		On the main thread: raise a job's error as an ERROR.
- */
-void
-wc_raise_failure(const WcFailure *f)
-{
-	ereport(ERROR,
-			(errcode(f->sqlstate),
-			 errmsg_internal("%s", f->message),
-			 errdetail_internal("%s", f->detail),
-			 f->hint[0] ? errhint("%s", f->hint) : 0));
 }
 
 /*

@@ -2,15 +2,15 @@
  *
  * serve.c
  *	  The storage worker's requests: one serve_<message> per request type,
- *	  dispatched by wc_serve_request, as PostgreSQL's apply_dispatch does.
+ *	  dispatched by serve_request, as PostgreSQL's apply_dispatch does.
  *
  * A handler reads its request with wire.c's reader, acts, and writes its
  * answer (if the request has one: wc_msg_answered) to c->answer.  An error
  * is raised as usual, and wc_handle_request turns it into an ERROR answer,
  * or keeps it for the next answered request.  A COMMIT goes
- * to the commit writer thread (storage.c) and is answered when it comes
- * back (wc_collect_commits), unless it is small enough and alone to be
- * written here (commit_writes).
+ * to the commit writer thread (commitwriter.c) and is answered when it
+ * comes back (wc_collect_commits), unless it is small enough and alone to
+ * be written here (commit_writes).
  *
  *-------------------------------------------------------------------------
  */
