@@ -3,15 +3,14 @@
  * adviseuse.c
  *	  The schema advisor's findings from how the table is used rather than
  *	  how it is stored: the heat map's evidence of a write hotspot, and
- *	  scans that fetch far more rows than their queries keep; and the
- *	  counting of the latter in a scan.
+ *	  scans that fetch far more rows than their queries keep.
  *
  * The worker counts what it reads, but not what the backend keeps: a
  * condition on a column that is not the key is evaluated by the executor
- * after the worker returned every row.  So a scan (scan.c; not a direct
- * modify) counts the rows it fetched and, through a wrapper around its
- * node's ExecProcNode, the rows the node returned after its quals, and
- * adds both at its end to a table in shared memory (common/scanuse.h).
+ * after the worker returned every row.  So a scan counts the rows it
+ * fetched and the rows its node returned after its quals, and adds both
+ * at its end to a table in shared memory (scan.c, common/scanuse.h),
+ * which the finding here reads.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,7 +26,6 @@
 
 #include "common/scanuse.h"
 #include "fdw/advise.h"
-#include "fdw/scan.h"
 
 /* The share of the writes whose ranges are the hotspot. */
 #define WC_ADVISE_HOT_SHARE			0.8
@@ -36,43 +34,6 @@
 #define WC_ADVISE_SCAN_MIN_FETCHED	1000
 /* ... and at least this many for each row kept */
 #define WC_ADVISE_SCAN_RATIO		10
-
-/* The node's ExecProcNode, counting the rows it returns. */
-static TupleTableSlot *
-count_kept(PlanState *ps)
-{
-	WcScanState *ss = ((ForeignScanState *) ps)->fdw_state;
-	TupleTableSlot *slot = ss->use_exec(ps);
-
-	if (!TupIsNull(slot))
-		ss->use_kept++;
-	return slot;
-}
-
-/*
- * wc_advise_count_scan
- *		Count what the scan's node returns, in BeginForeignScan:
- *		ExecInitForeignScan has set its ExecProcNode, and ExecInitNode
- *		wraps whatever is there once we return.
- */
-void
-wc_advise_count_scan(ForeignScanState *node)
-{
-	WcScanState *ss = node->fdw_state;
-
-	ss->count_use = true;
-	ss->use_exec = node->ss.ps.ExecProcNode;
-	node->ss.ps.ExecProcNode = count_kept;
-}
-
-/* At the scan's end: add its counts to the table's. */
-void
-wc_advise_scan_end(WcScanState *ss)
-{
-	if (ss->use_scans > 0)
-		wc_scanuse_add(MyDatabaseId, ss->table->serverid, ss->table->table,
-					   ss->use_scans, ss->use_fetched, ss->use_kept);
-}
 
 /*
  * wc_advise_heat_hotspot

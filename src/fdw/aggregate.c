@@ -144,40 +144,6 @@ wc_aggregate_map(WcTable *t)
 }
 
 /*
- * wc_aggregate_replay
- *		A transaction's merge (op: tag then operand) of a cell whose state
- *		so far in the transaction is *cell; fresh if the transaction had
- *		not written the cell, and the row was not deleted, before: the cell
- *		is then a merge, to be folded into what is stored.  A merge after a
- *		plain value or a deletion is a plain value.  A value it makes is
- *		palloc'd.
- */
-void
-wc_aggregate_replay(WcTxnCell *cell, bool fresh, const uint8 *op)
-{
-	uint8	   *v;
-	int64		operand = wc_agg_get(op + 1);
-
-	if (fresh)
-	{
-		cell->merge = op[0];
-		cell->value = op + 1;
-		cell->value_len = WC_AGG_LEN;
-		return;
-	}
-	v = palloc(WC_AGG_LEN);
-	if (cell->value != NULL && cell->value_len == WC_AGG_LEN)
-		wc_agg_put(wc_agg_apply(op[0], true, wc_agg_get(cell->value), operand), v);
-	else
-	{
-		wc_agg_put(operand, v);
-		cell->merge = 0;
-	}
-	cell->value = v;
-	cell->value_len = WC_AGG_LEN;
-}
-
-/*
  * wc_aggregate_apply_txn
  *		The value of a cell that a scan read as stored (NULL: none) with a
  *		transaction's merge cell applied; *len its length.

@@ -47,22 +47,6 @@ cells(void)
 	return cells_routine;
 }
 
-/* Does the foreign table have OPTIONS (layout 'cells')? */
-bool
-wc_cells_layout(Oid relid)
-{
-	ListCell   *lc;
-
-	foreach(lc, GetForeignTable(relid)->options)
-	{
-		DefElem    *def = lfirst(lc);
-
-		if (strcmp(def->defname, "layout") == 0)
-			return strcmp(defGetString(def), "cells") == 0;
-	}
-	return false;
-}
-
 static bool
 is_cells_private(List *fdw_private)
 {

@@ -58,7 +58,6 @@ enum WcCellsPrivateIndex
 
 /* in cellroute.c */
 extern void wc_cells_register(FdwRoutine *routine);
-extern bool wc_cells_layout(Oid relid);
 
 /* in cellplan.c */
 extern WcCellsTable *wc_cells_table(Oid relid);

@@ -150,6 +150,7 @@ typedef enum WcKeyAtomKind
 
 /* in option.c */
 extern bool wc_valid_family(const char *f, size_t len);
+extern bool wc_cells_layout(Oid relid);
 
 /* in modify.c */
 extern void wc_return_old_row(TupleTableSlot *planSlot, AttrNumber wholerow,
@@ -216,7 +217,6 @@ extern void wc_rowdrop_reset(void);
 /* in aggregate.c */
 struct WcTxnCell;
 extern void wc_aggregate_map(WcTable *t);
-extern void wc_aggregate_replay(struct WcTxnCell *cell, bool fresh, const uint8 *op);
 extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
 										   const struct WcTxnCell *cell);
 

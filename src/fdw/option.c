@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * option.c
- *	  The options of widecolumn_fdw objects: validation.
+ *	  The options of widecolumn_fdw objects: validation, and which layout a
+ *	  foreign table has.
  *
  * The validator checks each option where it is given (CREATE or ALTER of a
  * server, foreign table or column), with the parsers mapping.c reads the
@@ -23,6 +24,7 @@
 #include "catalog/pg_type.h"
 #include "catalog/pg_user_mapping.h"
 #include "commands/defrem.h"
+#include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/varlena.h"
@@ -443,4 +445,20 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 	if (catalog == AttributeRelationId)
 		check_map_column(seen);
 	PG_RETURN_VOID();
+}
+
+/* Does the foreign table have OPTIONS (layout 'cells')? */
+bool
+wc_cells_layout(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, GetForeignTable(relid)->options)
+	{
+		DefElem    *def = lfirst(lc);
+
+		if (strcmp(def->defname, "layout") == 0)
+			return strcmp(defGetString(def), "cells") == 0;
+	}
+	return false;
 }

@@ -9,7 +9,8 @@
  * committed (txn.c), so a transaction reads its own writes and nobody
  * else's.  A scan that locks rows (UPDATE, DELETE, FOR UPDATE) locks each
  * row it returns and reads it afresh.  Planning is plan.c's, EXPLAIN
- * explain.c's, ANALYZE's sample analyze.c's.
+ * explain.c's, ANALYZE's sample analyze.c's.  It also counts, for the advisor, the
+ * rows it fetched and the rows its node returned (count_use).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,14 +20,54 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "optimizer/clauses.h"
 #include "storage/lock.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "common/scanuse.h"
 #include "fdw/fdw.h"
 #include "fdw/scan.h"
+
+/* The node's ExecProcNode, counting the rows it returns. */
+static TupleTableSlot *
+count_kept(PlanState *ps)
+{
+	WcScanState *ss = ((ForeignScanState *) ps)->fdw_state;
+	TupleTableSlot *slot = ss->use_exec(ps);
+
+	if (!TupIsNull(slot))
+		ss->use_kept++;
+	return slot;
+}
+
+/*
+ * count_use
+ *		Count what the scan's node returns, for the advisor's
+ *		scans_exceed_reads (adviseuse.c), in BeginForeignScan:
+ *		ExecInitForeignScan has set its ExecProcNode, and ExecInitNode
+ *		wraps whatever is there once we return.
+ */
+static void
+count_use(ForeignScanState *node)
+{
+	WcScanState *ss = node->fdw_state;
+
+	ss->count_use = true;
+	ss->use_exec = node->ss.ps.ExecProcNode;
+	node->ss.ps.ExecProcNode = count_kept;
+}
+
+/* At the scan's end: add its counts to the table's (common/scanuse.h). */
+static void
+use_end(WcScanState *ss)
+{
+	if (ss->use_scans > 0)
+		wc_scanuse_add(MyDatabaseId, ss->table->serverid, ss->table->table,
+					   ss->use_scans, ss->use_fetched, ss->use_kept);
+}
 
 /*
  * Ask for column a's cell, in ss's mapped columns.  A cell that several
@@ -149,7 +190,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 		wc_as_of_forbid(ss->lock_for == 0);	/* FOR UPDATE, or a write */
 	ss->as_of = wc_as_of_for_read();
 	if (plan->operation == CMD_SELECT)
-		wc_advise_count_scan(node);
+		count_use(node);
 }
 
 /*
@@ -854,7 +895,7 @@ wcEndForeignScan(ForeignScanState *node)
 	/* the advisor counts the rows read, those storage left out too */
 	ss->use_fetched += ss->stored_skipped;
 	if (ss->count_use)
-		wc_advise_scan_end(ss);
+		use_end(ss);
 }
 
 /*

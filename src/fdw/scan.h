@@ -117,17 +117,13 @@ typedef struct WcScanState
 	uint64		stored_entries;
 	uint64		stored_skipped; /* rows the storage filters left out */
 
-	/* for the advisor's scans_exceed_reads (adviseuse.c); not a direct modify */
+	/* for the advisor's scans_exceed_reads (scan.c counts); not a direct modify */
 	bool		count_use;
 	uint64		use_scans;		/* times the scan started */
 	uint64		use_fetched;	/* rows it read (storage and this transaction's) */
 	uint64		use_kept;		/* rows the node returned after its quals */
 	ExecProcNodeMtd use_exec;	/* the node's own ExecProcNode */
 } WcScanState;
-
-/* in adviseuse.c: what a SELECT's scan fetched and kept */
-extern void wc_advise_count_scan(ForeignScanState *node);
-extern void wc_advise_scan_end(WcScanState *ss);
 
 /* in scan.c */
 extern void wc_scan_key_values(List *exprs, ExprContext *econtext,

@@ -24,6 +24,7 @@
 
 #include "utils/memutils.h"
 
+#include "common/aggfold.h"
 #include "fdw/fdw.h"
 #include "fdw/txn.h"
 
@@ -706,6 +707,40 @@ wc_txn_horizon_at(CommandId curcid)
 }
 
 /*
+ * replay_merge
+ *		A transaction's merge (op: tag then operand) of a cell whose state
+ *		so far in the transaction is *cell; fresh if the transaction had
+ *		not written the cell, and the row was not deleted, before: the cell
+ *		is then a merge, to be folded into what is stored.  A merge after a
+ *		plain value or a deletion is a plain value.  A value it makes is
+ *		palloc'd.
+ */
+static void
+replay_merge(WcTxnCell *cell, bool fresh, const uint8 *op)
+{
+	uint8	   *v;
+	int64		operand = wc_agg_get(op + 1);
+
+	if (fresh)
+	{
+		cell->merge = op[0];
+		cell->value = op + 1;
+		cell->value_len = WC_AGG_LEN;
+		return;
+	}
+	v = palloc(WC_AGG_LEN);
+	if (cell->value != NULL && cell->value_len == WC_AGG_LEN)
+		wc_agg_put(wc_agg_apply(op[0], true, wc_agg_get(cell->value), operand), v);
+	else
+	{
+		wc_agg_put(operand, v);
+		cell->merge = 0;
+	}
+	cell->value = v;
+	cell->value_len = WC_AGG_LEN;
+}
+
+/*
  * wc_txn_replay
  *		The state of a row after its operations before horizon.
  *
@@ -778,7 +813,7 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 		}
 		if (op->kind == WC_OP_MERGE)
 		{
-			wc_aggregate_replay(&out->cells[slot_of[op->col]], fresh && !out->deleted,
+			replay_merge(&out->cells[slot_of[op->col]], fresh && !out->deleted,
 								op->value);
 			continue;
 		}
