@@ -56,18 +56,6 @@ cells_load_clock(WcOpenDb *odb)
 	odb->clock_stored = odb->last_commit_ts;
 }
 
-/* Test hook: a system clock this many seconds behind. */
-int			wc_debug_clock_step_back = 0;
-
-/* Microseconds since the Unix epoch: the clock commits are stamped by. */
-uint64
-cells_unix_micros(void)
-{
-	TimestampTz now = GetCurrentTimestamp() - (int64) wc_debug_clock_step_back * USECS_PER_SEC;
-
-	return (uint64) (now + (int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
-}
-
 /*
  * A commit whose WRITE payloads come to more than this is written as several
  * LevelDB batches of about this size, so that LevelDB can switch memtables
@@ -416,7 +404,7 @@ commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync, bool chunked)
 	MemoryContextSwitchTo(TopMemoryContext);
 	cm->batch = storage_batch_new();
 	MemoryContextSwitchTo(cxt);
-	cm->ts = Max(cells_unix_micros(), odb->last_commit_ts + 1);
+	cm->ts = Max(wc_unix_micros(), odb->last_commit_ts + 1);
 	wc_encode_ts(cm->ts, cm->tsbuf);
 	/* in the first batch: no part of the commit is stored without it */
 	wc_xacts_commit(odb, cm->batch, cm->ts, w->writer, &w->lowest, &w->highest);

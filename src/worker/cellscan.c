@@ -301,7 +301,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcSca
 	s->fill_cache = fill_cache;
 	s->as_of = req->as_of;
 	wc_hidden_copy(hidden, &s->hidden, CurrentMemoryContext);
-	s->now = cells_unix_micros();
+	s->now = wc_unix_micros();
 	s->heat.on = wc_key_stats;
 	if (req->flags & WC_SCAN_FILTER)
 		s->filter = wc_row_filter_new(req);

@@ -15,7 +15,7 @@
  * that does not fit is kept and retried on the next round, and a scan
  * answers one bounded batch per request.  So a long scan in one session
  * cannot stall a point read in another.  Nor does a commit's fsync: a
- * commit's batch goes to the commit writer, a thread of storage.c, and the
+ * commit's batch goes to the commit writer, a thread (commitwriter.c), and the
  * commit is answered when it comes back (serve.c, wc_collect_commits), and
  * a commit of more than 4 MiB is written in slices (largecommit.c).  Scans'
  * batches are filled by reader threads (readers.c), but for small ones.
@@ -55,9 +55,6 @@
 #include "worker/worker.h"
 
 PGDLLEXPORT void wc_worker_main(Datum arg);
-
-WcClient  **wc_clients;
-MemoryContext wc_worker_cxt;
 
 static volatile sig_atomic_t got_sigterm = false;
 

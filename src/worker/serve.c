@@ -23,18 +23,6 @@
 #include "common/shmem.h"
 #include "worker/worker.h"
 
-MemoryContext wc_request_cxt;	/* reset after each request */
-
-/* A request that wire.c's reader refused (snapshare.c's too). */
-void
-wc_malformed(const char *type)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_PROTOCOL_VIOLATION),
-			 errmsg("malformed request from a backend"),
-			 errdetail("A %s request is truncated or has a field out of range.", type)));
-}
-
 static WcClientScan *
 lookup_scan(WcClient *c, uint32 id)
 {

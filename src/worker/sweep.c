@@ -726,7 +726,7 @@ wc_sweep_slice(WcSweep *sw, int max_us)
 		return true;
 	INSTR_TIME_SET_CURRENT(start);
 	sw->seen = 0;
-	sw->now = cells_unix_micros();
+	sw->now = wc_unix_micros();
 	PG_TRY();
 	{
 		/* in the same turn as the iterator: no commit comes between them */

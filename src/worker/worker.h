@@ -189,21 +189,25 @@ typedef struct WcClient
 	bool		stat_blocked;	/* its answer found the queue full */
 } WcClient;
 
-/* in main.c: the main loop and the attached backends */
-extern WcClient **wc_clients;	/* by slot; wc_shared->nslots of them */
+/* in state.c: what every part of the worker shares */
+extern WcClient **wc_clients;	/* by slot; wc_shared->nslots of them (main.c) */
 extern MemoryContext wc_worker_cxt; /* lives as long as the worker */
+extern MemoryContext wc_request_cxt;	/* reset after each request (serve.c) */
+extern int	wc_debug_clock_step_back;
+extern uint64 wc_unix_micros(void);
+extern pg_attribute_noreturn() void wc_malformed(const char *type);
+
+/* in main.c: the main loop and the attached backends */
 extern void wc_worker_register(void);
 extern bool wc_loop_due(uint64 *looked, uint64 every_us);
 
 /* in serve.c: the requests */
-extern MemoryContext wc_request_cxt;	/* reset after each request */
 extern void wc_serve_init(void);
 extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_collect_commits(void);
 extern bool wc_collect_reads(void);
 extern void wc_client_release_all(WcClient *c);
 extern void wc_serve_error(WcClient *c);
-extern pg_attribute_noreturn() void wc_malformed(const char *type);
 extern void wc_client_discard_writes(WcClient *c, uint32 db);
 
 /* in snapshare.c: snapshots several backends read (parallel scans) */
@@ -372,8 +376,6 @@ extern void wc_reclaim_forget(WcClient *c);
 
 /* in cellcommit.c: writing rows, the clock, recovery */
 extern int	wc_debug_crash_after_commit_batches;
-extern int	wc_debug_clock_step_back;
-extern uint64 cells_unix_micros(void);
 extern void cells_load_clock(WcOpenDb *odb);
 extern void cells_recover(WcOpenDb *odb);
 extern uint64 cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
