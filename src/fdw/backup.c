@@ -20,7 +20,10 @@
  * that none of its tables holds anything in the server, tombstones and
  * drops included, since versions restored at their old timestamps would
  * be hidden by a drop newer than them (worker/tablemeta.c) or mixed with
- * what the table holds.  It then creates the families as create_family
+ * what the table holds.  For the same reason it refuses a transaction that
+ * changed the server's family lists or dropped rows before: its COMMIT
+ * would stamp those after the versions.  The tables' rows of the family
+ * list are locked before they are checked, as create_family locks them.  It then creates the families as create_family
  * does and logs the versions as import_avro does, in its transaction: all
  * of it becomes visible at COMMIT, or none.
  *
@@ -44,6 +47,7 @@
 #include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "common/jsonapi.h"
 #include "utils/json.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -251,6 +255,14 @@ write_backup(ForeignServer *server, const char *dir)
 	}
 	finish_file(fp, path);
 	fsync_fname(dir, true);
+	/* and the new directory's entry in its parent */
+	{
+		char	   *parent = pstrdup(dir);
+
+		get_parent_directory(parent);
+		if (parent[0] != '\0')
+			fsync_fname(parent, true);
+	}
 	return total;
 }
 
@@ -339,12 +351,18 @@ json_string(const char *dir, JsonbValue *o, const char *key, bool nullable)
 	return v ? pnstrdup(v->val.string.val, v->val.string.len) : NULL;
 }
 
+/* A whole number of at most 18 digits, not below 0 (a count, a version). */
 static int64
 json_int(const char *dir, JsonbValue *o, const char *key)
 {
 	JsonbValue *v = json_field(dir, o, key, jbvNumeric, false);
+	char	   *digits = DatumGetCString(DirectFunctionCall1(numeric_out,
+															 NumericGetDatum(v->val.numeric)));
 
-	return DatumGetInt64(DirectFunctionCall1(numeric_int8, NumericGetDatum(v->val.numeric)));
+	if (strlen(digits) == 0 || strlen(digits) > 18 || strspn(digits, "0123456789") != strlen(digits))
+		not_a_backup(dir, psprintf("The \"%s\" of an object of %s is %s, not a count.",
+								   key, BACKUP_MANIFEST, digits));
+	return strtoll(digits, NULL, 10);
 }
 
 /* The n-th element of the JSON list l. */
@@ -368,9 +386,9 @@ plain_file_name(const char *name)
 		strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-/* The file's whole content, as a C string. */
+/* The file's whole content, as a C string; *len its bytes. */
 static char *
-read_whole_file(const char *path)
+read_whole_file(const char *path, int *len)
 {
 	FILE	   *fp = AllocateFile(path, PG_BINARY_R);
 	StringInfoData s;
@@ -395,6 +413,7 @@ read_whole_file(const char *path)
 				(errcode_for_file_access(),
 				 errmsg("could not read file \"%s\": %m", path)));
 	FreeFile(fp);
+	*len = s.len;
 	return s.data;
 }
 
@@ -406,15 +425,23 @@ read_whole_file(const char *path)
 static List *
 read_manifest(const char *dir)
 {
-	char	   *text = read_whole_file(psprintf("%s/%s", dir, BACKUP_MANIFEST));
+	int			len;
+	char	   *text = read_whole_file(psprintf("%s/%s", dir, BACKUP_MANIFEST), &len);
+	JsonLexContext *lex;
+	JsonParseErrorType parsed;
 	Jsonb	   *jb;
 	JsonbValue	root;
 	JsonbValue *tables;
 	List	   *result = NIL;
 	ListCell   *lc;
 
-	if (strlen(text) == 0 || !pg_verifymbstr(text, strlen(text), true))
+	if (len == 0 || memchr(text, '\0', len) != NULL || !pg_verifymbstr(text, len, true))
 		not_a_backup(dir, psprintf("Its %s is empty or not text.", BACKUP_MANIFEST));
+	/* parsed once without raising, so that bad JSON is said to be no backup */
+	lex = makeJsonLexContextCstringLen(text, len, GetDatabaseEncoding(), true);
+	parsed = pg_parse_json(lex, &nullSemAction);
+	if (parsed != JSON_SUCCESS)
+		not_a_backup(dir, psprintf("Its %s is not JSON: %s", BACKUP_MANIFEST, json_errdetail(parsed, lex)));
 	jb = DatumGetJsonbP(DirectFunctionCall1(jsonb_in, CStringGetDatum(text)));
 	if (!JB_ROOT_IS_OBJECT(jb))
 		not_a_backup(dir, psprintf("Its %s is not a JSON object.", BACKUP_MANIFEST));
@@ -434,6 +461,9 @@ read_manifest(const char *dir)
 		int64		versions;
 
 		bt->table = json_string(dir, o, "table_name", false);
+		if (bt->table[0] == '\0' || strlen(bt->table) > WC_MAX_QUALIFIER)
+			not_a_backup(dir, psprintf("A stored table's name in %s is empty or longer than %d bytes.",
+									   BACKUP_MANIFEST, WC_MAX_QUALIFIER));
 		bt->file = json_string(dir, o, "file", false);
 		versions = json_int(dir, o, "versions");
 		if (!plain_file_name(bt->file) || versions < 0)
@@ -452,6 +482,10 @@ read_manifest(const char *dir)
 			f->aggregate = json_string(dir, fo, "aggregate", true);
 			bt->families = lappend(bt->families, f);
 		}
+		/* a backup lists the tables of the family lists: each has one */
+		if (bt->families == NIL)
+			not_a_backup(dir, psprintf("Stored table \"%s\" has no column family in %s.",
+									   bt->table, BACKUP_MANIFEST));
 		foreach(lc, result)
 		{
 			BackupTable *other = lfirst(lc);
@@ -520,6 +554,16 @@ restore_table(ForeignServer *server, const char *dir, BackupTable *bt)
 	return versions;
 }
 
+/* Backup tables in their names' byte order, for list_sort. */
+static int
+table_cmp(const ListCell *a, const ListCell *b)
+{
+	const char *x = ((BackupTable *) lfirst(a))->table;
+	const char *y = ((BackupTable *) lfirst(b))->table;
+
+	return wc_compare_bytes((const uint8 *) x, strlen(x), (const uint8 *) y, strlen(y));
+}
+
 /*
  * widecolumn.restore(server name, dir text) RETURNS bigint
  *
@@ -531,13 +575,37 @@ wc_restore(PG_FUNCTION_ARGS)
 {
 	ForeignServer *server = wc_owned_server_arg(fcinfo, 0);
 	char	   *dir = dir_arg(fcinfo, false);
+	WcTable    *meta = wc_get_meta_table(server->serverid);
 	List	   *tables;
 	uint64		total = 0;
 	ListCell   *lc;
 
 	PreventCommandIfReadOnly("widecolumn.restore()");
 	wc_as_of_forbid(false);
+	if (wc_txn_table(meta, false) != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot restore into server \"%s\" after this transaction changed its column families or dropped rows",
+						server->servername),
+				 errdetail("Such a change is stamped with the COMMIT's time, and would hide or mix with the versions restored at their old timestamps."),
+				 errhint("Commit the changes first, or restore in a transaction of its own.")));
 	tables = read_manifest(dir);
+
+	/*
+	 * The tables' rows of the family list, locked as create_family locks
+	 * them, in one order (the manifest's is the names' byte order) before
+	 * they are checked: no commit that changes a table's families comes
+	 * between the check and the restore.
+	 */
+	tables = list_copy(tables);
+	list_sort(tables, table_cmp);
+	foreach(lc, tables)
+	{
+		const char *table = ((BackupTable *) lfirst(lc))->table;
+
+		(void) wc_txn_lock_row(meta, (const uint8 *) table, strlen(table), ExclusiveLock,
+							   LockWaitBlock);
+	}
 	foreach(lc, tables)
 		check_empty(server, ((BackupTable *) lfirst(lc))->table);
 	foreach(lc, tables)

@@ -1,7 +1,8 @@
 # The Avro workload of test/bench/run.sh (sourced by it; BENCH_ONLY=avro
 # runs it alone): widecolumn.export_avro and import_avro of the SCALE
 # balloon rows against COPY TO and COPY FROM of the same rows in a native
-# table, and COPY FROM into a foreign table (the same 4 versions a row,
+# table, widecolumn.backup of their server and restore into a new one,
+# and COPY FROM into a foreign table (the same 4 versions a row,
 # at the commit's time), each timed by psql (COMMIT included) after a
 # compaction of the LevelDB database, a CHECKPOINT and a sync, and the
 # files' sizes.  The imported table must hold every version
@@ -52,6 +53,21 @@ avro_workload() {
 		SQL
 		put "avro_bytes.export_$codec" "$(stat -c %s "$WORK/rows_$codec.avro")"
 	done
+	# a whole-server backup of the same table (snappy, microseconds), and
+	# its restore into a new server, COMMIT included
+	avro_timed backup <<-SQL
+	SELECT widecolumn.backup('wc_avro', '$WORK/backup');
+	SQL
+	put avro_bytes.backup "$(du -sb "$WORK/backup" | cut -f1)"
+	sql -c "CREATE SERVER wc_avro_restored FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off')" \
+		-c "CREATE FOREIGN TABLE avro_restored_cells (rowkey text COLLATE \"C\", family text COLLATE \"C\",
+		    qualifier text COLLATE \"C\", ts timestamptz, value bytea)
+		    SERVER wc_avro_restored OPTIONS (table 'weather', layout 'cells')" >/dev/null
+	avro_timed restore <<-SQL
+	BEGIN;
+	SELECT widecolumn.restore('wc_avro_restored', '$WORK/backup');
+	COMMIT;
+	SQL
 	avro_timed copy_to_native <<-SQL
 	COPY (SELECT * FROM avro_native) TO '$WORK/native.tsv';
 	SQL
@@ -77,15 +93,25 @@ avro_workload() {
 	COMMIT;
 	SQL
 	rm -f "$WORK/avro_rows.tsv"
-	a=$(sql -c "SELECT count(*), md5(string_agg(rowkey || family || qualifier || ts || value, ',' ORDER BY rowkey, family, qualifier, ts)) FROM avro_src_cells")
+	# an export is in Bigtable's milliseconds (0.8.0); a backup keeps microseconds
+	a=$(sql -c "SELECT count(*), md5(string_agg(rowkey || family || qualifier || date_trunc('milliseconds', ts) || value, ',' ORDER BY rowkey, family, qualifier, ts)) FROM avro_src_cells")
+	exact=$(sql -c "SELECT count(*), md5(string_agg(rowkey || family || qualifier || ts || value, ',' ORDER BY rowkey, family, qualifier, ts)) FROM avro_src_cells")
 	b=$(sql -c "SELECT count(*), md5(string_agg(rowkey || family || qualifier || ts || value, ',' ORDER BY rowkey, family, qualifier, ts)) FROM avro_dst")
 	c=$(sql -c "SELECT count(*), md5(string_agg(rowkey || family || qualifier || ts || value, ',' ORDER BY rowkey, family, qualifier, ts)) FROM avro_dst_null")
+	d=$(sql -c "SELECT count(*), md5(string_agg(rowkey || family || qualifier || ts || value, ',' ORDER BY rowkey, family, qualifier, ts)) FROM avro_restored_cells")
 	if [ "$a" != "$b" ] || [ "$a" != "$c" ]; then
 		say "MISMATCH: the imported tables have $b and $c, the exported one $a (versions|digest)"
 		exit 1
 	fi
+	# the backup keeps microseconds: the restored table is the table exactly
+	if [ "$exact" != "$d" ]; then
+		say "MISMATCH: the restored table has $d, the backed-up one $exact (versions|digest)"
+		exit 1
+	fi
+	rm -rf "$WORK/backup"
 	put avro_versions "${a%|*}"
 	rm -f "$WORK"/rows_*.avro "$WORK/native.tsv"
 	sql -c "SET client_min_messages = warning" -c "DROP SERVER wc_avro CASCADE" \
+		-c "DROP SERVER wc_avro_restored CASCADE" \
 		-c "DROP TABLE avro_native, avro_native_copy" >/dev/null
 }

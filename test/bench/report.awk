@@ -502,6 +502,13 @@ END {
 			   rfmt(ratio(v["avro_ms.import_deflate"], v["avro_ms.copy_from_native"])),
 			   rfmt(ratio(v["avro_ms.import_deflate"], v["avro_ms.copy_from_foreign"])),
 			   rfmt(ratio(v["avro_ms.import_null"], v["avro_ms.copy_from_foreign"])))
+	if (v["avro_ms.backup"] != "")
+		printf(" `backup` of the server %s ms (%s MB; ÷ `export_avro` snappy %s), `restore` into a new server %s ms (÷ native COPY FROM %s, ÷ `import_avro` of the null file %s); the restored table held every version, to the microsecond.",
+			   v["avro_ms.backup"], fmt(v["avro_bytes.backup"] / 1e6),
+			   rfmt(ratio(v["avro_ms.backup"], v["avro_ms.export_snappy"])),
+			   v["avro_ms.restore"],
+			   rfmt(ratio(v["avro_ms.restore"], v["avro_ms.copy_from_native"])),
+			   rfmt(ratio(v["avro_ms.restore"], v["avro_ms.import_null"])))
 	if (quick)
 		printf(" (A smoke run: the targets are about the 1,000,000-row run.)")
 	print ""

@@ -218,9 +218,23 @@ is($b->safe_psql('postgres', 'SELECT count(*) FROM all_cells'), '0',
 	'where the server has no data yet');
 is($b->safe_psql('postgres', "SELECT widecolumn.restore('wc', '$bk')"), $backed_up,
 	'restore returns the versions it loaded');
+# the first line where two listings differ, for a failure's diagnostics
+sub first_difference
+{
+	my ($got, $want) = @_;
+	my @g = split /\n/, $got;
+	my @w = split /\n/, $want;
+	for my $i (0 .. ($#g > $#w ? $#g : $#w))
+	{
+		my ($x, $y) = ($g[$i] // '(none)', $w[$i] // '(none)');
+		return "line $i: got $x, want $y" if $x ne $y;
+	}
+	return 'none';
+}
 my $restored = $b->safe_psql('postgres', $all_cells);
 ok($restored eq join("\n", @oracle),
-	'every version is back, cell by cell, timestamps to the microsecond, as the backup\'s snapshot saw it');
+	'every version is back, cell by cell, timestamps to the microsecond, as the backup\'s snapshot saw it')
+  or diag(first_difference($restored, join("\n", @oracle)));
 is( $b->safe_psql(
 		'postgres',
 		q{SELECT string_agg(table_name || ':' || family || ':' || gc_policy || ':' || coalesce(aggregate, ''), ',' ORDER BY 1) FROM widecolumn.families('wc')}
@@ -243,10 +257,14 @@ is( $b->safe_psql('postgres', q{SELECT count(*) FROM events WHERE rowkey LIKE 'e
 my ($v1, $low1, $high1) = split /\|/,
   $b->safe_psql('postgres', q{SELECT views, low, high FROM video WHERE rowkey = 'v1'});
 $b->safe_psql('postgres',
-	q{INSERT INTO video (rowkey, views, low, high) VALUES ('v1', 1000, -5, 100000)});
+	q{INSERT INTO video (rowkey, views, low, high) VALUES ('v1', 1000, 5000, -5)});
 is( $b->safe_psql('postgres', q{SELECT views, low, high FROM video WHERE rowkey = 'v1'}),
-	($v1 + 1000) . "|-5|100000",
-	'a restored sum adds, a min and a max keep the extreme');
+	($v1 + 1000) . "|$low1|$high1",
+	"a restored sum adds, a min and a max keep their extremes against values that lose ($low1, $high1)");
+$b->safe_psql('postgres',
+	q{INSERT INTO video (rowkey, views, low, high) VALUES ('v1', -1000, -5, 5000)});
+is( $b->safe_psql('postgres', q{SELECT views, low, high FROM video WHERE rowkey = 'v1'}),
+	"$v1|-5|5000", 'and take values that win');
 
 # What restore and backup refuse, changing nothing.
 my $before = $b->safe_psql('postgres', $all_cells);
@@ -269,7 +287,12 @@ CREATE SERVER dropped FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
 SELECT widecolumn.create_family('dropped', 'video', 'views');
 SELECT widecolumn.drop_table('dropped', 'video');
 CREATE SERVER fresh FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
+CREATE FOREIGN TABLE fresh_events (rowkey text COLLATE "C", v text OPTIONS (column 'v3:v'))
+  SERVER fresh OPTIONS (table 'events');
 });
+fails($b, "BEGIN; SELECT widecolumn.drop_row_range('fresh_events', 'x'); SELECT widecolumn.restore('fresh', '$bk')",
+	'55000', qr/cannot restore into server "fresh" after this transaction changed its column families or dropped rows/,
+	'a restore after a drop in the same transaction, which its COMMIT would stamp after the versions');
 fails($b, "SELECT widecolumn.restore('dropped', '$bk')", '55000',
 	qr/stored table "video" of server "dropped" is not empty/,
 	'a restore into a table that was dropped, whose drop would hide the old versions');
@@ -293,6 +316,34 @@ fails($b, "SELECT widecolumn.restore('fresh', '$cut')", '22P04',
 	'a backup file that holds other versions than the manifest says');
 is($b->safe_psql('postgres', q{SELECT count(*) FROM widecolumn.families('fresh')}),
 	'0', 'and the restore left nothing behind');
+# a file cut short
+my ($events_file) = map { $_->{file} } grep { $_->{table_name} eq 'events' } @{ $manifest->{tables} };
+unlink "$cut/backup.json";
+PostgreSQL::Test::Utils::append_to_file("$cut/backup.json", $m);
+truncate("$cut/$events_file", (-s "$cut/$events_file") - 100) or die;
+my ($r_cut, $o_cut, $e_cut) = $b->psql('postgres', "\\set VERBOSITY verbose\nSELECT widecolumn.restore('fresh', '$cut')");
+is(sqlstate($e_cut), '22P04', 'a backup file cut short: 22P04');
+like($e_cut, qr/Avro file ".*$events_file"/, 'the error names the file');
+is($b->safe_psql('postgres', q{SELECT count(*) FROM widecolumn.families('fresh')}),
+	'0', 'and the restore left nothing behind');
+# manifests that are not a backup's
+for my $bad (
+	[ 'not JSON', '{"format": ' ],
+	[ 'a file above the directory', $m =~ s/"file": "table-1.avro"/"file": "..\/table-1.avro"/r ],
+	[ 'a file in another directory', $m =~ s/"file": "table-1.avro"/"file": "x\/table-1.avro"/r ],
+	[ 'an empty table name', $m =~ s/"table_name": "empty"/"table_name": ""/r ],
+	[ 'a table without families', $m =~ s/"families": \[[^\]]*\]/"families": []/r ],
+	[ 'a fractional count', $m =~ s/"versions": (\d+)/"versions": $1.5/r ],
+	[ 'a table named twice', $m =~ s/"table_name": "video"/"table_name": "events"/r ])
+{
+	my ($what, $text) = @$bad;
+	unlink "$cut/backup.json";
+	PostgreSQL::Test::Utils::append_to_file("$cut/backup.json", $text);
+	fails($b, "SELECT widecolumn.restore('fresh', '$cut')", '22P04', qr/is not a backup of widecolumn_fdw 1/,
+		"a manifest with $what");
+}
+is($b->safe_psql('postgres', q{SELECT count(*) FROM widecolumn.families('fresh')}),
+	'0', 'and none of them left anything behind');
 PostgreSQL::Test::Utils::append_to_file("$cut/other.json", '{"format": "something else"}');
 unlink "$cut/backup.json";
 fails($b, "SELECT widecolumn.restore('fresh', '$cut')", '58P01',
@@ -321,6 +372,10 @@ fails($b, "SET ROLE srvowner; SELECT widecolumn.backup('fresh', '$dir/by_owner')
 fails($b, "SET ROLE srvowner; SELECT widecolumn.restore('fresh', '$bk')", '42501',
 	qr/pg_read_server_files role to restore/, 'a restore by an owner who may not read server files');
 ok(!-e "$dir/by_filer" && !-e "$dir/by_owner", 'and the refused backups made no directory');
+fails($b, "BEGIN; INSERT INTO events (rowkey, v) VALUES ('new', 'x'); SELECT widecolumn.backup('wc', '$dir/after_write')",
+	'55000', qr/cannot export stored table "events" after this transaction wrote to it/,
+	'a backup after a write in the same transaction, which fails after it made its directory');
+ok(!-e "$dir/after_write", 'and the failed backup removed its directory');
 
 # The restored server backs up and restores again; progress is reported.
 my $again = "$dir/again";
@@ -338,6 +393,33 @@ is($b->safe_psql('postgres', "SELECT count(*) FROM pg_ls_dir('$dir/fresh')"), '1
 is($out, $again_versions, "the restored server's backup restores again ($again_versions versions)");
 like($err, qr/NOTICE:  widecolumn\.restore\(\) has been running for 0 seconds\nDETAIL:  It has read \d+ of \d+ bytes of the file of stored table "\w+"\./,
 	'a restore says how far it is');
+
+# READ COMMITTED: the backup's statement's snapshot, which a native read in
+# the same statement shares, while the writer commits again.
+($wout, $werr) = ('', '');
+$writer = IPC::Run::start(
+	[
+		'pgbench', '-n', '-c', '1', '-T', '4', '-f', $writer_script,
+		'-h', $a->host, '-p', $a->port, 'postgres'
+	],
+	'<', '/dev/null', '>', \$wout, '2>', \$werr);
+my $before_rc = log_count();
+usleep(50_000) while log_count() < $before_rc + 50 && time() < $deadline + 60;
+my ($rc_versions, $rc_logged) = split /\|/, $a->safe_psql('postgres',
+	"SELECT widecolumn.backup('wc', '$dir/rc'), (SELECT count(*) FROM log)");
+$writer->finish;
+is($writer->result(0), 0, 'the writer ran again') or diag($werr);
+ok(log_count() > $rc_logged, "and committed after the READ COMMITTED backup's snapshot ($rc_logged)");
+$a->safe_psql(
+	'postgres', q{
+CREATE SERVER rc_restored FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (sync 'off');
+CREATE FOREIGN TABLE rc_events (rowkey text COLLATE "C", v text OPTIONS (column 'v3:v'))
+  SERVER rc_restored OPTIONS (table 'events');
+});
+is($a->safe_psql('postgres', "SELECT widecolumn.restore('rc_restored', '$dir/rc')"),
+	$rc_versions, 'the READ COMMITTED backup restores');
+is($a->safe_psql('postgres', q{SELECT count(*) FROM rc_events WHERE rowkey LIKE 'w%'}),
+	$rc_logged, "and holds exactly the writer's commits its statement's native read saw ($rc_logged)");
 
 $a->stop;
 $b->stop;
