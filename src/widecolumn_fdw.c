@@ -49,6 +49,7 @@ _PG_init(void)
 	wc_cells_init();
 	wc_client_init();
 	wc_progress_init();
+	wc_as_of_init();
 	wc_snapshot_init();
 	wc_declcheck_init();
 	wc_onconflict_init();

@@ -287,11 +287,14 @@ extern void wc_scans_forget_all(void);
 extern void wc_scans_drop(void);
 extern void wc_scans_subxact_abort(SubTransactionId subid);
 
-/* in snapshot.c */
-extern void wc_snapshot_init(void);
+/* in asof.c */
+extern void wc_as_of_init(void);
 extern uint64 wc_as_of(void);
 extern uint64 wc_as_of_for_read(void);
 extern void wc_as_of_forbid(bool lock);
+
+/* in snapshot.c */
+extern void wc_snapshot_init(void);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern uint64 wc_client_snapshot_share(uint32 id);
 extern uint32 wc_client_snapshot_attach(uint32 db, uint64 token);
