@@ -198,5 +198,10 @@ SELECT count(*) BETWEEN 50 AND 101 AS fresh_split, max(offset_bytes) = :fresh_to
 SELECT approx_bytes > 500000 AS stat_has_bytes FROM widecolumn.stat_tables
  WHERE server = 'sz_srv' AND table_name = 'sz_fresh';
 DROP TABLE fs;
+-- the worker keeps a walk until the database is next written: the same
+-- size again, and a larger one after more rows
+SELECT widecolumn.approximate_size('sz_fresh') = :fresh_total AS same_again;
+INSERT INTO sz_fresh SELECT 'g' || lpad(i::text, 5, '0'), repeat('x', 100) FROM generate_series(1, 1000) i;
+SELECT widecolumn.approximate_size('sz_fresh') > :fresh_total + 100000 AS grows_with_writes;
 
 DROP SERVER sz_srv CASCADE;

@@ -84,6 +84,7 @@ wc_db_reopen(WcOpenDb *odb)
 				 errhint("Restore the directory or mount the volume that holds it. To start again with an empty database, remove its line from \"%s\" in the data directory.",
 						 WC_REGISTRY)));
 	wc_rowdrops_forget(odb);
+	sizes_forget(odb);
 	odb->db = storage_open(odb->path, &odb->opts);
 	odb->commit_partial = false;
 	PG_TRY();

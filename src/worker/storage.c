@@ -24,6 +24,7 @@
 
 #include "common/file_perm.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
@@ -41,6 +42,7 @@ struct WcDb
 	char	   *path;
 	bool		write_failed;	/* a write failed: the handle must be reopened */
 	uint64		compactions;	/* ranges given to the compactor */
+	pg_atomic_uint64 writes;	/* batches written, by either thread */
 };
 
 struct WcIter
@@ -262,6 +264,7 @@ storage_open(const char *path, const WcDbOptions *o)
 		d->filter = leveldb_filterpolicy_create_bloom((int) o->bloom_bits);
 		leveldb_options_set_filter_policy(d->options, d->filter);
 	}
+	pg_atomic_init_u64(&d->writes, 0);
 	d->sync_write = leveldb_writeoptions_create();
 	leveldb_writeoptions_set_sync(d->sync_write, 1);
 	d->async_write = leveldb_writeoptions_create();
@@ -498,6 +501,7 @@ storage_write(WcDb *d, WcBatch *b, bool sync)
 
 	leveldb_write(d->db, sync ? d->sync_write : d->async_write, b->wb, &err);
 	main_fsyncs += sync;
+	pg_atomic_fetch_add_u64(&d->writes, 1);
 	if (err != NULL)
 	{
 		/*
@@ -602,11 +606,23 @@ storage_write_group(WcDb *d, WcBatch *const *b, int n, bool sync, char *err, siz
 		leveldb_write(d->db, wo, all, &msg);
 		leveldb_writebatch_destroy(all);
 	}
+	pg_atomic_fetch_add_u64(&d->writes, 1);
 	if (msg == NULL)
 		return true;
 	snprintf(err, errlen, "%s", msg);
 	leveldb_free(msg);
 	return false;
+}
+
+/*
+ * storage_writes
+ *		How many batches have been written to the database (a change of the
+ *		number: its content may have changed).
+ */
+uint64
+storage_writes(WcDb *d)
+{
+	return pg_atomic_read_u64(&d->writes);
 }
 
 /* Raise the commit writer's failed write (commitwriter.c). */

@@ -48,6 +48,7 @@ extern size_t storage_batch_bytes(WcBatch *b);
 extern void storage_batch_clear(WcBatch *b);
 extern void storage_batch_free(WcBatch *b);
 extern void storage_write(WcDb *db, WcBatch *b, bool sync);
+extern uint64 storage_writes(WcDb *d);
 extern bool storage_write_group(WcDb *db, WcBatch *const *b, int n, bool sync,
 								char *err, size_t errlen);
 extern bool storage_failed_flag(WcDb *db);

@@ -258,6 +258,7 @@ extern void wc_heat_store_due(void);
 
 /* in sizes.c */
 extern void sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out);
+extern void sizes_forget(WcOpenDb *odb);
 extern uint64 sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen,
 								const uint8 *end, size_t elen);
 extern void sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a);
