@@ -416,6 +416,32 @@ wc_get_table(Oid relid)
 }
 
 /*
+ * A stored table with no foreign table over it, of natts columns: the
+ * first its row key, named key, of type, in the C collation if text.
+ */
+static WcTable *
+table_without_relation(Oid serverid, const char *table, const char *key, Oid type, int natts)
+{
+	WcTable    *t = palloc0(sizeof(WcTable));
+	WcColumn   *k;
+
+	read_server_options(t, GetForeignServer(serverid));
+	t->table = pstrdup(table);
+	t->relname = t->table;
+	t->table_key = escape_str(t->table, strlen(t->table), &t->table_key_len);
+	t->natts = natts;
+	t->cols = palloc0(sizeof(WcColumn) * natts);
+	t->rowkey_attnum = 1;
+	k = &t->cols[0];
+	k->kind = WC_COL_ROWKEY;
+	k->name = (char *) key;
+	k->type = type;
+	k->typmod = -1;
+	k->collation = type == TEXTOID ? C_COLLATION_OID : InvalidOid;
+	return t;
+}
+
+/*
  * wc_get_meta_table
  *		The mapping of a server's stored table of column families: a row
  *		per stored table (its name is the row key), whose one cell holds
@@ -428,23 +454,10 @@ wc_get_table(Oid relid)
 WcTable *
 wc_get_meta_table(Oid serverid)
 {
-	WcTable    *t = palloc0(sizeof(WcTable));
-	WcColumn   *key;
+	WcTable    *t = table_without_relation(serverid, "", "table_name", TEXTOID, 2);
 	WcColumn   *cell;
 
 	t->relname = "widecolumn.families";
-	read_server_options(t, GetForeignServer(serverid));
-	t->table = "";
-	t->table_key = escape_str(t->table, 0, &t->table_key_len);
-	t->natts = 2;
-	t->cols = palloc0(sizeof(WcColumn) * 2);
-	t->rowkey_attnum = 1;
-	key = &t->cols[0];
-	key->kind = WC_COL_ROWKEY;
-	key->name = "table_name";
-	key->type = TEXTOID;
-	key->typmod = -1;
-	key->collation = C_COLLATION_OID;
 	cell = &t->cols[1];
 	cell->name = "families";
 	cell->type = TEXTOID;
@@ -464,22 +477,7 @@ wc_get_meta_table(Oid serverid)
 WcTable *
 wc_get_stored_table(Oid serverid, const char *table)
 {
-	WcTable    *t = palloc0(sizeof(WcTable));
-	WcColumn   *key;
-
-	read_server_options(t, GetForeignServer(serverid));
-	t->table = pstrdup(table);
-	t->relname = t->table;
-	t->table_key = escape_str(t->table, strlen(t->table), &t->table_key_len);
-	t->natts = 1;
-	t->cols = palloc0(sizeof(WcColumn));
-	t->rowkey_attnum = 1;
-	key = &t->cols[0];
-	key->kind = WC_COL_ROWKEY;
-	key->name = "rowkey";
-	key->type = BYTEAOID;
-	key->typmod = -1;
-	return t;
+	return table_without_relation(serverid, table, "rowkey", BYTEAOID, 1);
 }
 
 /*
