@@ -14,7 +14,7 @@ OBJS = src/widecolumn_fdw.o \
        src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/wirestats.o src/common/progress.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o src/common/wireheat.o src/common/scanuse.o \
        src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
        src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o src/fdw/asof.o \
-       src/fdw/txn.o src/fdw/rowlock.o src/fdw/commit.o src/fdw/ssi.o \
+       src/fdw/txn.o src/fdw/txnrange.o src/fdw/rowlock.o src/fdw/commit.o src/fdw/ssi.o \
        src/fdw/plan.o src/fdw/joinpaths.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/onconflict.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \

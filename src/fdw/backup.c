@@ -461,7 +461,7 @@ read_manifest(const char *dir)
 		int64		versions;
 
 		bt->table = json_string(dir, o, "table_name", false);
-		if (bt->table[0] == '\0' || strlen(bt->table) > WC_MAX_QUALIFIER)
+		if (!wc_valid_table_name(bt->table))
 			not_a_backup(dir, psprintf("A stored table's name in %s is empty or longer than %d bytes.",
 									   BACKUP_MANIFEST, WC_MAX_QUALIFIER));
 		bt->file = json_string(dir, o, "file", false);

@@ -129,15 +129,11 @@ escaped(const char *name, size_t *len)
 static void
 check_table_name(const char *name)
 {
-	if (name[0] == '\0')
+	if (!wc_valid_table_name(name))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid stored table name"),
-				 errdetail("The name is empty.")));
-	if (strlen(name) > WC_MAX_QUALIFIER)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid stored table name"),
+				 name[0] == '\0' ? errdetail("The name is empty.") :
 				 errdetail("The name is %zu bytes long; the limit is %d.",
 						   strlen(name), WC_MAX_QUALIFIER)));
 }

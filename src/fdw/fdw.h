@@ -150,6 +150,7 @@ typedef enum WcKeyAtomKind
 
 /* in option.c */
 extern bool wc_valid_family(const char *f, size_t len);
+extern bool wc_valid_table_name(const char *name);
 extern bool wc_cells_layout(Oid relid);
 
 /* in modify.c */
@@ -332,12 +333,14 @@ extern uint32 wc_txn_horizon(void);
 extern uint32 wc_txn_horizon_at(CommandId curcid);
 extern bool wc_txn_has_writes(void);
 extern int	wc_txn_columns(WcTxnTable *tt, uint8 ***cols, size_t **lens);
-extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
-								 const WcKeyRange *range, bool reverse,
-								 WcTxnRow **rows);
 extern void wc_txn_touch_row(WcTable *t, CommandId cid, const uint8 *rowkey, size_t rowkey_len);
 extern bool wc_txn_changed_since(WcTable *t, uint32 horizon, const uint8 *rowkey,
 								 size_t rowkey_len, CommandId cid, bool delete);
+
+/* in txnrange.c */
+extern int	wc_txn_rows_in_range(WcTxnTable *tt, uint32 horizon,
+								 const WcKeyRange *range, bool reverse,
+								 WcTxnRow **rows);
 extern void wc_txn_savepoint_begin(SubTransactionId subid);
 extern bool wc_txn_savepoint_end(SubTransactionId subid, bool rollback);
 extern void wc_txn_reset(void);

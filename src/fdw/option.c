@@ -170,6 +170,16 @@ wc_valid_family(const char *f, size_t len)
 	return true;
 }
 
+/*
+ * A stored table's name: not empty, and at most WC_MAX_QUALIFIER bytes, as
+ * it goes into every key beside a row key of up to 4096 bytes.
+ */
+bool
+wc_valid_table_name(const char *name)
+{
+	return name[0] != '\0' && strlen(name) <= WC_MAX_QUALIFIER;
+}
+
 static void
 check_column_spec(const char *spec)
 {
@@ -404,18 +414,15 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 			(void) wc_parse_compression(def);
 		else if (strcmp(def->defname, "table") == 0)
 		{
-			if (defGetString(def)[0] == '\0')
+			char	   *name = defGetString(def);
+
+			if (!wc_valid_table_name(name))
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
 						 errmsg("invalid value for option \"table\""),
-						 errdetail("The name is empty.")));
-			/* it goes into every key, beside a row key of up to 4096 bytes */
-			if (strlen(defGetString(def)) > WC_MAX_QUALIFIER)
-				ereport(ERROR,
-						(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
-						 errmsg("invalid value for option \"table\""),
+						 name[0] == '\0' ? errdetail("The name is empty.") :
 						 errdetail("The name is %zu bytes long; the limit is %d.",
-								   strlen(defGetString(def)), WC_MAX_QUALIFIER)));
+								   strlen(name), WC_MAX_QUALIFIER)));
 		}
 		else if (strcmp(def->defname, "family") == 0)
 		{

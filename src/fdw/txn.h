@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * txn.h
- *	  The layout of a transaction's write log, for the two files that read
- *	  it: txn.c, which keeps it, and commit.c, which sends it to the worker.
+ *	  The layout of a transaction's write log, for the files that read it:
+ *	  txn.c, which keeps it, txnrange.c, which finds a key range's rows in
+ *	  it, and commit.c, which sends it to the worker.
  *
  * Everything else sees the log through the wc_txn_ functions of fdw.h.
  *
