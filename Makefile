@@ -20,9 +20,11 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
        src/fdw/sizes.o src/fdw/statworker.o src/fdw/progressview.o src/fdw/rowdrop.o src/fdw/rangedelete.o src/fdw/parscan.o src/fdw/heatmap.o src/fdw/heatsvg.o \
        src/fdw/advise.o src/fdw/advisekeys.o src/fdw/adviseuse.o src/fdw/avro.o src/fdw/avrofile.o src/fdw/backup.o \
-       src/worker/main.o src/worker/state.o src/worker/serve.o src/worker/workerstats.o src/worker/readers.o src/worker/failure.o src/worker/largecommit.o src/worker/databases.o src/worker/snapshare.o \
-       src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/rowdrops.o src/worker/sizes.o src/worker/cellcommit.o src/worker/commitwriter.o src/worker/storage.o \
-       src/worker/heat.o src/worker/heatstore.o src/worker/rowfilter.o src/worker/xacts.o
+       src/worker/main.o src/worker/serve.o src/worker/workerstats.o \
+       src/worker/runtime/state.o src/worker/runtime/clients.o src/worker/runtime/failure.o src/worker/runtime/readers.o src/worker/runtime/snapshare.o src/worker/runtime/heat.o \
+       src/worker/leveldb/engine.o src/worker/leveldb/databases.o src/worker/leveldb/largecommit.o \
+       src/worker/leveldb/cellscan.o src/worker/leveldb/cellversions.o src/worker/leveldb/rowfilter.o src/worker/leveldb/tablemeta.o src/worker/leveldb/sweep.o src/worker/leveldb/reclaim.o src/worker/leveldb/rowdrops.o src/worker/leveldb/sizes.o src/worker/leveldb/cellcommit.o \
+       src/worker/leveldb/heatstore.o src/worker/leveldb/xacts.o src/worker/leveldb/commitwriter.o src/worker/leveldb/storage.o
 # IMPORT FOREIGN SCHEMA, and the record of written types it reads
 OBJS += src/fdw/coltypes.o src/fdw/import.o src/fdw/storefilter.o
 # The install script of this version, the full scripts of older versions

@@ -17,6 +17,8 @@
 
 #include <string.h>
 
+const uint8_t wc_meta_table[2] = {0x00, 0x01};
+
 /*
  * wc_escape_body
  *		Escape src without the terminator; returns bytes written.

@@ -53,6 +53,12 @@ wc_get_be(const uint8_t *p, int n)
 	return v;
 }
 
+/*
+ * The table of families (its name is empty, which no foreign table's can
+ * be), escaped: its keys sort before every table's.
+ */
+extern const uint8_t wc_meta_table[2];
+
 extern size_t wc_escape(const uint8_t *src, size_t n, uint8_t *dst);
 extern size_t wc_escape_body(const uint8_t *src, size_t n, uint8_t *dst);
 extern int	wc_component_end(const uint8_t *src, size_t n, size_t *consumed);

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * main.c
- *	  The storage worker: the one process that opens LevelDB.  Its
- *	  registration, its main loop, and the backends attached to it.
+ *	  The storage worker: the one process that opens the stores (LevelDB's
+ *	  databases).  Its registration, its main loop, and the backends
+ *	  attached to it.
  *
  * LevelDB allows one process per database, and PostgreSQL runs a process
  * per session, so every backend sends its requests here.  A backend creates
@@ -14,15 +15,14 @@
  * any one of them: queues are read and written without blocking, an answer
  * that does not fit is kept and retried on the next round, and a scan
  * answers one bounded batch per request.  So a long scan in one session
- * cannot stall a point read in another.  Nor does a commit's fsync: a
- * commit's batch goes to the commit writer, a thread (commitwriter.c), and the
- * commit is answered when it comes back (serve.c, wc_collect_commits), and
- * a commit of more than 4 MiB is written in slices (largecommit.c).  Scans'
- * batches are filled by reader threads (readers.c), but for small ones.
- * A COUNT or COMPACT goes on in slices between the requests, and when there
- * is nothing to do the loop gives the background sweep a slice of a few
- * milliseconds (reclaim.c), then polls a little before it sleeps
- * (common/poll.c).
+ * cannot stall a point read in another.  Nor does a commit's fsync: the
+ * engine writes a commit on a thread of its own and answers it when it is
+ * written, and a commit of more than 4 MiB in slices (leveldb/largecommit.c);
+ * each pass gives the engine its turn (engine.h's step).  Scans' batches
+ * are filled by reader threads (runtime/readers.c), but for small ones.
+ * When there is nothing to do the loop gives the engine a slice of its
+ * background work (the sweep, leveldb/reclaim.c), then polls a little
+ * before it sleeps (common/poll.c).
  *
  * Errors while serving a request are caught and sent back as ERROR answers;
  * the worker itself exits only on SIGTERM or postmaster death, and the
@@ -69,15 +69,6 @@ wc_worker_register(void)
 {
 	BackgroundWorker worker;
 
-	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_commit_batches",
-							"Kills the storage worker after this many batches of a multi-batch commit (for tests).",
-							NULL,
-							&wc_debug_crash_after_commit_batches,
-							0, 0, INT_MAX,
-							PGC_SIGHUP,
-							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
-							NULL, NULL, NULL);
-
 	DefineCustomIntVariable("widecolumn_fdw.debug_clock_step_back",
 							"Sets the storage worker's clock this many seconds back (for tests).",
 							NULL,
@@ -85,42 +76,6 @@ wc_worker_register(void)
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_S,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("widecolumn_fdw.sweep_naptime",
-							"Sets the time between two passes of the storage worker's background sweep over a database.",
-							"The sweep deletes what no read can return any more, when the worker has nothing else to do; 0 turns it off.",
-							&wc_sweep_naptime,
-							10, 0, 86400,
-							PGC_SIGHUP,
-							GUC_UNIT_S,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_sweep_batches",
-							"Kills the storage worker after this many batches of deletes of a sweep or compaction (for tests).",
-							NULL,
-							&wc_debug_crash_after_sweep_batches,
-							0, 0, INT_MAX,
-							PGC_SIGHUP,
-							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("widecolumn_fdw.debug_large_commit_pause",
-							"Makes the storage worker wait this long between two chunks of a large commit (for tests).",
-							NULL,
-							&wc_debug_large_commit_pause,
-							0, 0, INT_MAX,
-							PGC_SIGHUP,
-							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
-							NULL, NULL, NULL);
-
-	DefineCustomIntVariable("widecolumn_fdw.debug_reclaim_pause",
-							"Makes the storage worker wait this long between two slices of the walk of a COUNT or COMPACT (for tests).",
-							NULL,
-							&wc_debug_reclaim_pause,
-							0, 0, INT_MAX,
-							PGC_SIGHUP,
-							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
 							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("widecolumn_fdw.worker_threads",
@@ -134,6 +89,7 @@ wc_worker_register(void)
 							NULL, NULL, NULL);
 
 	wc_heat_define_settings();
+	wc_leveldb_engine.define_settings();
 
 	memset(&worker, 0, sizeof(worker));
 	/*
@@ -179,9 +135,10 @@ wc_worker_exit(int code, Datum arg)
 	 * reader threads finish their batches, as their scans must be closed
 	 * before the databases.
 	 */
-	wc_large_commit_complete();
-	storage_writer_stop();
-	wc_collect_commits();
+	do
+		wc_leveldb_engine.finish();
+	while (wc_serve_held());
+	wc_leveldb_engine.stop();
 	wc_readers_stop();
 	wc_collect_reads();
 	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
@@ -201,7 +158,7 @@ wc_worker_exit(int code, Datum arg)
 		if (wc_clients[i] != NULL)
 			client_free(wc_clients[i]);
 
-	wc_db_close_all();
+	wc_leveldb_engine.close_all();
 }
 
 /*
@@ -360,6 +317,7 @@ wc_worker_main(Datum arg)
 	bool		idle = false;
 	instr_time	idle_since;
 	int			readers_fd;
+	int			engine_fd;
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -376,13 +334,12 @@ wc_worker_main(Datum arg)
 	MemoryContextSwitchTo(wc_worker_cxt);
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
-	storage_start_background_thread(WARNING);
 	wait_set = CreateWaitEventSet(TopMemoryContext, 4);
 	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(wait_set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
-	/* Each backend has at most one commit out, and one more if it left. */
-	AddWaitEventToSet(wait_set, WL_SOCKET_READABLE,
-					  storage_writer_start(2 * wc_shared->nslots), NULL, NULL);
+	engine_fd = wc_leveldb_engine.start(wc_shared->nslots);
+	if (engine_fd >= 0)
+		AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, engine_fd, NULL, NULL);
 	readers_fd = wc_readers_start();
 	if (readers_fd >= 0)
 		AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, readers_fd, NULL, NULL);
@@ -400,7 +357,6 @@ wc_worker_main(Datum arg)
 	{
 		uint32		busy = 0;
 		long		timeout;
-		int			reclaiming;
 
 		ResetLatch(MyLatch);
 		/* a connected process must absorb barriers (DROP DATABASE waits) */
@@ -412,20 +368,15 @@ wc_worker_main(Datum arg)
 		}
 
 		attach_clients(generation);
-		if (wc_collect_commits())
+		if (wc_leveldb_engine.step())
+			busy++;
+		if (wc_serve_held())
 			busy++;
 		if (wc_collect_reads())
-			busy++;
-		if (wc_large_commit_step())
-			busy++;
-		reclaiming = wc_reclaim_step();
-		if (reclaiming == 1)
 			busy++;
 		for (int i = 0; i < wc_shared->nslots; i++)
 			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
 				busy++;
-		wc_heat_store_due();
-		wc_xacts_settle_due();
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 		wc_stat_pass(busy > 0);
@@ -436,11 +387,8 @@ wc_worker_main(Datum arg)
 			continue;
 		}
 
-		/* Nobody is waiting: a slice of the background sweep (reclaim.c). */
-		timeout = Min(1000L, wc_sweep_background());
-		/* a COMPACT waiting for LevelDB's compaction: look again soon */
-		if (reclaiming == 2)
-			timeout = Min(timeout, 10L);
+		/* Nobody is waiting: a slice of the engine's background work. */
+		timeout = Min(1000L, wc_leveldb_engine.idle());
 
 		/*
 		 * Poll a little before sleeping: the next request of a session that
@@ -464,26 +412,4 @@ wc_worker_main(Datum arg)
 
 	/* Exit code 0 would tell the postmaster never to start us again. */
 	proc_exit(1);
-}
-
-/*
- * wc_loop_due
- *		Has every_us passed since *looked (then it is now)?  For the work the
- *		loop does now and then (heatstore.c, xacts.c): the loop comes by at
- *		every pass, thousands of times a second while it polls, so it reads
- *		the coarse clock, a read of memory, where gettimeofday took 8% of the
- *		worker's time under point reads (docs/heatmap.md's profile).
- */
-bool
-wc_loop_due(uint64 *looked, uint64 every_us)
-{
-	struct timespec ts;
-	uint64		at;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	at = (uint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-	if (at - *looked < every_us)
-		return false;
-	*looked = at;
-	return true;
 }

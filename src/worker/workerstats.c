@@ -2,9 +2,9 @@
  *
  * workerstats.c
  *	  The storage worker's own figures (widecolumn.stat_worker and
- *	  stat_worker_info) and LevelDB's (widecolumn.stat_leveldb): counted
- *	  on the main thread, given out by the STAT_WORKER and STAT_DATABASES
- *	  requests.
+ *	  stat_worker_info), counted on the main thread, and its engines'
+ *	  (widecolumn.stat_leveldb: engine.h's describe), given out by the
+ *	  STAT_WORKER and STAT_DATABASES requests.
  *
  * A request's latency runs from when the main loop takes it off its
  * session's queue to when its answer is ready: for a request answered later
@@ -235,7 +235,7 @@ wc_serve_stat_worker(WcClient *c, WcReader *r)
 	s.busy_us = s.elapsed_us > idle ? s.elapsed_us - idle : 0;
 	s.commits = st.commits;
 	s.large_commits = st.large_commits;
-	s.fsyncs = storage_fsyncs();
+	s.fsyncs = wc_leveldb_engine.fsyncs();
 	s.answer_waits = st.answer_waits;
 	s.queue_waits = st.queue.calls;
 	s.queue_wait_us = st.queue.total_us;
@@ -259,72 +259,24 @@ wc_serve_stat_worker(WcClient *c, WcReader *r)
 	wc_write_stat_worker_answer(&c->answer, &s);
 }
 
-/*
- * parse_stats
- *		The per-level figures of LevelDB's leveldb.stats property: a line
- *		"level files size(MB) time(sec) read(MB) write(MB)" for each level
- *		that has files or has been compacted.
- */
-static void
-parse_stats(const char *text, WcDbStats *s)
-{
-	const char *line = text;
-
-	while (line != NULL && *line != '\0')
-	{
-		int			level,
-					files;
-		double		size,
-					secs,
-					read,
-					written;
-
-		if (sscanf(line, "%d %d %lf %lf %lf %lf", &level, &files, &size, &secs,
-				   &read, &written) == 6 && level >= 0 && level < WC_STAT_LEVELS)
-		{
-			s->files[level] = (uint32) Max(files, 0);
-			s->size_mb[level] = (uint64) Max(size, 0);
-			s->compaction_seconds += (uint64) Max(secs, 0);
-			s->compaction_read_mb += (uint64) Max(read, 0);
-			s->compaction_write_mb += (uint64) Max(written, 0);
-		}
-		line = strchr(line, '\n');
-		if (line != NULL)
-			line++;
-	}
-}
-
 void
 wc_serve_stat_databases(WcClient *c, WcReader *r)
 {
 	uint32		n = 0;
+	WcDatabase *db;
 
 	if (!wc_read_stat_databases(r))
 		wc_malformed("STAT_DATABASES");
-	while (wc_db_nth(n) != NULL)
-		n++;
+	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
+		if (db->engine->describe != NULL)
+			n++;
 	wc_write_stat_databases_answer(&c->answer, n);
-	for (uint32 id = 0; id < n; id++)
+	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
 	{
-		WcOpenDb   *odb = wc_db_nth(id);
 		WcDbStats	s;
-		char	   *text = NULL;
 
 		memset(&s, 0, sizeof(s));
-		s.path.data = (const uint8 *) odb->path;
-		s.path.len = strlen(odb->path);
-		s.open = odb->db != NULL;
-		if (s.open)
-		{
-			text = storage_property(odb->db, "leveldb.stats");
-			s.compactions = storage_compactions(odb->db);
-		}
-		if (text != NULL)
-		{
-			parse_stats(text, &s);
-			s.stats.data = (const uint8 *) text;
-			s.stats.len = strlen(text);
-		}
-		wc_write_stat_database(&c->answer, &s);
+		if (db->engine->describe != NULL && db->engine->describe(db, &s))
+			wc_write_stat_database(&c->answer, &s);
 	}
 }

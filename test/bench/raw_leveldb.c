@@ -6,7 +6,7 @@
  * exactly the entries widecolumn_fdw stores for the benchmark's weather
  * balloon rows -- key escape(table) escape(row key) escape(family)
  * escape(qualifier) ~ts (src/common/keycodec.c), value 0x01 + 8 big-endian bytes --
- * and the options the storage worker opens databases with (src/worker/storage.c:
+ * and the options the storage worker opens databases with (src/worker/leveldb/storage.c:
  * 16 KiB blocks, Snappy, 10-bit Bloom filter, 256 MiB block cache, 16 MiB
  * write buffer).  Then it measures, single-threaded:
  *
@@ -723,7 +723,7 @@ main(int argc, char **argv)
 	ro_cache = leveldb_readoptions_create();
 	ro_nocache = leveldb_readoptions_create();
 	leveldb_readoptions_set_fill_cache(ro_nocache, 0);
-	/* as the storage worker reads (src/worker/storage.c) */
+	/* as the storage worker reads (src/worker/leveldb/storage.c) */
 	leveldb_readoptions_set_verify_checksums(ro_cache, 1);
 	leveldb_readoptions_set_verify_checksums(ro_nocache, 1);
 

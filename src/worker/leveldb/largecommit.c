@@ -36,7 +36,7 @@
 #include "utils/timestamp.h"
 
 #include "common/progress.h"
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /*
  * How long the main loop fills a chunk before it serves the other sessions
@@ -63,15 +63,7 @@ static struct
 	TimestampTz next_fill;		/* wc_debug_large_commit_pause's */
 	uint64		bytes;			/* of the rows: widecolumn.progress */
 	TimestampTz reported;
-	List	   *held;			/* WcHeldCommit: COMMITs that wait */
 } large;
-
-/* The held request of a waiting session: kept in its own memory. */
-typedef struct WcHeldCommit
-{
-	WcClient   *c;
-	StringInfoData request;
-} WcHeldCommit;
 
 bool
 wc_large_commit_active(void)
@@ -110,7 +102,7 @@ wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 
 	/* after every commit before it, and seen by no snapshot before it */
 	storage_writer_drain();
-	/* one of those failed: reopened before it is written to, as in serve.c */
+	/* one of those failed: reopened before it is written to, as in engine.c */
 	if (storage_write_failed(odb->db))
 	{
 		wc_db_close_after_failure(odb);
@@ -149,57 +141,9 @@ report(void)
 }
 
 /*
- * wc_large_commit_holds
- *		If a large commit runs and c's request is a COMMIT that writes, keep
- *		it to serve when the large commit ends; true if kept.
- */
-bool
-wc_large_commit_holds(WcClient *c, const uint8 *data, size_t len)
-{
-	WcHeldCommit *h;
-	MemoryContext old;
-
-	if (large.c == NULL || len == 0 || data[0] != WC_REQ_COMMIT || c->writes == NIL)
-		return false;
-	old = MemoryContextSwitchTo(c->cxt);
-	h = palloc(sizeof(WcHeldCommit));
-	h->c = c;
-	initStringInfo(&h->request);
-	appendBinaryStringInfo(&h->request, (const char *) data, len);
-	MemoryContextSwitchTo(TopMemoryContext);
-	large.held = lappend(large.held, h);
-	MemoryContextSwitchTo(old);
-	/* it takes no further request meanwhile, as a commit being written */
-	c->commit_waiting = true;
-	return true;
-}
-
-/* Serve the held COMMITs, until one of them is a large commit in turn. */
-static void
-serve_held(void)
-{
-	while (large.held != NIL && large.c == NULL)
-	{
-		WcHeldCommit *h = linitial(large.held);
-		WcClient   *c = h->c;
-
-		large.held = list_delete_first(large.held);
-		c->commit_waiting = false;
-		if (c->gone)
-		{
-			MemoryContextDelete(c->cxt);
-			continue;
-		}
-		wc_handle_request(c, (const uint8 *) h->request.data, h->request.len);
-		pfree(h->request.data);
-		pfree(h);
-	}
-}
-
-/*
  * finish
- *		The commit is over: answer it (with edata's error if it failed),
- *		and serve the held COMMITs.
+ *		The commit is over: answer it (with edata's error if it failed).
+ *		The COMMITs held meanwhile are served next (serve.c, wc_serve_held).
  */
 static void
 finish(ErrorData *edata)
@@ -213,20 +157,13 @@ finish(ErrorData *edata)
 	large.cm = NULL;
 	large.failing = false;
 	wc_client_discard_writes(c, large.db);
-	c->commit_waiting = false;
-	if (c->gone)
-		MemoryContextDelete(c->cxt);
+	resetStringInfo(&c->answer);
+	if (edata)
+		wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
+					   edata->detail, edata->hint);
 	else
-	{
-		resetStringInfo(&c->answer);
-		if (edata)
-			wc_write_error(&c->answer, edata->sqlerrcode, edata->message,
-						   edata->detail, edata->hint);
-		else
-			wc_write_ok(&c->answer);
-		c->answer_pending = true;
-	}
-	serve_held();
+		wc_write_ok(&c->answer);
+	wc_client_answered_later(c);
 }
 
 /*
@@ -247,7 +184,7 @@ fail(void)
 	AtEOXact_Files(false);
 	large.failing = true;
 	storage_writer_drain();
-	while (large.out > 0 && wc_collect_commits())
+	while (large.out > 0 && wc_leveldb_collect_commits())
 		;
 	cells_commit_large_abort(large.cm);
 	large.cm = NULL;
@@ -362,7 +299,7 @@ wc_large_commit_complete(void)
 		if (!wc_large_commit_step())
 		{
 			storage_writer_drain();
-			(void) wc_collect_commits();
+			(void) wc_leveldb_collect_commits();
 		}
 	}
 }

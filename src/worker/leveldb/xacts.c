@@ -28,7 +28,7 @@
 #include "utils/memutils.h"
 
 #include "common/keycodec.h"
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /* The prefix of the entries naming a commit's writer. */
 static const uint8 xact_prefix[] = {0x00, 0x00, 'x', 'a', 'c', 't'};
@@ -438,10 +438,12 @@ wc_xacts_settle_due(void)
 
 	if (!wc_loop_due(&looked, 100000))
 		return;
-	for (uint32 i = 0; (odb = wc_db_nth(i)) != NULL; i++)
+	for (uint32 i = 0; (odb = wc_odb_nth(i)) != NULL; i++)
 	{
 		MemoryContext old = CurrentMemoryContext;
 
+		if (!wc_odb_mine(odb))
+			continue;
 		if (odb->db == NULL || odb->commit_partial)
 			continue;
 		PG_TRY();

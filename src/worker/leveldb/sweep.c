@@ -53,7 +53,7 @@
 #include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 int			wc_debug_crash_after_sweep_batches = 0;
 
@@ -488,7 +488,7 @@ end_table(WcSweep *sw)
 	if (!sw->table_kept && !sw->start_meta.hid_changes)
 		remove_markers(sw, (const uint8 *) sw->table.data, sw->table.len, &sw->start_meta);
 	if (!sw->count_only)
-		wc_heat_swept(sw->odb, (const uint8 *) sw->table.data, sw->table.len,
+		wc_heat_swept(&sw->odb->base, (const uint8 *) sw->table.data, sw->table.len,
 					  sw->table_removed);
 
 	/* Give LevelDB the space back, unless the table lost little. */

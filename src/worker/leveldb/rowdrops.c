@@ -39,7 +39,7 @@
 #include "utils/memutils.h"
 
 #include "common/keycodec.h"
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /*
  * The qualifiers of the cells, before the range: drop_row_range's drop, a

@@ -25,7 +25,7 @@
 #include <math.h>
 
 #include "common/keycodec.h"
-#include "worker/rowfilter.h"
+#include "worker/leveldb/rowfilter.h"
 
 struct WcRowFilter
 {

@@ -21,9 +21,7 @@
 
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
-#include "worker/worker.h"
-
-const uint8 wc_meta_table[2] = {0x00, 0x01};
+#include "worker/leveldb/leveldb.h"
 
 /* The cells of a table's row in the table of families, escaped. */
 static const uint8 families_cell[] = {'w', 'c', 0x00, 0x01, 'f', 'a', 'm', 'i', 'l', 'i', 'e', 's', 0x00, 0x01};

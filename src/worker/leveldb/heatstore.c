@@ -22,12 +22,11 @@
 
 #include <time.h>
 
-#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "common/keycodec.h"
-#include "worker/heat.h"
-#include "worker/worker.h"
+#include "worker/runtime/heat.h"
+#include "worker/leveldb/leveldb.h"
 
 #define WC_HEAT_STORE_US	(5 * 1000000ULL)
 
@@ -35,23 +34,6 @@
 #define WC_HEAT_FORMAT		1
 
 static const uint8 heat_prefix[] = {0x00, 0x00, 'h', 'e', 'a', 't'};
-
-/*
- * wc_heat_define_settings
- *		widecolumn_fdw.key_stats, which bench compares on against off.
- */
-void
-wc_heat_define_settings(void)
-{
-	DefineCustomBoolVariable("widecolumn_fdw.key_stats",
-							 "Counts reads and writes per stored table and key range, for widecolumn.key_heatmap and widecolumn.stat_tables.",
-							 "Off, the storage worker counts nothing; what it counted stays.",
-							 &wc_key_stats,
-							 true,
-							 PGC_SIGHUP,
-							 0,
-							 NULL, NULL, NULL);
-}
 
 static void
 put_u64(StringInfo buf, uint64 v)
@@ -172,7 +154,7 @@ load_column(WcHeatTable *t, uint64 start, const uint8 *v, size_t n)
 
 /*
  * load
- *		Read the stored statistics and heat map into odb->heat; the number
+ *		Read the stored statistics and heat map into odb->base.heat; the number
  *		of values left out.
  */
 static int
@@ -199,7 +181,7 @@ load(WcOpenDb *odb)
 			n -= sizeof(heat_prefix);
 			v = storage_iter_value(it, &vlen);
 			if (wc_component_end(k, n, &tlen) != 0 || (n != tlen && n != tlen + 8) ||
-				(t = wc_heat_table(odb, k, tlen, true)) == NULL)
+				(t = wc_heat_table(&odb->base, k, tlen, true)) == NULL)
 			{
 				bad++;
 				continue;
@@ -230,10 +212,10 @@ wc_heat_load(WcOpenDb *odb)
 	MemoryContext old = CurrentMemoryContext;
 	volatile int bad = 0;
 
-	if (odb->heat != NULL)
+	if (odb->base.heat != NULL)
 		return;
-	odb->heat = MemoryContextAllocZero(wc_worker_cxt, sizeof(WcHeatDb));
-	odb->heat->stored_at = wc_heat_now();
+	odb->base.heat = MemoryContextAllocZero(wc_worker_cxt, sizeof(WcHeatDb));
+	odb->base.heat->stored_at = wc_heat_now();
 	PG_TRY();
 	{
 		bad = load(odb);
@@ -273,7 +255,7 @@ store(WcOpenDb *odb)
 
 	initStringInfo(&key);
 	initStringInfo(&val);
-	for (WcHeatTable *t = odb->heat->tables; t != NULL; t = t->next)
+	for (WcHeatTable *t = odb->base.heat->tables; t != NULL; t = t->next)
 	{
 		any |= t->totals_dirty || t->nevicted > 0;
 		if (t->totals_dirty)
@@ -310,7 +292,7 @@ store(WcOpenDb *odb)
 		storage_batch_free(batch);
 	}
 	PG_END_TRY();
-	for (WcHeatTable *t = odb->heat->tables; t != NULL; t = t->next)
+	for (WcHeatTable *t = odb->base.heat->tables; t != NULL; t = t->next)
 	{
 		t->totals_dirty = false;
 		t->nevicted = 0;
@@ -333,13 +315,13 @@ wc_heat_store(WcOpenDb *odb, bool now)
 	MemoryContext old = CurrentMemoryContext;
 	uint64		at;
 
-	if (odb->heat == NULL || odb->db == NULL || odb->commit_partial)
+	if (odb->base.heat == NULL || odb->db == NULL || odb->commit_partial)
 		return;
 	at = wc_heat_now();
-	if (!now && (at - odb->heat->stored_at < WC_HEAT_STORE_US ||
+	if (!now && (at - odb->base.heat->stored_at < WC_HEAT_STORE_US ||
 				 !storage_writer_idle() || wc_large_commit_active()))
 		return;
-	odb->heat->stored_at = at;
+	odb->base.heat->stored_at = at;
 	PG_TRY();
 	{
 		store(odb);
@@ -368,6 +350,7 @@ wc_heat_store_due(void)
 
 	if (!wc_loop_due(&looked, 1000000))
 		return;
-	for (uint32 i = 0; (odb = wc_db_nth(i)) != NULL; i++)
-		wc_heat_store(odb, false);
+	for (uint32 i = 0; (odb = wc_odb_nth(i)) != NULL; i++)
+		if (wc_odb_mine(odb))
+			wc_heat_store(odb, false);
 }

@@ -25,7 +25,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /*
  * The key holding the clock: a timestamp no commit has reached yet.  It sorts
@@ -381,7 +381,7 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 							   &cm->marks))
 			put_marks(cm, &cm->marks, key, val, cm->tsbuf);
 	}
-	wc_heat_write_row(cm->odb, row->prefix.data, row->prefix.len, values,
+	wc_heat_write_row(&cm->odb->base, row->prefix.data, row->prefix.len, values,
 					  row->ncells - values + (row->deleted ? 1 : 0), bytes);
 }
 

@@ -30,7 +30,7 @@
 
 #include "utils/memutils.h"
 
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /* Bigtable's SampleRowKeys: a split point about every 64 MB ... */
 #define WC_SAMPLE_STEP_BYTES	((uint64) 64 * 1024 * 1024)

@@ -25,9 +25,9 @@
 #include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
-#include "worker/heat.h"
-#include "worker/rowfilter.h"
-#include "worker/worker.h"
+#include "worker/runtime/heat.h"
+#include "worker/leveldb/rowfilter.h"
+#include "worker/leveldb/leveldb.h"
 
 
 typedef struct WcSlice

@@ -25,7 +25,7 @@
 #include "common/keycodec.h"
 #include "common/progress.h"
 #include "common/shmem.h"
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /* widecolumn_fdw.sweep_naptime: seconds between passes; 0: no sweep */
 int			wc_sweep_naptime = 10;
@@ -54,10 +54,10 @@ static struct
 static bool
 pass_due(uint32 id, TimestampTz now)
 {
-	WcOpenDb   *odb = wc_db_nth(id);
+	WcOpenDb   *odb = wc_odb_nth(id);
 	int64		since;
 
-	if (odb == NULL || odb->db == NULL)
+	if (odb == NULL || !wc_odb_mine(odb) || odb->db == NULL)
 		return false;
 	if (id >= (uint32) bg.ndbs)
 	{
@@ -116,13 +116,13 @@ wc_sweep_background(void)
 
 	if (bg.sw == NULL)
 	{
-		for (uint32 id = 0; wc_db_nth(id) != NULL; id++)
+		for (uint32 id = 0; wc_odb_nth(id) != NULL; id++)
 		{
 			if (!pass_due(id, now))
 				continue;
 			bg.db = id;
-			bg.commit_ts[id] = wc_db_nth(id)->last_commit_ts;
-			bg.sw = wc_sweep_begin(wc_db_nth(id), NULL, 0, false, NULL, 0, true);
+			bg.commit_ts[id] = wc_odb_nth(id)->last_commit_ts;
+			bg.sw = wc_sweep_begin(wc_odb_nth(id), NULL, 0, false, NULL, 0, true);
 			break;
 		}
 		if (bg.sw == NULL)
@@ -130,7 +130,7 @@ wc_sweep_background(void)
 	}
 
 	/* closed after a failed write: the pass is over */
-	if (wc_db_nth(bg.db)->db == NULL)
+	if (wc_odb_nth(bg.db)->db == NULL)
 		done = true;
 	else
 	{
@@ -147,7 +147,7 @@ wc_sweep_background(void)
 			FlushErrorState();
 			ereport(LOG,
 					(errmsg("widecolumn_fdw could not sweep LevelDB database \"%s\": %s",
-							wc_db_nth(bg.db)->path, edata->message)));
+							wc_odb_nth(bg.db)->path, edata->message)));
 			FreeErrorData(edata);
 			done = true;
 		}
@@ -158,7 +158,7 @@ wc_sweep_background(void)
 	{
 		ereport(DEBUG1,
 					(errmsg("widecolumn_fdw swept LevelDB database \"%s\": %llu entries removed",
-							wc_db_nth(bg.db)->path,
+							wc_odb_nth(bg.db)->path,
 							(unsigned long long) wc_sweep_result(bg.sw))));
 		wc_sweep_end(bg.sw);
 		bg.sw = NULL;
@@ -259,6 +259,7 @@ wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw, const uint8 *table, si
 	}
 	initStringInfo(&r->walk_start);
 	c->reclaim = r;
+	c->reclaim_engine = &wc_leveldb_engine;
 	reclaiming++;
 	report_walk(c, true);
 	MemoryContextSwitchTo(old);

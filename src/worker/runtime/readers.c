@@ -56,7 +56,7 @@ fill(void *arg)
 {
 	WcReadJob  *job = arg;
 
-	job->done = cells_scan_fill(job->scan);
+	job->done = job->engine->scan_fill(job->scan);
 }
 
 /*

@@ -7,9 +7,11 @@
  *
  * Everything here runs on the worker's main thread: a scan's reads are
  * counted into the scan on whichever thread fills its batch (heat.h) and
- * folded in here when serve.c finishes the batch; a commit's writes are
- * counted as cellcommit.c adds each row to its batch; the sweep's
- * deletions as it ends a table.  heatstore.c keeps them in the database.
+ * folded in here when the engine gives the batch out; a commit's writes
+ * are counted as the engine adds each row to its batch; the sweep's
+ * deletions as it ends a table.  The engine keeps them in the database
+ * (leveldb/heatstore.c).  The counters are engine-neutral: they count
+ * table-and-row keys (common/keycodec.h), whatever stores them.
  *
  * A table's history is a run of columns, one per minute in which it was
  * used.  The newest column's key ranges adapt to where the traffic is, as
@@ -29,11 +31,12 @@
 
 #include <time.h>
 
+#include "utils/guc.h"
 #include "utils/memutils.h"
 
 #include "common/keycodec.h"
 #include "common/wireheat.h"
-#include "worker/heat.h"
+#include "worker/runtime/heat.h"
 #include "worker/worker.h"
 
 bool		wc_key_stats = true;
@@ -130,9 +133,9 @@ range_of(const WcHeatColumn *col, const uint8 *key, size_t len)
  *		none; NULL for the table of families, which nobody reads as such.
  */
 WcHeatTable *
-wc_heat_table(WcOpenDb *odb, const uint8 *name, size_t len, bool create)
+wc_heat_table(WcDatabase *db, const uint8 *name, size_t len, bool create)
 {
-	WcHeatDb   *hd = odb->heat;
+	WcHeatDb   *hd = db->heat;
 	WcHeatTable **pos;
 	WcHeatTable *t;
 
@@ -331,11 +334,11 @@ count(WcHeatTable *t, const uint8 *k, size_t n, const uint64 *c)
  *		*rest where the rest begins.
  */
 static WcHeatTable *
-table_of(WcOpenDb *odb, const uint8 *k, size_t n, size_t *rest)
+table_of(WcDatabase *db, const uint8 *k, size_t n, size_t *rest)
 {
-	if (!wc_key_stats || odb->heat == NULL || wc_component_end(k, n, rest) != 0)
+	if (!wc_key_stats || db->heat == NULL || wc_component_end(k, n, rest) != 0)
 		return NULL;
-	return wc_heat_table(odb, k, *rest, true);
+	return wc_heat_table(db, k, *rest, true);
 }
 
 /*
@@ -344,14 +347,14 @@ table_of(WcOpenDb *odb, const uint8 *k, size_t n, size_t *rest)
  *		thread, once a batch is filled.
  */
 void
-wc_heat_fold(WcOpenDb *odb, WcHeatScan *h)
+wc_heat_fold(WcDatabase *db, WcHeatScan *h)
 {
 	for (int i = 0; i < h->nchunks; i++)
 	{
 		const WcHeatChunk *ch = &h->chunks[i];
 		const uint8 *k = h->keys.data + ch->koff;
 		size_t		rest;
-		WcHeatTable *t = table_of(odb, k, ch->klen, &rest);
+		WcHeatTable *t = table_of(db, k, ch->klen, &rest);
 		uint64		c[WC_HEAT_NCOUNTERS] = {0};
 
 		if (t == NULL)
@@ -376,11 +379,11 @@ wc_heat_fold(WcOpenDb *odb, WcHeatScan *h)
  *		removed versions), and bytes (keys and values).
  */
 void
-wc_heat_write_row(WcOpenDb *odb, const uint8 *prefix, size_t plen,
+wc_heat_write_row(WcDatabase *db, const uint8 *prefix, size_t plen,
 				  uint64 values, uint64 tombstones, uint64 bytes)
 {
 	size_t		rest;
-	WcHeatTable *t = table_of(odb, prefix, plen, &rest);
+	WcHeatTable *t = table_of(db, prefix, plen, &rest);
 	uint64		c[WC_HEAT_NCOUNTERS] = {0};
 
 	if (t == NULL)
@@ -395,10 +398,10 @@ wc_heat_write_row(WcOpenDb *odb, const uint8 *prefix, size_t plen,
 
 /* The sweep ends its walk over a table (escaped), having deleted removed. */
 void
-wc_heat_swept(WcOpenDb *odb, const uint8 *table, size_t tlen, uint64 removed)
+wc_heat_swept(WcDatabase *db, const uint8 *table, size_t tlen, uint64 removed)
 {
 	size_t		rest;
-	WcHeatTable *t = table_of(odb, table, tlen, &rest);
+	WcHeatTable *t = table_of(db, table, tlen, &rest);
 
 	if (t == NULL)
 		return;
@@ -449,14 +452,14 @@ void
 wc_serve_stats(WcClient *c, WcReader *r)
 {
 	WcStatsRequest req;
-	WcOpenDb   *odb;
+	WcDatabase *db;
 	uint32		n = 0;
 	uint64		now = wc_heat_now();
 
 	if (!wc_read_stats(r, &req))
 		wc_malformed("STATS");
-	odb = wc_db_lookup(req.db);
-	for (WcHeatTable *t = odb->heat ? odb->heat->tables : NULL; t; t = t->next)
+	db = wc_db_lookup(req.db);
+	for (WcHeatTable *t = db->heat ? db->heat->tables : NULL; t; t = t->next)
 	{
 		if (req.reset)
 		{
@@ -467,7 +470,7 @@ wc_serve_stats(WcClient *c, WcReader *r)
 		n++;
 	}
 	wc_write_stats_answer_begin(&c->answer, n);
-	for (WcHeatTable *t = odb->heat ? odb->heat->tables : NULL; t; t = t->next)
+	for (WcHeatTable *t = db->heat ? db->heat->tables : NULL; t; t = t->next)
 	{
 		WcStatsAnswerTable a;
 		uint8	   *end = palloc(t->namelen + 1);
@@ -479,10 +482,27 @@ wc_serve_stats(WcClient *c, WcReader *r)
 		memcpy(a.totals, t->totals, sizeof(a.totals));
 		a.approx_bytes = 0;
 		if (wc_successor(end, &endlen) == 0)
-			a.approx_bytes = sizes_range_bytes(odb, t->name, t->namelen, end, endlen);
+			a.approx_bytes = db->engine->range_bytes(db, t->name, t->namelen, end, endlen);
 		a.last_sweep = t->last_sweep;
 		a.stats_reset = t->stats_reset;
 		wc_write_stats_answer_table(&c->answer, &a);
 		pfree(end);
 	}
+}
+
+/*
+ * wc_heat_define_settings
+ *		widecolumn_fdw.key_stats, which bench compares on against off.
+ */
+void
+wc_heat_define_settings(void)
+{
+	DefineCustomBoolVariable("widecolumn_fdw.key_stats",
+							 "Counts reads and writes per stored table and key range, for widecolumn.key_heatmap and widecolumn.stat_tables.",
+							 "Off, the storage worker counts nothing; what it counted stays.",
+							 &wc_key_stats,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
 }

@@ -28,8 +28,8 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
-#include "worker/failure.h"
-#include "worker/storage.h"
+#include "worker/runtime/failure.h"
+#include "worker/leveldb/storage.h"
 
 struct WcDb
 {

@@ -31,7 +31,7 @@
 
 #include "utils/memutils.h"
 
-#include "worker/storage.h"
+#include "worker/leveldb/storage.h"
 
 typedef struct WcWrite
 {

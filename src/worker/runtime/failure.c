@@ -26,7 +26,7 @@
 #include "common/aggfold.h"
 #include "common/bytebuf.h"
 #include "common/keycodec.h"
-#include "worker/failure.h"
+#include "worker/runtime/failure.h"
 
 typedef struct WcTrap
 {

@@ -32,7 +32,7 @@
 #include "common/aggfold.h"
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
-#include "worker/worker.h"
+#include "worker/leveldb/leveldb.h"
 
 /* Entries stepped over in one place before a seek skips the rest. */
 #define WC_STEPS_BEFORE_SEEK	8

@@ -5,10 +5,11 @@
  *	  by path, the registry of the databases this cluster created, and
  *	  reopening a database after a failed write.
  *
- * A database's id is its position in open_dbs, which only grows; a
+ * A database's id is its place in the worker's list (runtime/state.c); a
  * database closed after a failed write keeps its id and is opened again at
- * its next use.  Closing it takes every backend's scans and snapshots on it
- * first (LevelDB needs them gone), and their next use is an error.
+ * its next use (wc_db_ready).  Closing it takes every backend's scans and
+ * snapshots on it first (LevelDB needs them gone), and their next use is
+ * an error (runtime/clients.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -20,9 +21,7 @@
 #include "utils/memutils.h"
 
 #include "common/shmem.h"
-#include "worker/worker.h"
-
-static List *open_dbs = NIL;	/* WcOpenDb, index is the db id */
+#include "worker/leveldb/leveldb.h"
 
 /*
  * The databases this cluster has created, one path a line, so that a
@@ -108,44 +107,24 @@ wc_db_reopen(WcOpenDb *odb)
 	PG_END_TRY();
 }
 
-/*
- * wc_db_lookup
- *		The database a request names by id, opened again if a failed write
- *		closed it.
- */
-WcOpenDb *
-wc_db_lookup(uint32 id)
+/* Before a request uses db: opened again if a failed write closed it. */
+void
+wc_db_ready(WcDatabase *db)
 {
-	WcOpenDb   *odb;
-
-	if (id >= (uint32) list_length(open_dbs))
-		ereport(ERROR,
-				(errcode(ERRCODE_PROTOCOL_VIOLATION),
-				 errmsg("request from a backend names unknown database %u", id)));
-	odb = list_nth(open_dbs, id);
-	if (odb->db == NULL)
-		wc_db_reopen(odb);
-	return odb;
-}
-
-/* The database of id, open or not, or NULL past the last (the sweep's walk). */
-WcOpenDb *
-wc_db_nth(uint32 id)
-{
-	return id < (uint32) list_length(open_dbs) ? list_nth(open_dbs, id) : NULL;
+	if (wc_odb(db)->db == NULL)
+		wc_db_reopen(wc_odb(db));
 }
 
 /*
- * wc_db_open
- *		The id of the database at a path, opened if it is not open yet.
+ * wc_leveldb_open
+ *		The database at a path, opened if it is not open yet.
  */
-uint32
-wc_db_open(const WcOpenRequest *req)
+WcOpenDb *
+wc_leveldb_open(const WcOpenRequest *req)
 {
 	char	   *path = pnstrdup((const char *) req->path.data, req->path.len);
-	ListCell   *lc;
+	WcDatabase *db;
 	WcOpenDb   *odb;
-	uint32		id = 0;
 	struct stat st;
 	bool		exists;
 	MemoryContext old;
@@ -158,22 +137,25 @@ wc_db_open(const WcOpenRequest *req)
 	 */
 	canonicalize_path(path);
 	exists = stat(path, &st) == 0;
-	foreach(lc, open_dbs)
+	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
 	{
-		odb = lfirst(lc);
+		if (db->engine != &wc_leveldb_engine)
+			continue;
+		odb = wc_odb(db);
 		if (strcmp(odb->path, path) == 0 ||
 			(exists && odb->have_file_id && odb->dev == st.st_dev && odb->ino == st.st_ino))
 		{
 			if (odb->db == NULL)
 				wc_db_reopen(odb);
-			return id;
+			return odb;
 		}
-		id++;
 	}
 
 	old = MemoryContextSwitchTo(wc_worker_cxt);
 	odb = palloc0(sizeof(WcOpenDb));
+	odb->base.engine = &wc_leveldb_engine;
 	odb->path = pstrdup(path);
+	odb->base.name = odb->path;
 	odb->opts.cache_mb = req->cache_mb;
 	odb->opts.write_buffer_mb = req->write_buffer_mb;
 	odb->opts.bloom_bits = req->bloom_bits;
@@ -185,53 +167,9 @@ wc_db_open(const WcOpenRequest *req)
 		odb->dev = st.st_dev;
 		odb->ino = st.st_ino;
 	}
-	open_dbs = lappend(open_dbs, odb);
 	MemoryContextSwitchTo(old);
-	return list_length(open_dbs) - 1;
-}
-
-static void
-note_lost(WcClient *c, uint32 id, bool is_scan, WcOpenDb *odb)
-{
-	WcLost	   *l = MemoryContextAlloc(c->cxt, sizeof(WcLost));
-	MemoryContext old = MemoryContextSwitchTo(c->cxt);
-
-	l->id = id;
-	l->is_scan = is_scan;
-	l->odb = odb;
-	c->lost = lappend(c->lost, l);
-	MemoryContextSwitchTo(old);
-}
-
-/*
- * wc_check_lost
- *		If wc_db_close_after_failure took the backend's scan or snapshot id,
- *		say so (an error); forget it if the backend is letting go of it.
- */
-void
-wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go)
-{
-	ListCell   *lc;
-
-	foreach(lc, c->lost)
-	{
-		WcLost	   *l = lfirst(lc);
-
-		if (l->id != id || l->is_scan != is_scan)
-			continue;
-		if (letting_go)
-		{
-			c->lost = foreach_delete_current(c->lost, lc);
-			pfree(l);
-			return;
-		}
-		ereport(ERROR,
-				(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
-				 errmsg("could not go on reading LevelDB database \"%s\": its snapshot is gone",
-						l->odb->path),
-				 errdetail("The storage worker reopened the database after a write to it failed, and the snapshots open on it went with it."),
-				 errhint("Retry the transaction.")));
-	}
+	wc_db_add(&odb->base);
+	return odb;
 }
 
 /*
@@ -244,42 +182,7 @@ wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go)
 void
 wc_db_close_after_failure(WcOpenDb *odb)
 {
-	/* no reader thread may be in one of the scans closed below */
-	wc_readers_drain();
-	(void) wc_collect_reads();
-
-	for (int i = 0; i < wc_shared->nslots; i++)
-	{
-		WcClient   *c = wc_clients[i];
-		ListCell   *lc;
-
-		if (c == NULL)
-			continue;
-		foreach(lc, c->scans)
-		{
-			WcClientScan *cs = lfirst(lc);
-
-			if (cells_scan_db(cs->scan) == odb)
-			{
-				note_lost(c, cs->id, true, odb);
-				cells_scan_close(cs->scan);
-				c->scans = foreach_delete_current(c->scans, lc);
-				MemoryContextDelete(cs->cxt);
-			}
-		}
-		foreach(lc, c->snaps)
-		{
-			WcClientSnap *cs = lfirst(lc);
-
-			if (cs->odb == odb)
-			{
-				note_lost(c, cs->id, false, odb);
-				wc_snapshot_let_go(cs);
-				c->snaps = foreach_delete_current(c->snaps, lc);
-				pfree(cs);
-			}
-		}
-	}
+	wc_clients_lose_db(&odb->base);
 	storage_close(odb->db);
 	odb->db = NULL;
 	ereport(LOG,
@@ -295,12 +198,14 @@ wc_db_close_after_failure(WcOpenDb *odb)
 void
 wc_db_close_all(void)
 {
-	ListCell   *lc;
+	WcDatabase *db;
 
-	foreach(lc, open_dbs)
+	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
 	{
-		WcOpenDb   *odb = lfirst(lc);
+		WcOpenDb   *odb = wc_odb(db);
 
+		if (db->engine != &wc_leveldb_engine)
+			continue;
 		wc_heat_store(odb, true);
 		if (odb->db)
 			storage_close(odb->db);

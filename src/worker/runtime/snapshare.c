@@ -7,10 +7,10 @@
  *
  * A backend's snapshot ids are its own (serve.c's SNAPSHOT).  SHARE gives
  * one of them a token; ATTACH makes the token a snapshot of another backend,
- * under that backend's own id.  The LevelDB snapshot is then held by every
- * backend that has it, and released when the last lets go of it (RELEASE,
- * its backend gone, or its database closed after a failed write): until
- * then the token stays valid.
+ * under that backend's own id.  The engine's snapshot is then held by every
+ * backend that has it (each hold let go of once: RELEASE, its backend
+ * gone, or its database closed after a failed write), and the token stays
+ * valid until the last lets go.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,9 +24,8 @@
 typedef struct WcSharedSnap
 {
 	uint64		token;
-	WcOpenDb   *odb;
-	WcSnap	   *snap;
-	WcHidden	hidden;			/* the leader's PostgreSQL snapshot's */
+	WcDatabase *db;
+	WcEngineSnap *snap;			/* the leader's */
 	int			holders;		/* WcClientSnaps that name it */
 } WcSharedSnap;
 
@@ -69,9 +68,8 @@ wc_serve_share(WcClient *c, WcReader *r)
 		old = MemoryContextSwitchTo(wc_worker_cxt);
 		cs->shared = palloc(sizeof(WcSharedSnap));
 		cs->shared->token = next_token++;
-		cs->shared->odb = cs->odb;
+		cs->shared->db = cs->db;
 		cs->shared->snap = cs->snap;
-		wc_hidden_copy(&cs->hidden, &cs->shared->hidden, wc_worker_cxt);
 		cs->shared->holders = 1;
 		shared_snaps = lappend(shared_snaps, cs->shared);
 		MemoryContextSwitchTo(old);
@@ -89,7 +87,7 @@ wc_serve_attach(WcClient *c, WcReader *r)
 	uint32		db,
 				id;
 	uint64		token;
-	WcOpenDb   *odb;
+	WcDatabase *d;
 	WcSharedSnap *ss = NULL;
 	WcClientSnap *cs;
 	ListCell   *lc;
@@ -97,23 +95,23 @@ wc_serve_attach(WcClient *c, WcReader *r)
 
 	if (!wc_read_attach(r, &db, &token, &id))
 		wc_malformed("ATTACH");
-	odb = wc_db_lookup(db);
+	d = wc_db_lookup(db);
 	foreach(lc, shared_snaps)
 		if (((WcSharedSnap *) lfirst(lc))->token == token)
 			ss = lfirst(lc);
-	if (ss == NULL || ss->odb != odb)
+	if (ss == NULL || ss->db != d)
 		ereport(ERROR,
 				(errcode(ERRCODE_SNAPSHOT_TOO_OLD),
 				 errmsg("could not read the snapshot of a parallel scan's leader"),
-				 errdetail("The storage worker holds no snapshot shared under token %llu on LevelDB database \"%s\".",
-						   (unsigned long long) token, odb->path),
+		/* translator: the second %s is an engine's name, "LevelDB" */
+				 errdetail("The storage worker holds no snapshot shared under token %llu on %s database \"%s\".",
+						   (unsigned long long) token, d->engine->title, d->name),
 				 errhint("Retry the query.")));
 	old = MemoryContextSwitchTo(c->cxt);
 	cs = palloc(sizeof(WcClientSnap));
 	cs->id = id;
-	cs->odb = odb;
-	cs->snap = ss->snap;
-	wc_hidden_copy(&ss->hidden, &cs->hidden, c->cxt);
+	cs->db = d;
+	cs->snap = d->engine->snapshot_hold(ss->snap);
 	cs->shared = ss;
 	ss->holders++;
 	c->snaps = lappend(c->snaps, cs);
@@ -124,22 +122,17 @@ wc_serve_attach(WcClient *c, WcReader *r)
 /*
  * wc_snapshot_let_go
  *		A backend lets go of one of its snapshots (the caller takes cs off
- *		its list): LevelDB's goes when nobody else holds it.
+ *		its list); the token goes when nobody holds the snapshot.
  */
 void
 wc_snapshot_let_go(WcClientSnap *cs)
 {
 	WcSharedSnap *ss = cs->shared;
 
-	if (ss != NULL)
+	if (ss != NULL && --ss->holders == 0)
 	{
-		if (--ss->holders > 0)
-			return;
 		shared_snaps = list_delete_ptr(shared_snaps, ss);
-		if (ss->hidden.ts != NULL)
-			pfree(ss->hidden.ts);
 		pfree(ss);
 	}
-	if (cs->odb->db != NULL)
-		storage_release(cs->odb->db, cs->snap);
+	cs->db->engine->snapshot_release(cs->db, cs->snap);
 }
