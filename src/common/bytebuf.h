@@ -6,7 +6,7 @@
  *	  (PostgreSQL's memory contexts belong to one thread).
  *
  * It grows with realloc; when that fails it calls wc_bytebuf_failed, which
- * the program provides (the worker: worker/failure.c, which raises the error
+ * the program provides (the worker: worker/runtime/failure.c, which raises the error
  * on the thread's job or, on the main thread, as an ERROR).
  *
  *-------------------------------------------------------------------------

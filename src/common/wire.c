@@ -104,28 +104,43 @@ wc_read_type(WcReader *r)
 void
 wc_write_open(StringInfo buf, const WcOpenRequest *req)
 {
+	uint16		n = (uint16) req->noptions;
+
 	begin(buf, WC_REQ_OPEN);
-	wc_put_bytes(buf, req->path.data, req->path.len);
-	wc_put_u32(buf, req->cache_mb);
-	wc_put_u32(buf, req->write_buffer_mb);
-	wc_put_u32(buf, req->bloom_bits);
-	appendStringInfoChar(buf, req->compression ? 1 : 0);
+	wc_put_bytes(buf, req->engine.data, req->engine.len);
+	wc_put_bytes(buf, req->target.data, req->target.len);
+	appendBinaryStringInfo(buf, (const char *) &n, 2);
+	for (int i = 0; i < req->noptions; i++)
+	{
+		wc_put_bytes(buf, req->options[i].name.data, req->options[i].name.len);
+		wc_put_bytes(buf, req->options[i].value.data, req->options[i].value.len);
+	}
 }
 
 bool
 wc_read_open(WcReader *r, WcOpenRequest *req)
 {
+	uint16		n;
+
 	if (!expect_type(r, WC_REQ_OPEN))
 		return fail(r);
-	req->path = wc_get_bytes(r);
-	req->cache_mb = wc_get_u32(r);
-	req->write_buffer_mb = wc_get_u32(r);
-	req->bloom_bits = wc_get_u32(r);
-	req->compression = wc_get_u8(r) != 0;
+	req->engine = wc_get_bytes(r);
+	req->target = wc_get_bytes(r);
+	n = wc_get_u16(r);
+	if (r->bad || n > WC_MAX_ENGINE_OPTIONS)
+		return fail(r);
+	req->noptions = n;
+	for (int i = 0; i < n; i++)
+	{
+		req->options[i].name = wc_get_bytes(r);
+		req->options[i].value = wc_get_bytes(r);
+		if (r->bad || req->options[i].name.len == 0)
+			return fail(r);
+	}
 	if (!finish(r))
 		return false;
-	/* a path is a C string to the worker */
-	if (req->path.len == 0 || memchr(req->path.data, 0, req->path.len) != NULL)
+	/* a target is a C string to the worker (a path) */
+	if (req->target.len == 0 || memchr(req->target.data, 0, req->target.len) != NULL)
 		return fail(r);
 	return true;
 }

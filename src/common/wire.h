@@ -40,9 +40,9 @@
 typedef enum WcMsgType
 {
 	/* requests */
-	WC_REQ_OPEN = 1,		/* str path, u32 cache_mb, u32 write_buffer_mb,
-							 * u32 bloom_bits, u8 compression: answered OK
-							 * u32 db */
+	WC_REQ_OPEN = 1,		/* str engine, str target (a LevelDB database's
+							 * path), u16 n, n x (str name, str value): the
+							 * engine's own options; answered OK u32 db */
 	WC_REQ_SNAPSHOT = 2,	/* u32 db, u32 snapshot (an id the backend
 							 * chose), then PostgreSQL's snapshot it reads
 							 * under (WcXidSnapshot): u32 xmin, u32 xmax,
@@ -262,13 +262,25 @@ typedef struct WcWireRange
 	WcBytes		end;
 } WcWireRange;
 
+/*
+ * OPEN: which engine, what it opens, and the engine's own options as
+ * names and values (text, as the server's options give them: the engine
+ * reads them, and refuses a name it does not know).
+ */
+#define WC_MAX_ENGINE_OPTIONS	32
+
+typedef struct WcEngineOption
+{
+	WcBytes		name;			/* not empty */
+	WcBytes		value;
+} WcEngineOption;
+
 typedef struct WcOpenRequest
 {
-	WcBytes		path;			/* not empty, no NUL byte */
-	uint32		cache_mb;
-	uint32		write_buffer_mb;
-	uint32		bloom_bits;
-	bool		compression;
+	WcBytes		engine;			/* "leveldb" */
+	WcBytes		target;			/* not empty, no NUL byte */
+	int			noptions;
+	WcEngineOption options[WC_MAX_ENGINE_OPTIONS];
 } WcOpenRequest;
 
 typedef struct WcScanRequest
@@ -339,7 +351,7 @@ typedef struct WcEstimateRequest
 	WcWireRange *ranges;
 } WcEstimateRequest;
 
-/* A SAMPLE request: the split points of a table (worker/sizes.c). */
+/* A SAMPLE request: the split points of a table (worker/leveldb/sizes.c). */
 typedef struct WcSampleRequest
 {
 	uint32		db;
@@ -348,7 +360,7 @@ typedef struct WcSampleRequest
 
 /*
  * A ROWS request: the rows met in ranges by a walk of at most max_entries
- * entries, for the planner (worker/sizes.c).
+ * entries, for the planner (worker/leveldb/sizes.c).
  */
 typedef struct WcRowsRequest
 {
@@ -532,7 +544,7 @@ extern void wc_write_open(StringInfo buf, const WcOpenRequest *req);
  * The part of a PostgreSQL snapshot that says which transactions it sees
  * (snapmgr.c's xmin, xmax and xip): a commit is visible to it when its
  * writer committed and is neither at or past xmax, nor in xip, nor the
- * reader itself (worker/xacts.c).  xip is the snapshot's own array on the
+ * reader itself (worker/leveldb/xacts.c).  xip is the snapshot's own array on the
  * backend's side; on the worker's it points into the request.
  */
 typedef struct WcXidSnapshot

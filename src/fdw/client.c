@@ -601,6 +601,20 @@ wc_client_wire_ranges(List *ranges)
 	return out;
 }
 
+/* A number option of the engine, added to an OPEN (its text is palloc'd). */
+static void
+engine_option(WcOpenRequest *req, const char *name, uint32 value)
+{
+	WcEngineOption *o = &req->options[req->noptions++];
+	char	   *text = psprintf("%u", value);
+
+	Assert(req->noptions <= WC_MAX_ENGINE_OPTIONS);
+	o->name.data = (const uint8 *) name;
+	o->name.len = strlen(name);
+	o->value.data = (const uint8 *) text;
+	o->value.len = strlen(text);
+}
+
 /*
  * wc_client_open_db
  *		The worker's id for the table's database, opening it if needed.
@@ -623,12 +637,16 @@ wc_client_open_db(WcTable *t)
 			return (link_serial << WC_DB_ID_BITS) | kd->id;
 	}
 
-	req.path.data = (const uint8 *) t->path;
-	req.path.len = strlen(t->path);
-	req.cache_mb = t->cache_mb;
-	req.write_buffer_mb = t->write_buffer_mb;
-	req.bloom_bits = t->bloom_bits;
-	req.compression = t->compression;
+	/* the LevelDB engine's options, as numbers (worker/leveldb/databases.c) */
+	req.engine.data = (const uint8 *) "leveldb";
+	req.engine.len = strlen("leveldb");
+	req.target.data = (const uint8 *) t->path;
+	req.target.len = strlen(t->path);
+	req.noptions = 0;
+	engine_option(&req, "cache_mb", t->cache_mb);
+	engine_option(&req, "write_buffer_mb", t->write_buffer_mb);
+	engine_option(&req, "bloom_bits", t->bloom_bits);
+	engine_option(&req, "compression", t->compression ? 1 : 0);
 	initStringInfo(&msg);
 	wc_write_open(&msg, &req);
 	call(&msg, &r);

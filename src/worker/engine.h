@@ -62,6 +62,7 @@ typedef struct WcEngineScan WcEngineScan;
 
 struct WcEngine
 {
+	const char *name;			/* the server option engine's value: "leveldb" */
 	const char *title;			/* in messages: "LevelDB" */
 
 	/* Its settings, defined with the worker's in the postmaster. */
@@ -87,7 +88,10 @@ struct WcEngine
 	bool		(*step) (void);
 	long		(*idle) (void);
 
-	/* OPEN: find or open a database; before each use: make it usable. */
+	/*
+	 * OPEN: find or open a database (req->target, with the engine's own
+	 * options); before each use: make it usable.
+	 */
 	WcDatabase *(*open) (const WcOpenRequest *req);
 	void		(*ready) (WcDatabase *db);
 

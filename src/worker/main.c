@@ -89,7 +89,8 @@ wc_worker_register(void)
 							NULL, NULL, NULL);
 
 	wc_heat_define_settings();
-	wc_leveldb_engine.define_settings();
+	for (int e = 0; e < wc_nengines; e++)
+		wc_engines[e]->define_settings();
 
 	memset(&worker, 0, sizeof(worker));
 	/*
@@ -136,9 +137,12 @@ wc_worker_exit(int code, Datum arg)
 	 * before the databases.
 	 */
 	do
-		wc_leveldb_engine.finish();
-	while (wc_serve_held());
-	wc_leveldb_engine.stop();
+	{
+		for (int e = 0; e < wc_nengines; e++)
+			wc_engines[e]->finish();
+	} while (wc_serve_held());
+	for (int e = 0; e < wc_nengines; e++)
+		wc_engines[e]->stop();
 	wc_readers_stop();
 	wc_collect_reads();
 	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
@@ -158,7 +162,8 @@ wc_worker_exit(int code, Datum arg)
 		if (wc_clients[i] != NULL)
 			client_free(wc_clients[i]);
 
-	wc_leveldb_engine.close_all();
+	for (int e = 0; e < wc_nengines; e++)
+		wc_engines[e]->close_all();
 }
 
 /*
@@ -317,7 +322,6 @@ wc_worker_main(Datum arg)
 	bool		idle = false;
 	instr_time	idle_since;
 	int			readers_fd;
-	int			engine_fd;
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -334,12 +338,16 @@ wc_worker_main(Datum arg)
 	MemoryContextSwitchTo(wc_worker_cxt);
 	wc_clients = palloc0(sizeof(WcClient *) * wc_shared->nslots);
 
-	wait_set = CreateWaitEventSet(TopMemoryContext, 4);
+	wait_set = CreateWaitEventSet(TopMemoryContext, 3 + wc_nengines);
 	AddWaitEventToSet(wait_set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(wait_set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
-	engine_fd = wc_leveldb_engine.start(wc_shared->nslots);
-	if (engine_fd >= 0)
-		AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, engine_fd, NULL, NULL);
+	for (int e = 0; e < wc_nengines; e++)
+	{
+		int			engine_fd = wc_engines[e]->start(wc_shared->nslots);
+
+		if (engine_fd >= 0)
+			AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, engine_fd, NULL, NULL);
+	}
 	readers_fd = wc_readers_start();
 	if (readers_fd >= 0)
 		AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, readers_fd, NULL, NULL);
@@ -368,8 +376,9 @@ wc_worker_main(Datum arg)
 		}
 
 		attach_clients(generation);
-		if (wc_leveldb_engine.step())
-			busy++;
+		for (int e = 0; e < wc_nengines; e++)
+			if (wc_engines[e]->step())
+				busy++;
 		if (wc_serve_held())
 			busy++;
 		if (wc_collect_reads())
@@ -388,7 +397,9 @@ wc_worker_main(Datum arg)
 		}
 
 		/* Nobody is waiting: a slice of the engine's background work. */
-		timeout = Min(1000L, wc_leveldb_engine.idle());
+		timeout = 1000L;
+		for (int e = 0; e < wc_nengines; e++)
+			timeout = Min(timeout, wc_engines[e]->idle());
 
 		/*
 		 * Poll a little before sleeping: the next request of a session that

@@ -90,6 +90,20 @@ fill_batch(WcClient *c, WcClientScan *cs)
 	wc_client_finish_batch(c, cs);
 }
 
+/* The engines, by the name a server's option engine gives. */
+const WcEngine *const wc_engines[] = {&wc_leveldb_engine};
+const int	wc_nengines = lengthof(wc_engines);
+
+/* Does an engine write a commit that the other COMMITs must wait for? */
+static bool
+commits_held(void)
+{
+	for (int e = 0; e < wc_nengines; e++)
+		if (wc_engines[e]->holds_commits())
+			return true;
+	return false;
+}
+
 static void
 serve_open(WcClient *c, WcReader *r)
 {
@@ -97,7 +111,17 @@ serve_open(WcClient *c, WcReader *r)
 
 	if (!wc_read_open(r, &req))
 		wc_malformed("OPEN");
-	wc_write_open_answer(&c->answer, wc_leveldb_engine.open(&req)->id);
+	for (int e = 0; e < wc_nengines; e++)
+		if (strlen(wc_engines[e]->name) == req.engine.len &&
+			memcmp(wc_engines[e]->name, req.engine.data, req.engine.len) == 0)
+		{
+			wc_write_open_answer(&c->answer, wc_engines[e]->open(&req)->id);
+			return;
+		}
+	ereport(ERROR,
+			(errcode(ERRCODE_PROTOCOL_VIOLATION),
+			 errmsg("request from a backend names unknown storage engine \"%.*s\"",
+					(int) req.engine.len, (const char *) req.engine.data)));
 }
 
 static void
@@ -492,7 +516,7 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 	uint8		type = len > 0 ? data[0] : 0;
 
 	resetStringInfo(&c->answer);
-	if (type == WC_REQ_COMMIT && c->writes != NIL && wc_leveldb_engine.holds_commits())
+	if (type == WC_REQ_COMMIT && c->writes != NIL && commits_held())
 	{
 		wc_client_hold_commit(c, data, len);
 		return;
@@ -532,7 +556,7 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 
 	/*
 	 * A commit with the commit writer is answered when it is written, a
-	 * COUNT or COMPACT when its walk is over (wc_reclaim_step), a scan's
+	 * COUNT or COMPACT when its walk is over (ldb_reclaim_step), a scan's
 	 * batch when a reader thread has filled it (wc_collect_reads).
 	 */
 	if (wc_msg_answered(type) && !c->commit_waiting && c->reclaim == NULL &&
@@ -560,7 +584,7 @@ wc_serve_held(void)
 	WcClient   *c;
 	bool		any = false;
 
-	while (!wc_leveldb_engine.holds_commits() &&
+	while (!commits_held() &&
 		   (c = wc_client_next_held(&request)) != NULL)
 	{
 		wc_handle_request(c, (const uint8 *) request.data, request.len);

@@ -196,7 +196,9 @@ extern void wc_heat_define_settings(void);
 /* in main.c: the main loop and the attached backends */
 extern void wc_worker_register(void);
 
-/* in serve.c: the requests */
+/* in serve.c: the requests, and the engines */
+extern const WcEngine *const wc_engines[];
+extern const int wc_nengines;
 extern void wc_serve_init(void);
 extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_serve_held(void);

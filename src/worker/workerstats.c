@@ -235,7 +235,8 @@ wc_serve_stat_worker(WcClient *c, WcReader *r)
 	s.busy_us = s.elapsed_us > idle ? s.elapsed_us - idle : 0;
 	s.commits = st.commits;
 	s.large_commits = st.large_commits;
-	s.fsyncs = wc_leveldb_engine.fsyncs();
+	for (int e = 0; e < wc_nengines; e++)
+		s.fsyncs += wc_engines[e]->fsyncs();
 	s.answer_waits = st.answer_waits;
 	s.queue_waits = st.queue.calls;
 	s.queue_wait_us = st.queue.total_us;

@@ -11,7 +11,7 @@
  *
  *  - as arbitrary bytes, the way the storage worker meets a LevelDB key it
  *	  did not write: wc_component_end and wc_unescape walk it component by
- *	  component (as parse_key and row_begin in cellscan.c do) and must agree on
+ *	  component (as parse_key and row_begin in rowscan.c do) and must agree on
  *	  every component, never read past the end, and decode only canonical
  *	  encodings;
  *
@@ -247,7 +247,7 @@ timestamps(Bytes tail)
 	CHECK(sign(memcmp(e1, e2, WC_TS_LEN)) == -((t1 > t2) - (t1 < t2)));
 }
 
-/* A key table | row key | family | qualifier | ts, as cells_commit builds it */
+/* A key table | row key | family | qualifier | ts, as ldb_commit builds it */
 static Bytes
 full_key(Bytes t, Bytes r, Bytes f, Bytes q, uint64_t ts)
 {
@@ -273,7 +273,7 @@ full_key(Bytes t, Bytes r, Bytes f, Bytes q, uint64_t ts)
 	return k;
 }
 
-/* parse_key of cellscan.c: four components, then exactly the timestamp */
+/* parse_key of rowscan.c: four components, then exactly the timestamp */
 static void
 parse_full_key(Bytes k, Bytes expect[4], uint64_t ts)
 {
@@ -403,7 +403,7 @@ successor(Bytes key, Bytes *out)
 
 /*
  * Whether x is in [start, end), end NULL for open-ended: the test of a
- * key range in cellscan.c (before_end).
+ * key range in rowscan.c (before_end).
  */
 static int
 in_range(Bytes x, Bytes start, const Bytes *end)

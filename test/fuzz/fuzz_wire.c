@@ -390,16 +390,25 @@ open_request(const uint8_t *data, size_t size)
 	wc_reader_init(&r, data, size);
 	if (!wc_read_open(&r, &req))
 		return;
-	CHECK(req.path.len > 0 && memchr(req.path.data, 0, req.path.len) == NULL);
+	CHECK(req.target.len > 0 && memchr(req.target.data, 0, req.target.len) == NULL);
+	CHECK(req.noptions >= 0 && req.noptions <= WC_MAX_ENGINE_OPTIONS);
 	initStringInfo(&buf);
 	wc_write_open(&buf, &req);
 	CHECK((size_t) buf.len == size);
 	wc_reader_init(&r, buf.data, buf.len);
 	CHECK(wc_read_open(&r, &again));
-	CHECK(again.path.len == req.path.len &&
-		  memcmp(again.path.data, req.path.data, req.path.len) == 0);
-	CHECK(again.cache_mb == req.cache_mb && again.write_buffer_mb == req.write_buffer_mb &&
-		  again.bloom_bits == req.bloom_bits && again.compression == req.compression);
+	CHECK(again.engine.len == req.engine.len &&
+		  memcmp(again.engine.data, req.engine.data, req.engine.len) == 0);
+	CHECK(again.target.len == req.target.len &&
+		  memcmp(again.target.data, req.target.data, req.target.len) == 0);
+	CHECK(again.noptions == req.noptions);
+	for (int i = 0; i < req.noptions; i++)
+		CHECK(again.options[i].name.len == req.options[i].name.len &&
+			  memcmp(again.options[i].name.data, req.options[i].name.data,
+					 req.options[i].name.len) == 0 &&
+			  again.options[i].value.len == req.options[i].value.len &&
+			  memcmp(again.options[i].value.data, req.options[i].value.data,
+					 req.options[i].value.len) == 0);
 	pfree(buf.data);
 }
 

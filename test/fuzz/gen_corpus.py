@@ -191,8 +191,9 @@ def wire_seeds():
         "scan-too-many-columns": scan([], [])[:-6] + u16(1601) + u32(0),
         "scan-ranges-overflow": scan([], [])[:-4] + u32(0xFFFFFFFF),
         # the other requests
-        "open": u8(REQ_OPEN) + s(b"/var/lib/postgresql/15/main/widecolumn_fdw/16384")
-        + u32(1) + u32(64) + u32(16) + u32(10) + u8(1),
+        "open": u8(REQ_OPEN) + s(b"leveldb") + s(b"/var/lib/postgresql/15/main/widecolumn_fdw/16384")
+        + u16(4) + s(b"cache_mb") + s(b"64") + s(b"write_buffer_mb") + s(b"16")
+        + s(b"bloom_bits") + s(b"10") + s(b"compression") + s(b"1"),
         "snapshot": u8(REQ_SNAPSHOT) + u32(0) + u32(7)
         + u32(740) + u32(745) + u32(0) + u32(2) + u32(741) + u32(743),
         "release": u8(REQ_RELEASE) + u32(7),

@@ -7,7 +7,7 @@
 # not block it.  If LevelDB's thread did not block PostgreSQL's signals, a
 # SIGTERM, SIGHUP, SIGUSR1 or latch wakeup (SIGURG) could run a PostgreSQL
 # handler on that thread, or be swallowed there, and the worker would miss
-# it.  src/worker/storage.c blocks every signal while LevelDB starts that thread.
+# it.  src/worker/leveldb/storage.c blocks every signal while LevelDB starts that thread.
 #
 # This test writes enough through a server with a 1 MB write buffer that
 # LevelDB must flush memtables (its background thread has run), then reads

@@ -2,7 +2,7 @@
 # A crash between the LevelDB batches of one large commit.
 #
 # A commit larger than a few megabytes is written as several LevelDB write
-# batches (src/worker/cellcommit.c), after a pending-commit file is written in the
+# batches (src/worker/leveldb/rowcommit.c), after a pending-commit file is written in the
 # database's directory, so that LevelDB can flush memtables while a bulk load
 # is being written.  If the worker dies between two of them, the next open
 # must find the file and remove every entry of that commit,

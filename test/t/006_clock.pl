@@ -3,7 +3,7 @@
 # Reads return a cell's newest version by timestamp, so a commit must be
 # stamped later than every commit before it, even after a restart with the
 # system clock set back.  The worker stores a bound ahead of the timestamps
-# it gives out (src/worker/cellcommit.c, docs/format.md) and starts from it when it
+# it gives out (src/worker/leveldb/rowcommit.c, docs/format.md) and starts from it when it
 # opens the database.  The hidden setting widecolumn_fdw.debug_clock_step_back
 # sets the worker's clock back by that many seconds.
 

@@ -3,7 +3,7 @@
 #
 # The storage worker hands each commit's batch to a thread of its own and
 # answers the COMMIT only when the thread has written it; batches waiting
-# together go into one LevelDB write (src/worker/commitwriter.c).  So:
+# together go into one LevelDB write (src/worker/leveldb/commitwriter.c).  So:
 #  - every committed row is there, and nothing else: four sessions insert
 #    at once, into the foreign table and a native one in the same
 #    transactions, and the two tables must agree;

@@ -7,7 +7,7 @@
 # dropped may come back.
 #
 # The hidden setting widecolumn_fdw.debug_crash_after_sweep_batches makes a
-# walk of src/worker/sweep.c write a batch a row and kill the worker with
+# walk of src/worker/leveldb/sweep.c write a batch a row and kill the worker with
 # SIGKILL after that many batches, so the crash lands in the middle of it.
 
 use strict;

@@ -6,7 +6,7 @@
 # may come back (a native table is the oracle).
 #
 # A drop is one cell of the table of families written with the commit
-# (worker/rowdrops.c), whose rows go first: with
+# (worker/leveldb/rowdrops.c), whose rows go first: with
 # widecolumn_fdw.debug_crash_after_commit_batches = 1 a commit of more than
 # 4 MiB dies after its first batch, which holds the drop, and the restart
 # must undo the drop with the rest of the commit.  A write into a dropped

@@ -1,6 +1,6 @@
 
 # A commit of more than 4 MiB is written in chunks while the storage worker
-# goes on serving the other sessions (src/worker/largecommit.c):
+# goes on serving the other sessions (src/worker/leveldb/largecommit.c):
 #  - reads during it are answered while it runs, and see the state before
 #    it, never part of it;
 #  - a snapshot taken during it keeps that state after it has ended;

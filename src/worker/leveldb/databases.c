@@ -7,7 +7,7 @@
  *
  * A database's id is its place in the worker's list (runtime/state.c); a
  * database closed after a failed write keeps its id and is opened again at
- * its next use (wc_db_ready).  Closing it takes every backend's scans and
+ * its next use (ldb_ready).  Closing it takes every backend's scans and
  * snapshots on it first (LevelDB needs them gone), and their next use is
  * an error (runtime/clients.c).
  *
@@ -68,12 +68,12 @@ registry_add(const char *path)
 }
 
 /*
- * wc_db_reopen
+ * ldb_reopen
  *		Open odb's database, refusing to recreate one that has disappeared,
  *		and roll back a commit a crash interrupted.
  */
 void
-wc_db_reopen(WcOpenDb *odb)
+ldb_reopen(WcOpenDb *odb)
 {
 	if (!storage_exists(odb->path) && registry_has(odb->path))
 		ereport(ERROR,
@@ -82,17 +82,17 @@ wc_db_reopen(WcOpenDb *odb)
 				 errdetail("This cluster created a database there, but its directory or CURRENT file is gone."),
 				 errhint("Restore the directory or mount the volume that holds it. To start again with an empty database, remove its line from \"%s\" in the data directory.",
 						 WC_REGISTRY)));
-	wc_rowdrops_forget(odb);
-	sizes_forget(odb);
+	ldb_rowdrops_forget(odb);
+	ldb_sizes_forget(odb);
 	odb->db = storage_open(odb->path, &odb->opts);
 	odb->commit_partial = false;
 	PG_TRY();
 	{
 		registry_add(odb->path);
-		cells_recover(odb);
-		cells_load_clock(odb);
-		wc_xacts_load(odb);
-		wc_heat_load(odb);
+		ldb_recover(odb);
+		ldb_load_clock(odb);
+		ldb_xacts_load(odb);
+		ldb_heat_load(odb);
 	}
 	PG_CATCH();
 	{
@@ -109,20 +109,72 @@ wc_db_reopen(WcOpenDb *odb)
 
 /* Before a request uses db: opened again if a failed write closed it. */
 void
-wc_db_ready(WcDatabase *db)
+ldb_ready(WcDatabase *db)
 {
-	if (wc_odb(db)->db == NULL)
-		wc_db_reopen(wc_odb(db));
+	if (ldb_odb(db)->db == NULL)
+		ldb_reopen(ldb_odb(db));
 }
 
 /*
- * wc_leveldb_open
+ * A number option of OPEN, as the backend's option.c checked it; the
+ * worker refuses what it did not send.
+ */
+static uint32
+option_number(const WcEngineOption *o)
+{
+	char		text[16];
+	char	   *end;
+	unsigned long v;
+
+	if (o->value.len == 0 || o->value.len >= sizeof(text))
+		wc_malformed("OPEN");
+	memcpy(text, o->value.data, o->value.len);
+	text[o->value.len] = '\0';
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno != 0 || *end != '\0' || v > PG_UINT32_MAX || text[0] < '0' || text[0] > '9')
+		wc_malformed("OPEN");
+	return (uint32) v;
+}
+
+#define OPTION_IS(o, s) ((o)->name.len == strlen(s) && memcmp((o)->name.data, s, strlen(s)) == 0)
+
+/*
+ * The LevelDB options of an OPEN (the server's cache_mb, write_buffer_mb,
+ * bloom_bits and compression, as numbers).
+ */
+static void
+read_options(const WcOpenRequest *req, WcDbOptions *opts)
+{
+	for (int i = 0; i < req->noptions; i++)
+	{
+		const WcEngineOption *o = &req->options[i];
+
+		if (OPTION_IS(o, "cache_mb"))
+			opts->cache_mb = option_number(o);
+		else if (OPTION_IS(o, "write_buffer_mb"))
+			opts->write_buffer_mb = option_number(o);
+		else if (OPTION_IS(o, "bloom_bits"))
+			opts->bloom_bits = option_number(o);
+		else if (OPTION_IS(o, "compression"))
+			opts->compression = option_number(o) != 0;
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_PROTOCOL_VIOLATION),
+					 errmsg("request from a backend names unknown LevelDB option \"%.*s\"",
+							(int) o->name.len, (const char *) o->name.data)));
+	}
+}
+
+/*
+ * ldb_open
  *		The database at a path, opened if it is not open yet.
  */
 WcOpenDb *
-wc_leveldb_open(const WcOpenRequest *req)
+ldb_open(const WcOpenRequest *req)
 {
-	char	   *path = pnstrdup((const char *) req->path.data, req->path.len);
+	char	   *path = pnstrdup((const char *) req->target.data, req->target.len);
+	WcDbOptions opts = {0};
 	WcDatabase *db;
 	WcOpenDb   *odb;
 	struct stat st;
@@ -135,18 +187,19 @@ wc_leveldb_open(const WcOpenRequest *req)
 	 * take its lock twice (the lock is per process), and the second open's
 	 * recovery would remove the first's live log.
 	 */
+	read_options(req, &opts);
 	canonicalize_path(path);
 	exists = stat(path, &st) == 0;
 	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
 	{
 		if (db->engine != &wc_leveldb_engine)
 			continue;
-		odb = wc_odb(db);
+		odb = ldb_odb(db);
 		if (strcmp(odb->path, path) == 0 ||
 			(exists && odb->have_file_id && odb->dev == st.st_dev && odb->ino == st.st_ino))
 		{
 			if (odb->db == NULL)
-				wc_db_reopen(odb);
+				ldb_reopen(odb);
 			return odb;
 		}
 	}
@@ -156,11 +209,8 @@ wc_leveldb_open(const WcOpenRequest *req)
 	odb->base.engine = &wc_leveldb_engine;
 	odb->path = pstrdup(path);
 	odb->base.name = odb->path;
-	odb->opts.cache_mb = req->cache_mb;
-	odb->opts.write_buffer_mb = req->write_buffer_mb;
-	odb->opts.bloom_bits = req->bloom_bits;
-	odb->opts.compression = req->compression;
-	wc_db_reopen(odb);
+	odb->opts = opts;
+	ldb_reopen(odb);
 	if (stat(odb->path, &st) == 0)
 	{
 		odb->have_file_id = true;
@@ -173,14 +223,14 @@ wc_leveldb_open(const WcOpenRequest *req)
 }
 
 /*
- * wc_db_close_after_failure
+ * ldb_close_after_failure
  *		Close a database a write failed on, so that it can be reopened.
  *
  * The scans and snapshots of every backend on it go first (LevelDB needs
  * them gone before closing); their next use is an error.
  */
 void
-wc_db_close_after_failure(WcOpenDb *odb)
+ldb_close_after_failure(WcOpenDb *odb)
 {
 	wc_clients_lose_db(&odb->base);
 	storage_close(odb->db);
@@ -191,22 +241,22 @@ wc_db_close_after_failure(WcOpenDb *odb)
 }
 
 /*
- * wc_db_close_all
+ * ldb_close_all
  *		Close every database, at exit, after the backends' scans and
  *		snapshots are gone.
  */
 void
-wc_db_close_all(void)
+ldb_close_all(void)
 {
 	WcDatabase *db;
 
 	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
 	{
-		WcOpenDb   *odb = wc_odb(db);
+		WcOpenDb   *odb = ldb_odb(db);
 
 		if (db->engine != &wc_leveldb_engine)
 			continue;
-		wc_heat_store(odb, true);
+		ldb_heat_store(odb, true);
 		if (odb->db)
 			storage_close(odb->db);
 		odb->db = NULL;

@@ -5,8 +5,8 @@
  *	  does to a LevelDB database, in terms of this folder's parts.
  *
  * The Bigtable model lives here on an ordered store: a scan reads rows of
- * cell versions (cellscan.c), a commit writes them with the clock's
- * timestamp (cellcommit.c; largecommit.c for one of more than 4 MiB), the
+ * cell versions (rowscan.c), a commit writes them with the clock's
+ * timestamp (rowcommit.c; largecommit.c for one of more than 4 MiB), the
  * table of families gives policies and drops (tablemeta.c, rowdrops.c),
  * walks reclaim what no read can return (sweep.c, reclaim.c), and
  * PostgreSQL's snapshots decide which commits a read sees (xacts.c).
@@ -23,7 +23,7 @@
 #include "common/shmem.h"
 #include "worker/leveldb/leveldb.h"
 
-/* wc_reclaim_step's last answer: 2 while a COMPACT waits for LevelDB */
+/* ldb_reclaim_step's last answer: 2 while a COMPACT waits for LevelDB */
 static int	reclaiming = 0;
 
 static void
@@ -32,7 +32,7 @@ define_settings(void)
 	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_commit_batches",
 							"Kills the storage worker after this many batches of a multi-batch commit (for tests).",
 							NULL,
-							&wc_debug_crash_after_commit_batches,
+							&ldb_debug_crash_after_commit_batches,
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
@@ -41,7 +41,7 @@ define_settings(void)
 	DefineCustomIntVariable("widecolumn_fdw.sweep_naptime",
 							"Sets the time between two passes of the storage worker's background sweep over a database.",
 							"The sweep deletes what no read can return any more, when the worker has nothing else to do; 0 turns it off.",
-							&wc_sweep_naptime,
+							&ldb_sweep_naptime,
 							10, 0, 86400,
 							PGC_SIGHUP,
 							GUC_UNIT_S,
@@ -50,7 +50,7 @@ define_settings(void)
 	DefineCustomIntVariable("widecolumn_fdw.debug_crash_after_sweep_batches",
 							"Kills the storage worker after this many batches of deletes of a sweep or compaction (for tests).",
 							NULL,
-							&wc_debug_crash_after_sweep_batches,
+							&ldb_debug_crash_after_sweep_batches,
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
@@ -59,7 +59,7 @@ define_settings(void)
 	DefineCustomIntVariable("widecolumn_fdw.debug_large_commit_pause",
 							"Makes the storage worker wait this long between two chunks of a large commit (for tests).",
 							NULL,
-							&wc_debug_large_commit_pause,
+							&ldb_debug_large_commit_pause,
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
@@ -68,7 +68,7 @@ define_settings(void)
 	DefineCustomIntVariable("widecolumn_fdw.debug_reclaim_pause",
 							"Makes the storage worker wait this long between two slices of the walk of a COUNT or COMPACT (for tests).",
 							NULL,
-							&wc_debug_reclaim_pause,
+							&ldb_debug_reclaim_pause,
 							0, 0, INT_MAX,
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_UNIT_MS,
@@ -84,11 +84,11 @@ start(int nslots)
 }
 
 /*
- * wc_leveldb_collect_commits
+ * ldb_collect_commits
  *		Answer the commits the commit writer has written; true if any.
  */
 bool
-wc_leveldb_collect_commits(void)
+ldb_collect_commits(void)
 {
 	void	   *owner;
 	bool		any = false;
@@ -97,9 +97,9 @@ wc_leveldb_collect_commits(void)
 	{
 		WcClient   *c = owner;
 
-		if (wc_large_commit_owns(owner))
+		if (ldb_large_commit_owns(owner))
 		{
-			wc_large_commit_written();
+			ldb_large_commit_written();
 			any = true;
 			continue;
 		}
@@ -131,16 +131,16 @@ wc_leveldb_collect_commits(void)
 static void
 finish(void)
 {
-	wc_large_commit_complete();
+	ldb_large_commit_complete();
 	storage_writer_drain();
-	(void) wc_leveldb_collect_commits();
+	(void) ldb_collect_commits();
 }
 
 static void
 stop(void)
 {
 	storage_writer_stop();
-	(void) wc_leveldb_collect_commits();
+	(void) ldb_collect_commits();
 }
 
 static bool
@@ -148,22 +148,22 @@ step(void)
 {
 	bool		busy = false;
 
-	if (wc_leveldb_collect_commits())
+	if (ldb_collect_commits())
 		busy = true;
-	if (wc_large_commit_step())
+	if (ldb_large_commit_step())
 		busy = true;
-	reclaiming = wc_reclaim_step();
+	reclaiming = ldb_reclaim_step();
 	if (reclaiming == 1)
 		busy = true;
-	wc_heat_store_due();
-	wc_xacts_settle_due();
+	ldb_heat_store_due();
+	ldb_xacts_settle_due();
 	return busy;
 }
 
 static long
 idle(void)
 {
-	long		timeout = wc_sweep_background();
+	long		timeout = ldb_sweep_background();
 
 	/* a COMPACT waiting for LevelDB's compaction: look again soon */
 	if (reclaiming == 2)
@@ -174,7 +174,7 @@ idle(void)
 static WcDatabase *
 open_db(const WcOpenRequest *req)
 {
-	return &wc_leveldb_open(req)->base;
+	return &ldb_open(req)->base;
 }
 
 /*
@@ -186,16 +186,16 @@ open_db(const WcOpenRequest *req)
 static WcEngineSnap *
 snapshot(WcDatabase *db, const WcXidSnapshot *xs)
 {
-	WcOpenDb   *odb = wc_odb(db);
+	WcOpenDb   *odb = ldb_odb(db);
 	WcHidden	hidden;
 	WcEngineSnap *s;
 
 	/* first: it may read the commit log, and fail */
-	wc_xacts_hidden(odb, xs, false, &hidden);
+	ldb_xacts_hidden(odb, xs, false, &hidden);
 	s = MemoryContextAlloc(wc_worker_cxt, sizeof(WcEngineSnap));
-	wc_hidden_copy(&hidden, &s->hidden, wc_worker_cxt);
-	s->snap = wc_large_commit_snapshot(odb) ?
-		storage_snapshot_share(wc_large_commit_snapshot(odb)) :
+	ldb_hidden_copy(&hidden, &s->hidden, wc_worker_cxt);
+	s->snap = ldb_large_commit_snapshot(odb) ?
+		storage_snapshot_share(ldb_large_commit_snapshot(odb)) :
 		storage_snapshot(odb->db);
 	s->holds = 1;
 	return s;
@@ -214,8 +214,8 @@ snapshot_release(WcDatabase *db, WcEngineSnap *s)
 {
 	if (--s->holds > 0)
 		return;
-	if (wc_odb(db)->db != NULL)
-		storage_release(wc_odb(db)->db, s->snap);
+	if (ldb_odb(db)->db != NULL)
+		storage_release(ldb_odb(db)->db, s->snap);
 	if (s->hidden.ts != NULL)
 		pfree(s->hidden.ts);
 	pfree(s);
@@ -230,51 +230,51 @@ snapshot_release(WcDatabase *db, WcEngineSnap *s)
 static WcEngineScan *
 scan_open(WcDatabase *db, WcEngineSnap *snap, const WcScanRequest *req)
 {
-	WcOpenDb   *odb = wc_odb(db);
+	WcOpenDb   *odb = ldb_odb(db);
 	WcHidden	hidden;
-	WcCellScan *scan;
+	WcLdbScan *scan;
 
 	if (snap != NULL)
-		return (WcEngineScan *) cells_scan_open(odb, snap->snap, &snap->hidden, req);
-	wc_xacts_hidden(odb, NULL, false, &hidden); /* the latest data */
-	if (wc_large_commit_snapshot(odb) != NULL)
+		return (WcEngineScan *) ldb_scan_open(odb, snap->snap, &snap->hidden, req);
+	ldb_xacts_hidden(odb, NULL, false, &hidden); /* the latest data */
+	if (ldb_large_commit_snapshot(odb) != NULL)
 	{
-		WcSnap	   *before = wc_large_commit_snapshot(odb);
+		WcSnap	   *before = ldb_large_commit_snapshot(odb);
 
-		scan = cells_scan_open(odb, before, &hidden, req);
-		cells_scan_hold(scan, storage_snapshot_share(before));
+		scan = ldb_scan_open(odb, before, &hidden, req);
+		ldb_scan_hold(scan, storage_snapshot_share(before));
 	}
 	else
-		scan = cells_scan_open(odb, NULL, &hidden, req);
+		scan = ldb_scan_open(odb, NULL, &hidden, req);
 	return (WcEngineScan *) scan;
 }
 
 static bool
 scan_fill(WcEngineScan *scan)
 {
-	return cells_scan_fill((WcCellScan *) scan);
+	return ldb_scan_fill((WcLdbScan *) scan);
 }
 
 static bool
 scan_is_small(WcEngineScan *scan)
 {
-	return cells_scan_is_small((WcCellScan *) scan);
+	return ldb_scan_is_small((WcLdbScan *) scan);
 }
 
 /* The filled batch; what the scan counted for the heat map is taken now. */
 static const WcByteBuf *
 scan_batch(WcEngineScan *scan)
 {
-	WcCellScan *cs = (WcCellScan *) scan;
+	WcLdbScan *cs = (WcLdbScan *) scan;
 
-	wc_heat_fold(&cells_scan_db(cs)->base, cells_scan_heat(cs));
-	return cells_scan_batch(cs);
+	wc_heat_fold(&ldb_scan_db(cs)->base, ldb_scan_heat(cs));
+	return ldb_scan_batch(cs);
 }
 
 static void
 scan_close(WcEngineScan *scan)
 {
-	cells_scan_close((WcCellScan *) scan);
+	ldb_scan_close((WcLdbScan *) scan);
 }
 
 /* Write a commit's batch on this thread, and free it. */
@@ -303,12 +303,12 @@ static dsm_handle last_committer = 0;
  *
  * A commit of more than 4 MiB is written in slices while the worker
  * serves (largecommit.c); any other goes to the commit writer, answered
- * when it comes back (wc_leveldb_collect_commits), or is written here.
+ * when it comes back (ldb_collect_commits), or is written here.
  */
 static WcCommitOutcome
 commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 {
-	WcOpenDb   *odb = wc_odb(db);
+	WcOpenDb   *odb = ldb_odb(db);
 	WcBatch    *volatile batch = NULL;
 	volatile bool large = false;
 	bool		alone;
@@ -321,21 +321,21 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 		 */
 		if (storage_write_failed(odb->db))
 		{
-			wc_db_close_after_failure(odb);
-			wc_db_reopen(odb);
+			ldb_close_after_failure(odb);
+			ldb_reopen(odb);
 		}
-		large = cells_commit_is_large(odb, w);
+		large = ldb_commit_is_large(odb, w);
 		/* answered when written, while the worker serves (largecommit.c) */
 		if (large)
-			wc_large_commit_start(c, odb, w->db);
+			ldb_large_commit_start(c, odb, w->db);
 		else
-			batch = cells_commit(odb, w, sync);
+			batch = ldb_commit(odb, w, sync);
 	}
 	PG_CATCH();
 	{
 		/* Part of the commit is written: reopening rolls it back. */
 		if (odb->db != NULL && odb->commit_partial)
-			wc_db_close_after_failure(odb);
+			ldb_close_after_failure(odb);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -370,43 +370,43 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 static bool
 holds_commits(void)
 {
-	return wc_large_commit_active();
+	return ldb_large_commit_active();
 }
 
 static uint64
 estimate(WcDatabase *db, const WcEstimateRequest *req)
 {
-	return cells_estimate(wc_odb(db), req);
+	return ldb_estimate(ldb_odb(db), req);
 }
 
 static void
 rows(WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
 {
-	sizes_rows(wc_odb(db), req, a);
+	ldb_sizes_rows(ldb_odb(db), req, a);
 }
 
 /* widecolumn.sample_row_keys(): split points from LevelDB's index. */
 static void
 sample(WcDatabase *db, const WcSampleRequest *req, StringInfo out)
 {
-	sizes_sample(wc_odb(db), req, out);
+	ldb_sizes_sample(ldb_odb(db), req, out);
 }
 
 static uint64
 range_bytes(WcDatabase *db, const uint8 *start, size_t slen,
 			const uint8 *end, size_t elen)
 {
-	return sizes_range_bytes(wc_odb(db), start, slen, end, elen);
+	return ldb_sizes_range_bytes(ldb_odb(db), start, slen, end, elen);
 }
 
 /* The versions of a table (or a family) a read could return, in slices. */
 static void
 count(WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
 {
-	WcOpenDb   *odb = wc_odb(db);
+	WcOpenDb   *odb = ldb_odb(db);
 
-	wc_reclaim_start(c, odb,
-					 wc_sweep_begin(odb, req->table.data, req->table.len, true,
+	ldb_reclaim_start(c, odb,
+					 ldb_sweep_begin(odb, req->table.data, req->table.len, true,
 									req->family.len > 0 ? req->family.data : NULL,
 									req->family.len, false),
 					 NULL, 0, false);
@@ -416,12 +416,12 @@ count(WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
 static void
 compact(WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
 {
-	WcOpenDb   *odb = wc_odb(db);
+	WcOpenDb   *odb = ldb_odb(db);
 
 	/* what the transactions before it left, settled first if they may be */
-	wc_xacts_settle(odb);
-	wc_reclaim_start(c, odb,
-					 wc_sweep_begin(odb, req->table.len > 0 ? req->table.data : NULL,
+	ldb_xacts_settle(odb);
+	ldb_reclaim_start(c, odb,
+					 ldb_sweep_begin(odb, req->table.len > 0 ? req->table.data : NULL,
 									req->table.len, false, NULL, 0, false),
 					 req->table.data, req->table.len, true);
 }
@@ -465,7 +465,7 @@ parse_stats(const char *text, WcDbStats *s)
 static bool
 describe(WcDatabase *db, WcDbStats *s)
 {
-	WcOpenDb   *odb = wc_odb(db);
+	WcOpenDb   *odb = ldb_odb(db);
 	char	   *text = NULL;
 
 	s->path.data = (const uint8 *) odb->path;
@@ -486,16 +486,17 @@ describe(WcDatabase *db, WcDbStats *s)
 }
 
 const WcEngine wc_leveldb_engine = {
+	.name = "leveldb",
 	.title = "LevelDB",
 	.define_settings = define_settings,
 	.start = start,
 	.finish = finish,
 	.stop = stop,
-	.close_all = wc_db_close_all,
+	.close_all = ldb_close_all,
 	.step = step,
 	.idle = idle,
 	.open = open_db,
-	.ready = wc_db_ready,
+	.ready = ldb_ready,
 	.snapshot = snapshot,
 	.snapshot_hold = snapshot_hold,
 	.snapshot_release = snapshot_release,
@@ -512,7 +513,7 @@ const WcEngine wc_leveldb_engine = {
 	.range_bytes = range_bytes,
 	.count = count,
 	.compact = compact,
-	.client_gone = wc_reclaim_forget,
+	.client_gone = ldb_reclaim_forget,
 	.fsyncs = storage_fsyncs,
 	.describe = describe,
 };

@@ -200,14 +200,14 @@ load(WcOpenDb *odb)
 }
 
 /*
- * wc_heat_load
+ * ldb_heat_load
  *		Read a database's statistics and heat map, when the worker opens it
  *		(again after a failed write: what it counted since stays).  An
  *		error is logged, not raised: the database serves without its
  *		history (what it read of it stays).
  */
 void
-wc_heat_load(WcOpenDb *odb)
+ldb_heat_load(WcOpenDb *odb)
 {
 	MemoryContext old = CurrentMemoryContext;
 	volatile int bad = 0;
@@ -304,13 +304,13 @@ store(WcOpenDb *odb)
 }
 
 /*
- * wc_heat_store
+ * ldb_heat_store
  *		Store a database's counters if WC_HEAT_STORE_US have passed since
  *		the last time and nothing waits on a write (or, at exit, now).  A
  *		failure is logged: the counters are not worth an error.
  */
 void
-wc_heat_store(WcOpenDb *odb, bool now)
+ldb_heat_store(WcOpenDb *odb, bool now)
 {
 	MemoryContext old = CurrentMemoryContext;
 	uint64		at;
@@ -319,7 +319,7 @@ wc_heat_store(WcOpenDb *odb, bool now)
 		return;
 	at = wc_heat_now();
 	if (!now && (at - odb->base.heat->stored_at < WC_HEAT_STORE_US ||
-				 !storage_writer_idle() || wc_large_commit_active()))
+				 !storage_writer_idle() || ldb_large_commit_active()))
 		return;
 	odb->base.heat->stored_at = at;
 	PG_TRY();
@@ -343,14 +343,14 @@ wc_heat_store(WcOpenDb *odb, bool now)
 
 /* The main loop's look at every open database: stores what is due. */
 void
-wc_heat_store_due(void)
+ldb_heat_store_due(void)
 {
 	static uint64 looked = 0;
 	WcOpenDb   *odb;
 
 	if (!wc_loop_due(&looked, 1000000))
 		return;
-	for (uint32 i = 0; (odb = wc_odb_nth(i)) != NULL; i++)
-		if (wc_odb_mine(odb))
-			wc_heat_store(odb, false);
+	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
+		if (ldb_odb_mine(odb))
+			ldb_heat_store(odb, false);
 }

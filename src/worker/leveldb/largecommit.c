@@ -25,7 +25,7 @@
  * A failure rolls the commit back, as a crash would (the database is
  * closed and reopened, and the pending-commit file says what to remove).
  * When the worker is asked to stop, it finishes the commit first
- * (wc_large_commit_complete), as it finishes the commit writer's.
+ * (ldb_large_commit_complete), as it finishes the commit writer's.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,7 +48,7 @@
 #define WC_LARGE_CHUNKS_OUT	2
 
 /* Test hook: wait this long between chunks (the worker serves meanwhile). */
-int			wc_debug_large_commit_pause = 0;
+int			ldb_debug_large_commit_pause = 0;
 
 static struct
 {
@@ -60,37 +60,37 @@ static struct
 	int			out;			/* chunks with the commit writer */
 	int			written;		/* chunks written */
 	bool		failing;		/* being rolled back */
-	TimestampTz next_fill;		/* wc_debug_large_commit_pause's */
+	TimestampTz next_fill;		/* ldb_debug_large_commit_pause's */
 	uint64		bytes;			/* of the rows: widecolumn.progress */
 	TimestampTz reported;
 } large;
 
 bool
-wc_large_commit_active(void)
+ldb_large_commit_active(void)
 {
 	return large.c != NULL;
 }
 
 /* What reads of odb's latest state read while its large commit runs. */
 WcSnap *
-wc_large_commit_snapshot(WcOpenDb *odb)
+ldb_large_commit_snapshot(WcOpenDb *odb)
 {
 	return large.c != NULL && large.odb == odb ? large.before : NULL;
 }
 
 /* Whether a commit writer's write is a chunk of the large commit. */
 bool
-wc_large_commit_owns(void *owner)
+ldb_large_commit_owns(void *owner)
 {
 	return owner == &large;
 }
 
 /*
- * wc_large_commit_start
+ * ldb_large_commit_start
  *		Begin c's large commit of db; answered when it is written.
  */
 void
-wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
+ldb_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 {
 	WcClientWrites *w = NULL;
 	ListCell   *lc;
@@ -105,10 +105,10 @@ wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 	/* one of those failed: reopened before it is written to, as in engine.c */
 	if (storage_write_failed(odb->db))
 	{
-		wc_db_close_after_failure(odb);
-		wc_db_reopen(odb);
+		ldb_close_after_failure(odb);
+		ldb_reopen(odb);
 	}
-	large.cm = cells_commit_large_begin(odb, w);
+	large.cm = ldb_commit_large_begin(odb, w);
 	large.before = storage_snapshot(odb->db);
 	large.c = c;
 	large.odb = odb;
@@ -137,7 +137,7 @@ report(void)
 		return;
 	large.reported = now;
 	wc_progress_count(large.c->slot, WC_UNIT_BYTES_WRITTEN,
-					  cells_commit_large_done(large.cm), true, large.bytes);
+					  ldb_commit_large_done(large.cm), true, large.bytes);
 }
 
 /*
@@ -184,33 +184,33 @@ fail(void)
 	AtEOXact_Files(false);
 	large.failing = true;
 	storage_writer_drain();
-	while (large.out > 0 && wc_leveldb_collect_commits())
+	while (large.out > 0 && ldb_collect_commits())
 		;
-	cells_commit_large_abort(large.cm);
+	ldb_commit_large_abort(large.cm);
 	large.cm = NULL;
 	/* the snapshot goes before the database it is of */
 	storage_release(large.odb->db, large.before);
 	large.before = NULL;
 	if (large.odb->db != NULL && large.odb->commit_partial)
-		wc_db_close_after_failure(large.odb);
+		ldb_close_after_failure(large.odb);
 	finish(edata);
 	FreeErrorData(edata);
 }
 
 /*
- * wc_large_commit_written
- *		The commit writer has written a chunk (wc_collect_commits): its
+ * ldb_large_commit_written
+ *		The commit writer has written a chunk (ldb_collect_commits): its
  *		error, if any, fails the commit.
  */
 void
-wc_large_commit_written(void)
+ldb_large_commit_written(void)
 {
 	large.out--;
 	large.written++;
 	PG_TRY();
 	{
 		storage_finish_written();
-		cells_commit_large_written(large.cm, large.written, !large.failing);
+		ldb_commit_large_written(large.cm, large.written, !large.failing);
 	}
 	PG_CATCH();
 	{
@@ -233,41 +233,41 @@ step(int max_us)
 {
 	WcCommit   *cm = large.cm;
 
-	if (cells_commit_large_rows_over(cm) && !cells_commit_large_has_chunk(cm))
+	if (ldb_commit_large_rows_over(cm) && !ldb_commit_large_has_chunk(cm))
 	{
 		if (large.out > 0)
 			return false;		/* the writer's eventfd wakes the loop */
-		cells_commit_large_end(cm);	/* on an error, fail() aborts it */
+		ldb_commit_large_end(cm);	/* on an error, fail() aborts it */
 		large.cm = NULL;
 		finish(NULL);
 		return true;
 	}
 	if (large.out >= WC_LARGE_CHUNKS_OUT)
 		return false;
-	if (wc_debug_large_commit_pause > 0 && GetCurrentTimestamp() < large.next_fill)
+	if (ldb_debug_large_commit_pause > 0 && GetCurrentTimestamp() < large.next_fill)
 		return false;			/* the sweep's timeout wakes the loop */
-	if (!cells_commit_large_fill(cm, max_us))
+	if (!ldb_commit_large_fill(cm, max_us))
 	{
 		report();
 		return true;
 	}
 	report();
-	if (cells_commit_large_has_chunk(cm))
+	if (ldb_commit_large_has_chunk(cm))
 	{
-		storage_submit(large.odb->db, cells_commit_large_take(cm), false, &large);
+		storage_submit(large.odb->db, ldb_commit_large_take(cm), false, &large);
 		large.out++;
 		large.next_fill = GetCurrentTimestamp() +
-			(TimestampTz) wc_debug_large_commit_pause * 1000;
+			(TimestampTz) ldb_debug_large_commit_pause * 1000;
 	}
 	return true;
 }
 
 /*
- * wc_large_commit_step
+ * ldb_large_commit_step
  *		A slice of the large commit, if one runs; true if there was work.
  */
 bool
-wc_large_commit_step(void)
+ldb_large_commit_step(void)
 {
 	volatile bool worked = false;
 
@@ -288,18 +288,18 @@ wc_large_commit_step(void)
 }
 
 /*
- * wc_large_commit_complete
+ * ldb_large_commit_complete
  *		The worker is stopping: write the whole commit now, and answer it.
  */
 void
-wc_large_commit_complete(void)
+ldb_large_commit_complete(void)
 {
 	while (large.c != NULL)
 	{
-		if (!wc_large_commit_step())
+		if (!ldb_large_commit_step())
 		{
 			storage_writer_drain();
-			(void) wc_leveldb_collect_commits();
+			(void) ldb_collect_commits();
 		}
 	}
 }

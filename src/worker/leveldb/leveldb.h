@@ -18,7 +18,7 @@
 #include "worker/leveldb/storage.h"
 
 /*
- * Target sizes of scan batches (cellscan.c): the first, the next few, at
+ * Target sizes of scan batches (rowscan.c): the first, the next few, at
  * most; full scans: always the bulk size.
  */
 #define WC_FIRST_BATCH_BYTES	(8 * 1024)
@@ -61,7 +61,7 @@ typedef struct WcHidden
  * is unsettled.
  */
 static inline bool
-wc_hidden_has(const WcHidden *h, uint64 ts)
+ldb_hidden_has(const WcHidden *h, uint64 ts)
 {
 	int			lo = 0,
 				hi = h->n - 1;
@@ -82,7 +82,7 @@ wc_hidden_has(const WcHidden *h, uint64 ts)
 	return false;
 }
 
-typedef struct WcCellScan WcCellScan;
+typedef struct WcLdbScan WcLdbScan;
 
 /* in engine.c: the engine's table, and the snapshots it gives out */
 struct WcEngineSnap
@@ -92,59 +92,59 @@ struct WcEngineSnap
 								 * see, as of the LevelDB snapshot */
 	int			holds;
 };
-extern bool wc_leveldb_collect_commits(void);
+extern bool ldb_collect_commits(void);
 
 /* in databases.c: the databases by path, reopening after failure */
-extern WcOpenDb *wc_leveldb_open(const WcOpenRequest *req);
-extern void wc_db_ready(WcDatabase *db);
-extern void wc_db_reopen(WcOpenDb *odb);
-extern void wc_db_close_after_failure(WcOpenDb *odb);
-extern void wc_db_close_all(void);
-#define wc_odb(db)	((WcOpenDb *) (db))
+extern WcOpenDb *ldb_open(const WcOpenRequest *req);
+extern void ldb_ready(WcDatabase *db);
+extern void ldb_reopen(WcOpenDb *odb);
+extern void ldb_close_after_failure(WcOpenDb *odb);
+extern void ldb_close_all(void);
+#define ldb_odb(db)	((WcOpenDb *) (db))
 /*
  * The database of id as this engine's, or NULL past the last: a walk over
- * every database skips those of other engines (wc_odb_mine).
+ * every database skips those of other engines (ldb_odb_mine).
  */
-#define wc_odb_nth(id)	((WcOpenDb *) wc_db_nth(id))
-#define wc_odb_mine(odb)	((odb)->base.engine == &wc_leveldb_engine)
+#define ldb_odb_nth(id)	((WcOpenDb *) wc_db_nth(id))
+#define ldb_odb_mine(odb)	((odb)->base.engine == &wc_leveldb_engine)
 
-/* in cellscan.c: reading rows */
-extern WcCellScan *cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden,
+/* in rowscan.c: reading rows */
+extern WcLdbScan *ldb_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden,
 									const WcScanRequest *req);
-extern bool cells_scan_fill(WcCellScan *scan);
-extern const WcByteBuf *cells_scan_batch(WcCellScan *scan);
-extern bool cells_scan_is_small(WcCellScan *scan);
-extern void cells_scan_close(WcCellScan *scan);
-extern void cells_scan_hold(WcCellScan *scan, WcSnap *snap);
-extern WcOpenDb *cells_scan_db(WcCellScan *scan);
-extern struct WcHeatScan *cells_scan_heat(WcCellScan *scan);
-extern uint64 cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
+extern bool ldb_scan_fill(WcLdbScan *scan);
+extern const WcByteBuf *ldb_scan_batch(WcLdbScan *scan);
+extern bool ldb_scan_is_small(WcLdbScan *scan);
+extern void ldb_scan_close(WcLdbScan *scan);
+extern void ldb_scan_hold(WcLdbScan *scan, WcSnap *snap);
+extern WcOpenDb *ldb_scan_db(WcLdbScan *scan);
+extern struct WcHeatScan *ldb_scan_heat(WcLdbScan *scan);
+extern uint64 ldb_estimate(WcOpenDb *odb, const WcEstimateRequest *req);
 
 /* in heatstore.c: the heat map's counters, kept in the database */
-extern void wc_heat_load(WcOpenDb *odb);
-extern void wc_heat_store(WcOpenDb *odb, bool now);
-extern void wc_heat_store_due(void);
+extern void ldb_heat_load(WcOpenDb *odb);
+extern void ldb_heat_store(WcOpenDb *odb, bool now);
+extern void ldb_heat_store_due(void);
 
 /* in sizes.c */
-extern void sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out);
-extern void sizes_forget(WcOpenDb *odb);
-extern uint64 sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen,
+extern void ldb_sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out);
+extern void ldb_sizes_forget(WcOpenDb *odb);
+extern uint64 ldb_sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen,
 								const uint8 *end, size_t elen);
-extern void sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a);
+extern void ldb_sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a);
 
-/* in cellversions.c: every version, for a cells-layout table */
+/* in versions.c: every version, for a cells-layout table */
 typedef struct WcVersionScan WcVersionScan;
 /* a cell's family's policy (NULL: none), and the time of its drop, if any */
 typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *row,
 													   size_t rowlen, size_t fqlen,
 													   uint64 *dropped);
-extern WcVersionScan *versions_scan_open(const WcScanRequest *req, WcIter *it,
+extern WcVersionScan *ldb_versions_open(const WcScanRequest *req, WcIter *it,
 										 const WcHidden *hidden, uint64 now,
 										 uint64 pending_ts, WcVersionPolicyFn policy_of,
 										 void *policy_arg);
-extern bool versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
+extern bool ldb_versions_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
 							   int batch_bytes, uint64 *entries);
-extern void versions_scan_close(WcVersionScan *vs);
+extern void ldb_versions_close(WcVersionScan *vs);
 
 /* in tablemeta.c: a table's policies and drop times (the table of families) */
 typedef struct WcFamilyMeta
@@ -189,89 +189,88 @@ typedef struct WcTableMeta
 								 * passed over */
 } WcTableMeta;
 
-extern void wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table,
+extern void ldb_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table,
 							   size_t tlen, WcTableMeta *m);
-extern const WcFamilyMeta *wc_table_meta_family(const WcTableMeta *m,
+extern const WcFamilyMeta *ldb_table_meta_family(const WcTableMeta *m,
 												const uint8 *fq, size_t fqlen);
 
 /* in rowdrops.c: the row ranges drop_row_range dropped */
-extern bool wc_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
+extern bool ldb_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
 							 const uint8 *fq, size_t fqlen, uint64 ts);
-extern bool wc_rowdrops_cell_goes(WcTableMeta *m, const uint8 *fq, size_t fqlen,
+extern bool ldb_rowdrops_cell_goes(WcTableMeta *m, const uint8 *fq, size_t fqlen,
 								  uint64 ts);
-extern int	wc_rowdrops_subtract(const WcTableMeta *m, uint64 as_of,
+extern int	ldb_rowdrops_subtract(const WcTableMeta *m, uint64 as_of,
 								 const WcWireRange *ranges, int nranges,
 								 WcWireRange **out);
 #define WC_ROWDROP_DROPS	1	/* drop_row_range's */
 #define WC_ROWDROP_TOMBS	2	/* a DELETE's */
-extern uint64 wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen,
+extern uint64 ldb_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen,
 							  int kinds, uint64 as_of);
-extern void wc_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen,
+extern void ldb_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen,
 							   uint64 oldest_kept);
-extern void wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w);
-extern bool wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen,
+extern void ldb_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w);
+extern bool ldb_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen,
 							   uint64 ts, StringInfo key);
-extern void wc_rowdrops_forget(WcOpenDb *odb);
+extern void ldb_rowdrops_forget(WcOpenDb *odb);
 
 /* in sweep.c: walks that delete what no read can return any more */
 typedef struct WcSweep WcSweep;
-extern int	wc_debug_crash_after_sweep_batches;
-extern WcSweep *wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
+extern int	ldb_debug_crash_after_sweep_batches;
+extern WcSweep *ldb_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen,
 							   bool count_only, const uint8 *family, size_t flen,
 							   bool background);
-extern bool wc_sweep_slice(WcSweep *sw, int max_us);
-extern uint64 wc_sweep_result(WcSweep *sw);
-extern void wc_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end);
-extern void wc_sweep_end(WcSweep *sw);
+extern bool ldb_sweep_slice(WcSweep *sw, int max_us);
+extern uint64 ldb_sweep_result(WcSweep *sw);
+extern void ldb_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end);
+extern void ldb_sweep_end(WcSweep *sw);
 
 /* in reclaim.c: when they walk (the background sweep, COUNT and COMPACT) */
-extern int	wc_sweep_naptime;
-extern int	wc_debug_reclaim_pause;
-extern long wc_sweep_background(void);
-extern void wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
+extern int	ldb_sweep_naptime;
+extern int	ldb_debug_reclaim_pause;
+extern long ldb_sweep_background(void);
+extern void ldb_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
 							 const uint8 *table, size_t tlen, bool compact);
-extern int	wc_reclaim_step(void);
-extern void wc_reclaim_forget(WcClient *c);
+extern int	ldb_reclaim_step(void);
+extern void ldb_reclaim_forget(WcClient *c);
 
-/* in cellcommit.c: writing rows, the clock, recovery */
-extern int	wc_debug_crash_after_commit_batches;
-extern void cells_load_clock(WcOpenDb *odb);
-extern void cells_recover(WcOpenDb *odb);
-extern uint64 cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
-extern bool cells_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
-extern WcBatch *cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
+/* in rowcommit.c: writing rows, the clock, recovery */
+extern int	ldb_debug_crash_after_commit_batches;
+extern void ldb_load_clock(WcOpenDb *odb);
+extern void ldb_recover(WcOpenDb *odb);
+extern uint64 ldb_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
+extern bool ldb_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
+extern WcBatch *ldb_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 typedef struct WcCommit WcCommit;
-extern WcCommit *cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w);
-extern bool cells_commit_large_fill(WcCommit *cm, int max_us);
-extern bool cells_commit_large_has_chunk(WcCommit *cm);
-extern bool cells_commit_large_rows_over(WcCommit *cm);
-extern WcBatch *cells_commit_large_take(WcCommit *cm);
-extern void cells_commit_large_written(WcCommit *cm, int written, bool going_on);
-extern void cells_commit_large_end(WcCommit *cm);
-extern void cells_commit_large_abort(WcCommit *cm);
-extern uint64 cells_commit_large_done(WcCommit *cm);
+extern WcCommit *ldb_commit_large_begin(WcOpenDb *odb, WcClientWrites *w);
+extern bool ldb_commit_large_fill(WcCommit *cm, int max_us);
+extern bool ldb_commit_large_has_chunk(WcCommit *cm);
+extern bool ldb_commit_large_rows_over(WcCommit *cm);
+extern WcBatch *ldb_commit_large_take(WcCommit *cm);
+extern void ldb_commit_large_written(WcCommit *cm, int written, bool going_on);
+extern void ldb_commit_large_end(WcCommit *cm);
+extern void ldb_commit_large_abort(WcCommit *cm);
+extern uint64 ldb_commit_large_done(WcCommit *cm);
 
 /* in largecommit.c: a large commit, written while the worker serves */
-extern void wc_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db);
-extern int	wc_debug_large_commit_pause;
-extern bool wc_large_commit_active(void);
-extern WcSnap *wc_large_commit_snapshot(WcOpenDb *odb);
-extern bool wc_large_commit_holds(WcClient *c, const uint8 *data, size_t len);
-extern bool wc_large_commit_owns(void *owner);
-extern void wc_large_commit_written(void);
-extern bool wc_large_commit_step(void);
-extern void wc_large_commit_complete(void);
+extern void ldb_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db);
+extern int	ldb_debug_large_commit_pause;
+extern bool ldb_large_commit_active(void);
+extern WcSnap *ldb_large_commit_snapshot(WcOpenDb *odb);
+extern bool ldb_large_commit_owns(void *owner);
+extern void ldb_large_commit_written(void);
+extern bool ldb_large_commit_step(void);
+extern void ldb_large_commit_complete(void);
 
 /* in xacts.c: which transaction wrote each recent commit, who sees it */
-extern void wc_xacts_load(WcOpenDb *odb);
-extern void wc_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
+extern void ldb_xacts_load(WcOpenDb *odb);
+extern void ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 							StringInfo lowest, StringInfo highest);
-extern void wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled,
+extern void ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled,
 							WcHidden *out);
-extern void wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
-extern void wc_xacts_settle(WcOpenDb *odb);
-extern void wc_xacts_settle_due(void);
-extern int	wc_xacts_pending(WcOpenDb *odb);
-extern bool wc_xacts_unsettled(WcOpenDb *odb, uint64 ts);
+extern void ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
+extern void ldb_xacts_settle(WcOpenDb *odb);
+extern void ldb_xacts_settle_due(void);
+extern int	ldb_xacts_pending(WcOpenDb *odb);
+extern bool ldb_xacts_unsettled(WcOpenDb *odb, uint64 ts);
 
 #endif							/* WC_LEVELDB_H */

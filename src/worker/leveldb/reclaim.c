@@ -28,10 +28,10 @@
 #include "worker/leveldb/leveldb.h"
 
 /* widecolumn_fdw.sweep_naptime: seconds between passes; 0: no sweep */
-int			wc_sweep_naptime = 10;
+int			ldb_sweep_naptime = 10;
 
 /* Test hook: wait this long between two slices of a COUNT or COMPACT. */
-int			wc_debug_reclaim_pause = 0;
+int			ldb_debug_reclaim_pause = 0;
 
 /* A slice's length, background or for a request. */
 #define WC_SWEEP_SLICE_US		2000
@@ -54,10 +54,10 @@ static struct
 static bool
 pass_due(uint32 id, TimestampTz now)
 {
-	WcOpenDb   *odb = wc_odb_nth(id);
+	WcOpenDb   *odb = ldb_odb_nth(id);
 	int64		since;
 
-	if (odb == NULL || !wc_odb_mine(odb) || odb->db == NULL)
+	if (odb == NULL || !ldb_odb_mine(odb) || odb->db == NULL)
 		return false;
 	if (id >= (uint32) bg.ndbs)
 	{
@@ -85,13 +85,13 @@ pass_due(uint32 id, TimestampTz now)
 	 * After writes, a pass a naptime after the last; without, now and then,
 	 * for the policies with a maximum age.
 	 */
-	return since >= (int64) wc_sweep_naptime * USECS_PER_SEC &&
+	return since >= (int64) ldb_sweep_naptime * USECS_PER_SEC &&
 		(odb->last_commit_ts != bg.commit_ts[id] ||
-		 since >= (int64) wc_sweep_naptime * 60 * USECS_PER_SEC);
+		 since >= (int64) ldb_sweep_naptime * 60 * USECS_PER_SEC);
 }
 
 /*
- * wc_sweep_background
+ * ldb_sweep_background
  *		With no request waiting (main.c): a slice of the background sweep,
  *		if one is due.  Returns how many milliseconds until the next is.
  *
@@ -99,16 +99,16 @@ pass_due(uint32 id, TimestampTz now)
  * so that it takes at most half of the worker's time.
  */
 long
-wc_sweep_background(void)
+ldb_sweep_background(void)
 {
 	TimestampTz now;
 	TimestampTz end;
 	volatile bool done = false;
 
-	if (wc_sweep_naptime <= 0)
+	if (ldb_sweep_naptime <= 0)
 		return 1000;
 	/* what it deletes could not come back if the commit rolled back */
-	if (wc_large_commit_active())
+	if (ldb_large_commit_active())
 		return 10;
 	now = GetCurrentTimestamp();
 	if (now < bg.next_slice)
@@ -116,13 +116,13 @@ wc_sweep_background(void)
 
 	if (bg.sw == NULL)
 	{
-		for (uint32 id = 0; wc_odb_nth(id) != NULL; id++)
+		for (uint32 id = 0; ldb_odb_nth(id) != NULL; id++)
 		{
 			if (!pass_due(id, now))
 				continue;
 			bg.db = id;
-			bg.commit_ts[id] = wc_odb_nth(id)->last_commit_ts;
-			bg.sw = wc_sweep_begin(wc_odb_nth(id), NULL, 0, false, NULL, 0, true);
+			bg.commit_ts[id] = ldb_odb_nth(id)->last_commit_ts;
+			bg.sw = ldb_sweep_begin(ldb_odb_nth(id), NULL, 0, false, NULL, 0, true);
 			break;
 		}
 		if (bg.sw == NULL)
@@ -130,13 +130,13 @@ wc_sweep_background(void)
 	}
 
 	/* closed after a failed write: the pass is over */
-	if (wc_odb_nth(bg.db)->db == NULL)
+	if (ldb_odb_nth(bg.db)->db == NULL)
 		done = true;
 	else
 	{
 		PG_TRY();
 		{
-			done = wc_sweep_slice(bg.sw, WC_SWEEP_SLICE_US);
+			done = ldb_sweep_slice(bg.sw, WC_SWEEP_SLICE_US);
 		}
 		PG_CATCH();
 		{
@@ -147,7 +147,7 @@ wc_sweep_background(void)
 			FlushErrorState();
 			ereport(LOG,
 					(errmsg("widecolumn_fdw could not sweep LevelDB database \"%s\": %s",
-							wc_odb_nth(bg.db)->path, edata->message)));
+							ldb_odb_nth(bg.db)->path, edata->message)));
 			FreeErrorData(edata);
 			done = true;
 		}
@@ -158,9 +158,9 @@ wc_sweep_background(void)
 	{
 		ereport(DEBUG1,
 					(errmsg("widecolumn_fdw swept LevelDB database \"%s\": %llu entries removed",
-							wc_odb_nth(bg.db)->path,
-							(unsigned long long) wc_sweep_result(bg.sw))));
-		wc_sweep_end(bg.sw);
+							ldb_odb_nth(bg.db)->path,
+							(unsigned long long) ldb_sweep_result(bg.sw))));
+		ldb_sweep_end(bg.sw);
 		bg.sw = NULL;
 		bg.pass_end[bg.db] = end;
 	}
@@ -186,7 +186,7 @@ typedef struct WcReclaim
 	StringInfoData walk_start;
 	uint64		walk_total;
 	TimestampTz reported;
-	TimestampTz next_slice;		/* wc_debug_reclaim_pause's */
+	TimestampTz next_slice;		/* ldb_debug_reclaim_pause's */
 } WcReclaim;
 
 /* How often a walk's progress is counted (an estimate costs an index lookup). */
@@ -211,7 +211,7 @@ report_walk(WcClient *c, bool first)
 	if (!first && now - r->reported < WC_PROGRESS_EVERY_MS * 1000)
 		return;
 	r->reported = now;
-	wc_sweep_position(r->sw, &cursor, &end);
+	ldb_sweep_position(r->sw, &cursor, &end);
 	if (first)
 	{
 		appendBinaryStringInfo(&r->walk_start, (const char *) cursor.data, cursor.len);
@@ -230,13 +230,13 @@ report_walk(WcClient *c, bool first)
 }
 
 /*
- * wc_reclaim_start
- *		Take on the walk sw for c's request: answered by wc_reclaim_step
+ * ldb_reclaim_start
+ *		Take on the walk sw for c's request: answered by ldb_reclaim_step
  *		when it is over, and with compact once LevelDB has compacted table
  *		(escaped; empty: everything).
  */
 void
-wc_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw, const uint8 *table, size_t tlen,
+ldb_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw, const uint8 *table, size_t tlen,
 				 bool compact)
 {
 	MemoryContext old = MemoryContextSwitchTo(c->cxt);
@@ -272,7 +272,7 @@ reclaim_done(WcClient *c)
 	WcReclaim  *r = c->reclaim;
 
 	if (r->sw != NULL)
-		wc_sweep_end(r->sw);
+		ldb_sweep_end(r->sw);
 	pfree(r->start.data);
 	pfree(r->end.data);
 	pfree(r->walk_start.data);
@@ -299,18 +299,18 @@ reclaim_one(WcClient *c)
 					 errmsg("could not go on reading LevelDB database \"%s\"", r->odb->path),
 					 errdetail("The storage worker reopened the database after a write to it failed."),
 					 errhint("Run the function again.")));
-		if (r->sw != NULL && wc_debug_reclaim_pause > 0 &&
+		if (r->sw != NULL && ldb_debug_reclaim_pause > 0 &&
 			GetCurrentTimestamp() < r->next_slice)
 			state = 2;			/* the loop looks again in 10 ms */
 		else if (r->sw != NULL)
 		{
-			if (wc_debug_reclaim_pause > 0)
+			if (ldb_debug_reclaim_pause > 0)
 				r->next_slice = GetCurrentTimestamp() +
-					(TimestampTz) wc_debug_reclaim_pause * 1000;
-			if (wc_sweep_slice(r->sw, WC_SWEEP_SLICE_US))
+					(TimestampTz) ldb_debug_reclaim_pause * 1000;
+			if (ldb_sweep_slice(r->sw, WC_SWEEP_SLICE_US))
 			{
-				r->result = wc_sweep_result(r->sw);
-				wc_sweep_end(r->sw);
+				r->result = ldb_sweep_result(r->sw);
+				ldb_sweep_end(r->sw);
 				r->sw = NULL;
 				done = !r->compact;
 			}
@@ -354,13 +354,13 @@ reclaim_one(WcClient *c)
 }
 
 /*
- * wc_reclaim_step
+ * ldb_reclaim_step
  *		A step of every COUNT and COMPACT under way (main.c, each turn).
  *		Returns 0 if there are none, 1 if it worked, 2 if they only wait
  *		for LevelDB's compaction.
  */
 int
-wc_reclaim_step(void)
+ldb_reclaim_step(void)
 {
 	int			state = 0;
 
@@ -369,7 +369,7 @@ wc_reclaim_step(void)
 	 * slots (it was 7% of the worker's time under point reads).  COUNT and
 	 * compact wait for a large commit, as the sweep does.
 	 */
-	if (reclaiming == 0 || wc_large_commit_active())
+	if (reclaiming == 0 || ldb_large_commit_active())
 		return 0;
 
 	for (int i = 0; i < wc_shared->nslots; i++)
@@ -388,12 +388,12 @@ wc_reclaim_step(void)
 
 /* c has gone: its request goes with it. */
 void
-wc_reclaim_forget(WcClient *c)
+ldb_reclaim_forget(WcClient *c)
 {
 	if (c->reclaim == NULL)
 		return;
 	if (c->reclaim->sw != NULL)
-		wc_sweep_end(c->reclaim->sw);
+		ldb_sweep_end(c->reclaim->sw);
 	c->reclaim = NULL;			/* the rest is in c's memory */
 	reclaiming--;
 }

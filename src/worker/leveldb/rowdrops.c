@@ -18,9 +18,9 @@
  * wc:dropped_rows_refilled:<range> (wc:deleted_rows_refilled:<range>):
  * while a range has no such mark newer
  * than its drop, every entry in it is older than the drop, and a scan
- * leaves the whole range out of its key ranges (wc_rowdrops_subtract);
+ * leaves the whole range out of its key ranges (ldb_rowdrops_subtract);
  * after one, the scan reads the range and hides the older entries row by
- * row (wc_rowdrops_row), until the sweep has deleted them and the marks.
+ * row (ldb_rowdrops_row), until the sweep has deleted them and the marks.
  *
  * The commit needs the table's drops as they are now, the commits before
  * it included: they are cached per database, loaded after the commit
@@ -212,13 +212,13 @@ add_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
 }
 
 /*
- * wc_rowdrops_cell
+ * ldb_rowdrops_cell
  *		The version at ts of a cell (escaped family and qualifier) of table's
  *		row in the table of families, its newest: if it is a drop or a
  *		refill mark, note it in m and return true.
  */
 bool
-wc_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
+ldb_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
 				 const uint8 *fq, size_t fqlen, uint64 ts)
 {
 	size_t		qlen,
@@ -234,7 +234,7 @@ wc_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
 }
 
 /*
- * wc_rowdrops_cell_goes
+ * ldb_rowdrops_cell_goes
  *		After a walk over the whole table that began when its meta was m,
  *		does this version (at ts) of a drop's or refill mark's cell go?  A
  *		drop goes if m has it at ts or later (every entry it hid is gone),
@@ -242,7 +242,7 @@ wc_rowdrops_cell(WcTableMeta *m, const uint8 *table, size_t tlen,
  *		refill marks of a range go with its drop.
  */
 bool
-wc_rowdrops_cell_goes(WcTableMeta *m, const uint8 *fq, size_t fqlen, uint64 ts)
+ldb_rowdrops_cell_goes(WcTableMeta *m, const uint8 *fq, size_t fqlen, uint64 ts)
 {
 	size_t		qlen,
 				skip;
@@ -302,13 +302,13 @@ drop_cmp(const void *a, const void *b)
 }
 
 /*
- * wc_rowdrops_subtract
+ * ldb_rowdrops_subtract
  *		The key ranges (ascending, apart, an empty end for none) without
  *		the dropped ranges that hold nothing newer than their drop: a scan
  *		never reads those.  Returns the number of ranges in *out.
  */
 int
-wc_rowdrops_subtract(const WcTableMeta *m, uint64 as_of, const WcWireRange *ranges,
+ldb_rowdrops_subtract(const WcTableMeta *m, uint64 as_of, const WcWireRange *ranges,
 					 int nranges, WcWireRange **out)
 {
 	const WcRowDrop **drops;
@@ -378,13 +378,13 @@ in_range(const WcRowDrop *d, const uint8 *row, size_t rowlen)
 }
 
 /*
- * wc_rowdrops_row
+ * ldb_rowdrops_row
  *		The time of the latest drop (of kinds) of a range the row is in that
  *		a read as of as_of applies (0: none): the row's entries older than
  *		that are gone for it.
  */
 uint64
-wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen, int kinds,
+ldb_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen, int kinds,
 				uint64 as_of)
 {
 	uint64		dropped = 0;
@@ -397,12 +397,12 @@ wc_rowdrops_row(const WcTableMeta *m, const uint8 *row, size_t rowlen, int kinds
 }
 
 /*
- * wc_rowdrops_hiding
+ * ldb_rowdrops_hiding
  *		The sweep keeps an entry of the row at oldest_kept: the range
  *		tombstones over it newer than that still hide something, and stay.
  */
 void
-wc_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen, uint64 oldest_kept)
+ldb_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen, uint64 oldest_kept)
 {
 	for (int i = 0; i < m->nrowdrops; i++)
 		if (m->rowdrops[i].tombstone && m->rowdrops[i].dropped > oldest_kept &&
@@ -411,11 +411,11 @@ wc_rowdrops_hiding(WcTableMeta *m, const uint8 *row, size_t rowlen, uint64 oldes
 }
 
 /*
- * wc_rowdrops_forget
+ * ldb_rowdrops_forget
  *		Forget what the commits knew of the database's drops.
  */
 void
-wc_rowdrops_forget(WcOpenDb *odb)
+ldb_rowdrops_forget(WcOpenDb *odb)
 {
 	if (odb->rowdrops == NULL)
 		return;
@@ -440,13 +440,13 @@ cache_of(WcOpenDb *odb)
 }
 
 /*
- * wc_rowdrops_commit_begin
+ * ldb_rowdrops_commit_begin
  *		A commit is about to be stamped: if it writes to the table of
  *		families, what the cache knows may change, and the drops it writes
  *		itself count for its own rows.
  */
 void
-wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
+ldb_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
 {
 	ListCell   *lc;
 	bool		meta = false;
@@ -458,7 +458,7 @@ wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
 	 * families lack its changes: load them again, after it is written.
 	 */
 	if (odb->rowdrops != NULL && odb->rowdrops->stale)
-		wc_rowdrops_forget(odb);
+		ldb_rowdrops_forget(odb);
 	if (odb->rowdrops != NULL)
 		odb->rowdrops->pending.nrowdrops = 0;
 
@@ -479,7 +479,7 @@ wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
 				goto done;
 			if (!meta)
 			{
-				wc_rowdrops_forget(odb);
+				ldb_rowdrops_forget(odb);
 				c = cache_of(odb);
 				c->stale = true;
 				old = MemoryContextSwitchTo(c->cxt);
@@ -496,7 +496,7 @@ wc_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
 					break;
 				/* the row's key is the data table's name, escaped alike */
 				if (cell.present && tlen > 0)
-					(void) wc_rowdrops_cell(&c->pending,
+					(void) ldb_rowdrops_cell(&c->pending,
 											row.prefix.data + sizeof(wc_meta_table), tlen,
 											cell.famqual.data, cell.famqual.len, 1);
 			}
@@ -532,7 +532,7 @@ cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
 	 * large commit being written holds back every other (largecommit.c),
 	 * and its own chunks drop none.
 	 */
-	if (!wc_large_commit_active())
+	if (!ldb_large_commit_active())
 		storage_writer_drain();
 	old = MemoryContextSwitchTo(c->cxt);
 	/*
@@ -543,7 +543,7 @@ cached_table(WcOpenDb *odb, const uint8 *row, size_t rowlen)
 	it = storage_iter(odb->db, NULL, true);
 	PG_TRY();
 	{
-		wc_table_meta_load(it, &everything, row, tlen, &m);
+		ldb_table_meta_load(it, &everything, row, tlen, &m);
 	}
 	PG_FINALLY();
 	{
@@ -592,7 +592,7 @@ add_mark(StringInfo marks, const uint8 *table, size_t tlen, const WcRowDrop *d)
 }
 
 /*
- * wc_rowdrops_refill
+ * ldb_rowdrops_refill
  *		A commit stamped ts writes a value into the row (escaped table and
  *		row key): append to marks, each as its length (uint32) and bytes,
  *		the cell keys (without time) of the refill marks it must write with
@@ -600,7 +600,7 @@ add_mark(StringInfo marks, const uint8 *table, size_t tlen, const WcRowDrop *d)
  *		Returns whether it appended any.
  */
 bool
-wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen, uint64 ts,
+ldb_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen, uint64 ts,
 				   StringInfo marks)
 {
 	WcCachedTable *t = cached_table(odb, row, rowlen);
@@ -618,7 +618,7 @@ wc_rowdrops_refill(WcOpenDb *odb, const uint8 *row, size_t rowlen, uint64 ts,
 		 * count: a reader that does not see it must still find one newer
 		 * than the drop if it sees this commit (xacts.c).
 		 */
-		if ((skippable(d, 0) || wc_xacts_unsettled(odb, d->refilled)) &&
+		if ((skippable(d, 0) || ldb_xacts_unsettled(odb, d->refilled)) &&
 			in_range(d, row, rowlen))
 		{
 			add_mark(marks, t->table, t->tlen, d);

@@ -16,7 +16,7 @@
  * set of WC_FILTER_IN filters (an IN list) is one filter, met by a cell
  * equal to any of its values.
  *
- * Plain C, for the reader threads (readers.c), past wc_row_filter_new.
+ * Plain C, for the reader threads (readers.c), past ldb_row_filter_new.
  *
  *-------------------------------------------------------------------------
  */
@@ -39,7 +39,7 @@ struct WcRowFilter
 };
 
 WcRowFilter *
-wc_row_filter_new(const WcScanRequest *req)
+ldb_row_filter_new(const WcScanRequest *req)
 {
 	WcRowFilter *f = palloc0(sizeof(WcRowFilter));
 
@@ -72,7 +72,7 @@ wc_row_filter_new(const WcScanRequest *req)
 }
 
 void
-wc_row_filter_row_begin(WcRowFilter *f)
+ldb_row_filter_row_begin(WcRowFilter *f)
 {
 	f->met = 0;
 	f->failed = false;
@@ -93,7 +93,7 @@ float_cmp(double a, double b)
  * compare
  *		The cell's value against the filter's, as -1, 0 or 1; false if the
  *		cell does not have the width of its kind.  (Bytes are compared by
- *		their hash, once per set, in wc_row_filter_cell.)
+ *		their hash, once per set, in ldb_row_filter_cell.)
  */
 static bool
 compare(const WcScanFilter *flt, const uint8 *data, size_t len, int *cmp)
@@ -192,7 +192,7 @@ holds(uint8 op, int cmp)
 
 /* A cell of the row, the column col of the request asked for, is data. */
 void
-wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len)
+ldb_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len)
 {
 	for (int i = 0; i < f->nfilters; i += f->size[i])
 	{
@@ -227,7 +227,7 @@ wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len)
 
 /* Every filter met a cell of the row, and none failed. */
 bool
-wc_row_filter_passes(WcRowFilter *f)
+ldb_row_filter_passes(WcRowFilter *f)
 {
 	return !f->failed && f->met == f->n;
 }

@@ -2,10 +2,10 @@
  *
  * rowfilter.h
  *	  A scan's filters (WC_SCAN_FILTER), checked on each row's cells as
- *	  cellscan.c sends them.
+ *	  rowscan.c sends them.
  *
  * Plain C, for the reader threads: no PostgreSQL call but the palloc of
- * wc_row_filter_new, made on the main thread when the scan opens.
+ * ldb_row_filter_new, made on the main thread when the scan opens.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,9 +16,9 @@
 
 typedef struct WcRowFilter WcRowFilter;
 
-extern WcRowFilter *wc_row_filter_new(const WcScanRequest *req);
-extern void wc_row_filter_row_begin(WcRowFilter *f);
-extern void wc_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len);
-extern bool wc_row_filter_passes(WcRowFilter *f);
+extern WcRowFilter *ldb_row_filter_new(const WcScanRequest *req);
+extern void ldb_row_filter_row_begin(WcRowFilter *f);
+extern void ldb_row_filter_cell(WcRowFilter *f, int col, const uint8 *data, size_t len);
+extern bool ldb_row_filter_passes(WcRowFilter *f);
 
 #endif							/* WC_ROWFILTER_H */

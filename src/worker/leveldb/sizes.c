@@ -10,7 +10,7 @@
  * in the memtable (the most recent writes, up to the server's
  * write_buffer_size), and it is as fine as one data block.  A range the
  * estimate finds empty may hold writes not yet flushed: its entries are
- * walked and their bytes counted instead (sizes_range_bytes), at most two
+ * walked and their bytes counted instead (ldb_sizes_range_bytes), at most two
  * memtables' worth (the one being written and the one being flushed), so
  * that a table that holds data never reports 0 bytes, and SAMPLE then
  * splits it by the bytes walked.  The last few walks are kept until the
@@ -65,7 +65,7 @@ fresh_max(WcOpenDb *odb)
 }
 
 /*
- * The last walks of sizes_range_bytes, kept while nothing has been written
+ * The last walks of ldb_sizes_range_bytes, kept while nothing has been written
  * to their database since (a commit, a sweep's deletes): a cells-layout table planned again and again while all of
  * it is in the memtable walks it once (the walk costs about 0.8 ms a MB).
  * The main thread's only.
@@ -127,7 +127,7 @@ keep_walk(WcOpenDb *odb, const uint8 *start, size_t slen, const uint8 *end, size
 
 /* A database is opened again: its walks go (a handle may come back at an old address). */
 void
-sizes_forget(WcOpenDb *odb)
+ldb_sizes_forget(WcOpenDb *odb)
 {
 	for (int i = 0; i < WALKS_KEPT; i++)
 		if (walked[i].odb == odb)
@@ -135,12 +135,12 @@ sizes_forget(WcOpenDb *odb)
 }
 
 /*
- * sizes_range_bytes
+ * ldb_sizes_range_bytes
  *		The bytes of [start, end): LevelDB's estimate, or when that is 0 the
  *		bytes of the entries there, walked (writes still in the memtable).
  */
 uint64
-sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen, const uint8 *end, size_t elen)
+ldb_sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen, const uint8 *end, size_t elen)
 {
 	uint64		bytes = storage_approximate_size(odb->db, start, slen, end, elen);
 	WcWalked   *w;
@@ -150,7 +150,7 @@ sizes_range_bytes(WcOpenDb *odb, const uint8 *start, size_t slen, const uint8 *e
 		return bytes;
 	if ((w = find_walk(odb, start, slen, end, elen)) != NULL)
 		return w->bytes;
-	it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
+	it = storage_iter(odb->db, ldb_large_commit_snapshot(odb), false);
 	PG_TRY();
 	{
 		bytes = walk_bytes(it, start, slen, end, elen, fresh_max(odb), NULL);
@@ -385,7 +385,7 @@ walk_bytes(WcIter *it, const uint8 *start, size_t slen, const uint8 *end, size_t
 }
 
 /*
- * sizes_sample
+ * ldb_sizes_sample
  *		SAMPLE: Bigtable's SampleRowKeys for the table whose escaped name is
  *		req->table, as the answer in out.
  *
@@ -393,7 +393,7 @@ walk_bytes(WcIter *it, const uint8 *start, size_t slen, const uint8 *end, size_t
  * ascend in both.  The backend adds the end of the table.
  */
 void
-sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out)
+ldb_sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out)
 {
 	WcSampling	sm;
 	WcIter	   *it;
@@ -415,7 +415,7 @@ sizes_sample(WcOpenDb *odb, const WcSampleRequest *req, StringInfo out)
 	sm.n = 0;
 
 	/* during a large commit, the state before it, as every read */
-	it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
+	it = storage_iter(odb->db, ldb_large_commit_snapshot(odb), false);
 	PG_TRY();
 	{
 		if (sm.walked)
@@ -483,7 +483,7 @@ walk_range(WcIter *it, const WcWireRange *rg, uint32 max, uint64 *entries,
 	return true;
 }
 
-/* Walk the ranges (see sizes_rows). */
+/* Walk the ranges (see ldb_sizes_rows). */
 static void
 walk_ranges(WcOpenDb *odb, const WcRowsRequest *req, WcIter *it, WcRowsAnswer *a)
 {
@@ -514,15 +514,15 @@ walk_ranges(WcOpenDb *odb, const WcRowsRequest *req, WcIter *it, WcRowsAnswer *a
 }
 
 /*
- * sizes_rows
+ * ldb_sizes_rows
  *		ROWS: walk the ranges in order, at most req->max_entries entries in
  *		all, counting the rows met, and estimate the bytes walked and the
  *		ranges' bytes.
  */
 void
-sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a)
+ldb_sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a)
 {
-	WcIter	   *it = storage_iter(odb->db, wc_large_commit_snapshot(odb), false);
+	WcIter	   *it = storage_iter(odb->db, ldb_large_commit_snapshot(odb), false);
 
 	memset(a, 0, sizeof(*a));
 	a->complete = true;
@@ -539,12 +539,12 @@ sizes_rows(WcOpenDb *odb, const WcRowsRequest *req, WcRowsAnswer *a)
 
 /* LevelDB's estimate of the bytes in the ranges of an ESTIMATE request. */
 uint64
-cells_estimate(WcOpenDb *odb, const WcEstimateRequest *req)
+ldb_estimate(WcOpenDb *odb, const WcEstimateRequest *req)
 {
 	uint64		total = 0;
 
 	for (int i = 0; i < req->nranges; i++)
-		total += sizes_range_bytes(odb,
+		total += ldb_sizes_range_bytes(odb,
 								   req->ranges[i].start.data, req->ranges[i].start.len,
 								   req->ranges[i].end.data, req->ranges[i].end.len);
 	return total;

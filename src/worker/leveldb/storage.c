@@ -659,7 +659,7 @@ storage_approximate_size(WcDb *d, const uint8_t *start, size_t slen,
 /*
  * The compactor: a thread that runs LevelDB's compaction of a key range,
  * which can take seconds, while the worker goes on serving (the sweep's
- * way to give back the space of what it deleted: worker/sweep.c).  One at
+ * way to give back the space of what it deleted: worker/leveldb/sweep.c).  One at
  * a time; like the commit writer it calls nothing but LevelDB.
  */
 

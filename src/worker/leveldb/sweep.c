@@ -5,7 +5,7 @@
  *	  more, for widecolumn.compact() and for the background sweep, and
  *	  counting the versions drop_family and drop_table delete.
  *
- * Reads are exact without this (cellscan.c hides what is gone); the sweep
+ * Reads are exact without this (rowscan.c hides what is gone); the sweep
  * only deletes, and deletes nothing a read could still return, by the
  * reader's own rules (the same wc_gc_deletes, the same version index:
  * every entry of a cell counts, tombstones too):
@@ -34,7 +34,7 @@
  * one, which can only make more of the old ones deletable; the walk reads
  * the latest state with a new iterator each slice.
  *
- * A walk goes in slices of a given length (wc_sweep_slice), ending at a
+ * A walk goes in slices of a given length (ldb_sweep_slice), ending at a
  * row's end and starting again where it stopped: reclaim.c decides when.
  * A background walk has LevelDB compact each table it deleted much of, in
  * a thread of its own (storage.c), so that the files shrink.
@@ -55,7 +55,7 @@
 #include "common/keycodec.h"
 #include "worker/leveldb/leveldb.h"
 
-int			wc_debug_crash_after_sweep_batches = 0;
+int			ldb_debug_crash_after_sweep_batches = 0;
 
 /* The batch size a walk writes at. */
 #define WC_SWEEP_BATCH_BYTES	(1024 * 1024)
@@ -216,7 +216,7 @@ row_unsettled(WcSweep *sw, const uint8 *row, size_t rowlen)
 	do
 	{
 		if (n >= rowlen + WC_TS_LEN &&
-			wc_hidden_has(&sw->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
+			ldb_hidden_has(&sw->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
 		{
 			found = true;
 			break;
@@ -241,7 +241,7 @@ keep_row(WcSweep *sw, size_t rowlen)
 		sw->seen++;
 	/* every entry stays: the drops and tombstones over it too */
 	if (sw->start_meta.nrowdrops > 0)
-		wc_rowdrops_hiding(&sw->start_meta, (const uint8 *) sw->row.data, rowlen, 0);
+		ldb_rowdrops_hiding(&sw->start_meta, (const uint8 *) sw->row.data, rowlen, 0);
 	sw->table_kept = true;
 }
 
@@ -289,9 +289,9 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	if (sw->meta.nrowdrops > 0)
 	{
 		/* a range DELETE's tombstone is the row's, one older than any */
-		row_dropped = Max(row_dropped, wc_rowdrops_row(&sw->meta, k, rowlen,
+		row_dropped = Max(row_dropped, ldb_rowdrops_row(&sw->meta, k, rowlen,
 													   WC_ROWDROP_DROPS, 0));
-		row_tomb = wc_rowdrops_row(&sw->meta, k, rowlen, WC_ROWDROP_TOMBS, 0);
+		row_tomb = ldb_rowdrops_row(&sw->meta, k, rowlen, WC_ROWDROP_TOMBS, 0);
 		if (row_tomb < row_dropped)
 			row_tomb = 0;
 	}
@@ -307,7 +307,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 
 		sw->seen++;
 		sw->table_seen++;
-		if (sw->count_only && wc_hidden_has(&sw->hidden, ts))
+		if (sw->count_only && ldb_hidden_has(&sw->hidden, ts))
 		{
 			/* a count reads what the latest read does (xacts.c) */
 		}
@@ -327,7 +327,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 		{
 			if (fqlen != (size_t) cell.len || memcmp(fq, cell.data, fqlen) != 0)
 			{
-				const WcFamilyMeta *fm = wc_table_meta_family(&sw->meta, fq, fqlen);
+				const WcFamilyMeta *fm = ldb_table_meta_family(&sw->meta, fq, fqlen);
 				size_t		flen;
 
 				/* the cell before: tombstones older than all it keeps go */
@@ -343,7 +343,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 					(wc_component_end(fq, fqlen, &flen) == 0 && flen == (size_t) sw->family.len &&
 					 memcmp(fq, sw->family.data, flen) == 0);
 			}
-			/* as cellscan.c's row_entry decides */
+			/* as rowscan.c's row_entry decides */
 			gone = ts < dropped ||
 				(policy != NULL &&
 				 wc_gc_deletes(policy, idx, sw->now > ts ? sw->now - ts : 0));
@@ -395,7 +395,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 		pending_delete(sw, &sw->rowtombs, oldest_kept);
 		/* the range tombstones the walk may remove at its end are these */
 		if (sw->start_meta.nrowdrops > 0)
-			wc_rowdrops_hiding(&sw->start_meta, (const uint8 *) sw->row.data, rowlen,
+			ldb_rowdrops_hiding(&sw->start_meta, (const uint8 *) sw->row.data, rowlen,
 							   oldest_kept);
 	}
 	pfree(cell.data);
@@ -460,12 +460,12 @@ remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, WcTableMeta *m)
 				const WcFamilyMeta *fm;
 
 				famlen = wc_escape(fam + 8, famlen - 8, esc);
-				fm = wc_table_meta_family(m, esc, famlen);
+				fm = ldb_table_meta_family(m, esc, famlen);
 				del = fm != NULL && ts <= fm->dropped;
 			}
 		}
 		if (!del)
-			del = wc_rowdrops_cell_goes(m, fq, fqlen, ts);
+			del = ldb_rowdrops_cell_goes(m, fq, fqlen, ts);
 		if (del)
 			storage_batch_delete(sw->batch, k, n);
 		storage_iter_next(sw->it);
@@ -474,7 +474,7 @@ remove_markers(WcSweep *sw, const uint8 *table, size_t tlen, WcTableMeta *m)
 	pfree(row.data);
 	/* the commits' knowledge of the drops is out of date (rowdrops.c) */
 	if (m->nrowdrops > 0)
-		wc_rowdrops_forget(sw->odb);
+		ldb_rowdrops_forget(sw->odb);
 }
 
 /* The walk over the table it was walking is over. */
@@ -511,7 +511,7 @@ begin_table(WcSweep *sw, const uint8 *table, size_t tlen)
 	MemoryContext old = MemoryContextSwitchTo(sw->cxt);
 
 	appendBinaryStringInfo(&sw->table, (const char *) table, tlen);
-	wc_table_meta_load(sw->it, &sw->hidden, table, tlen, &sw->start_meta);
+	ldb_table_meta_load(sw->it, &sw->hidden, table, tlen, &sw->start_meta);
 	MemoryContextSwitchTo(old);
 	sw->meta = sw->start_meta;
 	sw->table_removed = sw->table_seen = 0;
@@ -545,7 +545,7 @@ sweep_meta_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 	appendBinaryStringInfo(&next, (const char *) k, tlen + rowlen);
 	(void) successor(&next);
 
-	wc_table_meta_load(sw->it, &sw->hidden, (const uint8 *) x.data, x.len, &m);
+	ldb_table_meta_load(sw->it, &sw->hidden, (const uint8 *) x.data, x.len, &m);
 	if (has_markers(&m) && !m.hid_changes)
 	{
 		storage_iter_seek(sw->it, (const uint8 *) x.data, x.len);
@@ -566,14 +566,14 @@ sweep_meta_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 }
 
 /*
- * wc_sweep_begin
+ * ldb_sweep_begin
  *		A walk over odb: over table (escaped; NULL: every table), counting
  *		the versions it keeps of family (escaped; NULL: every family) or
  *		deleting what is gone.  A background walk also has LevelDB compact
  *		each table it deleted much of.
  */
 WcSweep *
-wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
+ldb_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
 			   const uint8 *family, size_t flen, bool background)
 {
 	MemoryContext cxt = AllocSetContextCreate(wc_worker_cxt, "widecolumn_fdw sweep",
@@ -603,7 +603,7 @@ wc_sweep_begin(WcOpenDb *odb, const uint8 *table, size_t tlen, bool count_only,
 		if (!successor(&sw->end))
 			resetStringInfo(&sw->end);
 		/* its markers go even if it has no data left */
-		wc_xacts_hidden(odb, NULL, !count_only, &sw->hidden);
+		ldb_xacts_hidden(odb, NULL, !count_only, &sw->hidden);
 		sw->it = storage_iter(odb->db, NULL, false);
 		PG_TRY();
 		{
@@ -630,8 +630,8 @@ flush_batch(WcSweep *sw)
 	{
 		storage_write(sw->odb->db, sw->batch, false);
 		/* the tests' crash in the middle of a walk (test/t/014_sweep_crash.pl) */
-		if (wc_debug_crash_after_sweep_batches > 0 &&
-			++written >= wc_debug_crash_after_sweep_batches)
+		if (ldb_debug_crash_after_sweep_batches > 0 &&
+			++written >= ldb_debug_crash_after_sweep_batches)
 		{
 			storage_sync_logs(sw->odb->db);
 			kill(MyProcPid, SIGKILL);
@@ -685,7 +685,7 @@ slice_loop(WcSweep *sw, int max_us, instr_time start)
 		/* (a batch a row, for the tests' crash in the middle of a walk) */
 		if (sw->batch != NULL &&
 			(storage_batch_bytes(sw->batch) >= WC_SWEEP_BATCH_BYTES ||
-			 wc_debug_crash_after_sweep_batches > 0))
+			 ldb_debug_crash_after_sweep_batches > 0))
 			flush_batch(sw);
 
 		if (wc_component_end(k, n, &tlen) != 0)
@@ -712,12 +712,12 @@ slice_loop(WcSweep *sw, int max_us, instr_time start)
 }
 
 /*
- * wc_sweep_slice
+ * ldb_sweep_slice
  *		Walk on for about max_us microseconds (0: to the end), ending at a
  *		row's end; true when the walk is over.
  */
 bool
-wc_sweep_slice(WcSweep *sw, int max_us)
+ldb_sweep_slice(WcSweep *sw, int max_us)
 {
 	MemoryContext old = MemoryContextSwitchTo(sw->slice_cxt);
 	instr_time	start;
@@ -730,13 +730,13 @@ wc_sweep_slice(WcSweep *sw, int max_us)
 	PG_TRY();
 	{
 		/* in the same turn as the iterator: no commit comes between them */
-		wc_xacts_hidden(sw->odb, NULL, !sw->count_only, &sw->hidden);
+		ldb_xacts_hidden(sw->odb, NULL, !sw->count_only, &sw->hidden);
 		sw->it = storage_iter(sw->odb->db, NULL, false);
 		if (!sw->count_only)
 			sw->batch = storage_batch_new();
 		/* the policies and drops as they are now */
 		if (sw->table.len > 0)
-			wc_table_meta_load(sw->it, &sw->hidden, (const uint8 *) sw->table.data,
+			ldb_table_meta_load(sw->it, &sw->hidden, (const uint8 *) sw->table.data,
 							   sw->table.len, &sw->meta);
 		storage_iter_seek(sw->it, (const uint8 *) sw->cursor.data, sw->cursor.len);
 		sw->done = slice_loop(sw, max_us, start);
@@ -762,7 +762,7 @@ wc_sweep_slice(WcSweep *sw, int max_us)
  * widecolumn.progress (reclaim.c).
  */
 void
-wc_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end)
+ldb_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end)
 {
 	cursor->data = (const uint8 *) sw->cursor.data;
 	cursor->len = sw->cursor.len;
@@ -772,13 +772,13 @@ wc_sweep_position(WcSweep *sw, WcBytes *cursor, WcBytes *end)
 
 /* What the walk did: versions kept (count_only), or entries deleted. */
 uint64
-wc_sweep_result(WcSweep *sw)
+ldb_sweep_result(WcSweep *sw)
 {
 	return sw->count_only ? sw->counted : sw->removed;
 }
 
 void
-wc_sweep_end(WcSweep *sw)
+ldb_sweep_end(WcSweep *sw)
 {
 	MemoryContextDelete(sw->cxt);
 }

@@ -105,14 +105,14 @@ parse_families(WcTableMeta *m, const char *p, const char *end, int *cap)
 static const WcFamilyMeta unlisted = {{NULL, 0}, true, true, {1, 0, WC_GC_SINGLE}, 0};
 
 /*
- * wc_table_meta_load
+ * ldb_table_meta_load
  *		Read the row of table (escaped, as the first component of its keys)
  *		in the table of families through it (not positioned; it is left
  *		anywhere), as a reader that does not see the commits hidden names.
  *		The meta table itself has none.
  */
 void
-wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table, size_t tlen,
+ldb_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table, size_t tlen,
 				   WcTableMeta *m)
 {
 	StringInfoData row;
@@ -152,7 +152,7 @@ wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table, size_
 		v = storage_iter_value(it, &vlen);
 
 		/* a change the reader does not see is not there (xacts.c) */
-		if (wc_hidden_has(hidden, ts))
+		if (ldb_hidden_has(hidden, ts))
 		{
 			m->hid_changes = true;
 			storage_iter_next(it);
@@ -195,7 +195,7 @@ wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table, size_
 			parse_families(m, (const char *) v + 1, (const char *) v + vlen, &cap);
 			break;
 		}
-		else if (wc_rowdrops_cell(m, table, tlen, fq, fqlen, ts))
+		else if (ldb_rowdrops_cell(m, table, tlen, fq, fqlen, ts))
 		{
 			/*
 			 * drop_row_range's, a range DELETE's, and the marks of writes
@@ -231,12 +231,12 @@ wc_table_meta_load(WcIter *it, const WcHidden *hidden, const uint8 *table, size_
 }
 
 /*
- * wc_table_meta_family
+ * ldb_table_meta_family
  *		What m says of the family of a cell (escaped family and qualifier):
  *		NULL for the table of families, which keeps everything.
  */
 const WcFamilyMeta *
-wc_table_meta_family(const WcTableMeta *m, const uint8 *fq, size_t fqlen)
+ldb_table_meta_family(const WcTableMeta *m, const uint8 *fq, size_t fqlen)
 {
 	size_t		flen;
 

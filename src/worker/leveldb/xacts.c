@@ -14,7 +14,7 @@
  * commit's entries from each snapshot that does not see the writer as
  * committed: a WcHidden of commit timestamps, made on the main thread
  * (which may ask PostgreSQL's commit log) and read by the reader threads
- * (which may not).  Then the entry goes (wc_xacts_settle); a writer that
+ * (which may not).  Then the entry goes (ldb_xacts_settle); a writer that
  * aborted (an error after its foreign commit, a killed backend, a crash
  * before the commit record) has the commit's entries deleted first, as
  * vacuum reclaims an aborted transaction's tuples.
@@ -60,7 +60,7 @@ struct WcXacts
 	int			cap;
 	WcXact	   *recs;			/* by timestamp, as commits come */
 	StringInfoData settled;		/* keys of settled records, deleted with
-								 * the next commit (wc_xacts_commit) */
+								 * the next commit (ldb_xacts_commit) */
 };
 
 static void
@@ -129,12 +129,12 @@ add_record(struct WcXacts *x, uint64 ts, FullTransactionId writer,
 }
 
 /*
- * wc_xacts_load
+ * ldb_xacts_load
  *		At a database's open: the commits whose writers were not settled
  *		when it was last closed (or the cluster stopped).
  */
 void
-wc_xacts_load(WcOpenDb *odb)
+ldb_xacts_load(WcOpenDb *odb)
 {
 	struct WcXacts *x = xacts_of(odb);
 	WcIter	   *it = storage_iter(odb->db, NULL, false);
@@ -183,14 +183,14 @@ wc_xacts_load(WcOpenDb *odb)
 }
 
 /*
- * wc_xacts_commit
+ * ldb_xacts_commit
  *		Record in batch (the commit's first) and here that the commit
  *		stamped ts, whose entries lie between the row prefixes lowest and
  *		highest, was written by writer.  From now on reads hide it from
  *		every snapshot that does not see writer as committed.
  */
 void
-wc_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
+ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 				StringInfo lowest, StringInfo highest)
 {
 	struct WcXacts *x = xacts_of(odb);
@@ -259,7 +259,7 @@ in_snapshot(TransactionId xid, const WcXidSnapshot *s)
 }
 
 /*
- * wc_xacts_hidden
+ * ldb_xacts_hidden
  *		The commits a read must not see, into out (allocated in the current
  *		memory context):
  *		- snap given: those whose writer snap does not see as committed;
@@ -271,7 +271,7 @@ in_snapshot(TransactionId xid, const WcXidSnapshot *s)
  *		Main thread only: it may read the commit log.
  */
 void
-wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidden *out)
+ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidden *out)
 {
 	struct WcXacts *x = odb->xacts;
 
@@ -315,7 +315,7 @@ wc_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidden
 
 /* A copy of h in cxt. */
 void
-wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
+ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
 {
 	to->n = h->n;
 	to->ts = NULL;
@@ -327,7 +327,7 @@ wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
 }
 
 /*
- * wc_xacts_settle
+ * ldb_xacts_settle
  *		Forget the commits every snapshot agrees on: writers that have
  *		ended and are older than the cluster's oldest xmin (vacuum's
  *		horizon).  An aborted one's entries are deleted first.  Not while
@@ -335,13 +335,13 @@ wc_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
  *		LevelDB snapshot) would find the entries without the record.
  */
 void
-wc_xacts_settle(WcOpenDb *odb)
+ldb_xacts_settle(WcOpenDb *odb)
 {
 	struct WcXacts *x = odb->xacts;
 	TransactionId horizon;
 	int			kept = 0;
 
-	if (x == NULL || x->n == 0 || odb->db == NULL || wc_large_commit_active())
+	if (x == NULL || x->n == 0 || odb->db == NULL || ldb_large_commit_active())
 		return;
 	horizon = GetOldestNonRemovableTransactionId(NULL);
 	for (int i = 0; i < x->n; i++)
@@ -369,7 +369,7 @@ wc_xacts_settle(WcOpenDb *odb)
 			}
 			ereport(LOG,
 					(errmsg("widecolumn_fdw removed %llu entries written by aborted transaction %u in LevelDB database \"%s\"",
-							(unsigned long long) cells_rollback(odb, r->ts, r->lowest, r->highest),
+							(unsigned long long) ldb_rollback(odb, r->ts, r->lowest, r->highest),
 							xid, odb->path)));
 		}
 		xact_key(r->ts, key);
@@ -394,7 +394,7 @@ wc_xacts_settle(WcOpenDb *odb)
 
 /* Is the commit stamped ts one not every snapshot agrees on yet? */
 bool
-wc_xacts_unsettled(WcOpenDb *odb, uint64 ts)
+ldb_xacts_unsettled(WcOpenDb *odb, uint64 ts)
 {
 	struct WcXacts *x = odb->xacts;
 	int			lo = 0,
@@ -419,36 +419,36 @@ wc_xacts_unsettled(WcOpenDb *odb, uint64 ts)
 
 /* The commits not yet settled, for the figures and tests. */
 int
-wc_xacts_pending(WcOpenDb *odb)
+ldb_xacts_pending(WcOpenDb *odb)
 {
 	return odb->xacts ? odb->xacts->n : 0;
 }
 
 /*
- * wc_xacts_settle_due
+ * ldb_xacts_settle_due
  *		The main loop's look at every open database, ten times a second:
  *		settles what every snapshot agrees on.  An error is logged; the
  *		records stay for the next look.
  */
 void
-wc_xacts_settle_due(void)
+ldb_xacts_settle_due(void)
 {
 	static uint64 looked = 0;
 	WcOpenDb   *odb;
 
 	if (!wc_loop_due(&looked, 100000))
 		return;
-	for (uint32 i = 0; (odb = wc_odb_nth(i)) != NULL; i++)
+	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
 	{
 		MemoryContext old = CurrentMemoryContext;
 
-		if (!wc_odb_mine(odb))
+		if (!ldb_odb_mine(odb))
 			continue;
 		if (odb->db == NULL || odb->commit_partial)
 			continue;
 		PG_TRY();
 		{
-			wc_xacts_settle(odb);
+			ldb_xacts_settle(odb);
 		}
 		PG_CATCH();
 		{

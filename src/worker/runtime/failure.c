@@ -8,7 +8,7 @@
  * thread), so the read path reports a bad entry, a LevelDB error or a
  * failed allocation with wc_fail.  Code that runs a job under a trap
  * (wc_trapped) gets the error back as a WcFailure, and the main thread
- * answers it to the session that asked (serve.c, finish_batch); with no trap
+ * answers it to the session that asked (runtime/clients.c, wc_client_finish_batch); with no trap
  * set, wc_fail is an ereport at once, as on the main thread's other paths
  * (the sweep, the commit).
  *
@@ -102,7 +102,7 @@ wc_trapped(void (*fn) (void *), void *arg, WcFailure *f)
 /*
  * wc_corrupt_key, wc_check_value_tag, wc_corrupt_merge
  *		The errors of an entry that is not what widecolumn_fdw writes, for
- *		every reader of rows (this file and cellversions.c).
+ *		every reader of rows (this file and versions.c).
  */
 void
 wc_corrupt_key(const uint8 *k, size_t n)

@@ -99,7 +99,7 @@ wc_heat_row_end(WcHeatScan *h, bool live, uint64_t entries, size_t batch_len)
 
 /*
  * A batch counted as a whole, from key k (a cells-layout table's, whose
- * rows cellversions.c reads).
+ * rows versions.c reads).
  */
 static inline void
 wc_heat_batch(WcHeatScan *h, const uint8_t *k, size_t n, uint64_t rows,

@@ -12,7 +12,7 @@
  * sessions, and on a machine with many CPUs as many batches are filled at
  * once as there are threads.  LevelDB allows reads from many threads.
  *
- * The threads run cellscan.c's fill, which is plain C: it allocates with
+ * The threads run rowscan.c's fill, which is plain C: it allocates with
  * malloc (bytebuf.h) and reports errors with wc_fail, caught here into the
  * job.  They call nothing of PostgreSQL, and every signal is blocked in
  * them, as in storage.c's commit writer.  A finished job is put on the done

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * cellscan.c
+ * rowscan.c
  *	  Reading rows: the Bigtable model on top of LevelDB, as the storage
  *	  worker's scans read it, into BATCH answers.
  *
@@ -80,7 +80,7 @@ typedef enum WcEntryKind
 	WC_ENTRY_HIDDEN				/* of a commit the snapshot does not see */
 } WcEntryKind;
 
-struct WcCellScan
+struct WcLdbScan
 {
 	WcOpenDb   *odb;
 	WcIter	   *it;
@@ -119,7 +119,7 @@ struct WcCellScan
 	WcEntry    *entries_buf;	/* malloc'd, as the buffers are */
 	int			entries_cap;
 	WcRowState	row;
-	WcVersionScan *vs;			/* WC_SCAN_CELLS: cellversions.c reads */
+	WcVersionScan *vs;			/* WC_SCAN_CELLS: versions.c reads */
 	WcRowFilter *filter;		/* WC_SCAN_FILTER, else NULL */
 	uint32		skipped;		/* rows it left out of the batch */
 	WcHeatScan	heat;			/* what it read, for the heat map (heat.h) */
@@ -127,7 +127,7 @@ struct WcCellScan
 
 static const WcGcPolicy *version_policy(void *arg, const uint8 *row, size_t rowlen,
 										size_t fqlen, uint64 *dropped);
-static void skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req);
+static void skip_dropped_ranges(WcLdbScan *s, const WcScanRequest *req);
 
 /*
  * parse_cell
@@ -184,7 +184,7 @@ copy_bytes(WcBytes b)
 }
 
 static bool
-before_end(WcCellScan *s, const uint8 *k, size_t n)
+before_end(WcLdbScan *s, const uint8 *k, size_t n)
 {
 	WcSlice    *e = &s->ends[s->range];
 
@@ -198,14 +198,14 @@ before_end(WcCellScan *s, const uint8 *k, size_t n)
  *		a scan are in one table, named by the first component of their keys.
  */
 static void
-load_policies(WcCellScan *s)
+load_policies(WcLdbScan *s)
 {
 	size_t		tlen;
 
 	if (s->nranges == 0 ||
 		wc_component_end(s->starts[0].p, s->starts[0].len, &tlen) != 0)
 		return;
-	wc_table_meta_load(s->it, &s->hidden, s->starts[0].p, tlen, &s->meta);
+	ldb_table_meta_load(s->it, &s->hidden, s->starts[0].p, tlen, &s->meta);
 }
 
 /*
@@ -214,7 +214,7 @@ load_policies(WcCellScan *s)
  *		into since, out of the scan's key ranges: it never reads them.
  */
 static void
-skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
+skip_dropped_ranges(WcLdbScan *s, const WcScanRequest *req)
 {
 	WcScanRequest r = *req;
 	WcWireRange *in = palloc(sizeof(WcWireRange) * (s->nranges + 1));
@@ -226,7 +226,7 @@ skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
 		in[i].end.data = s->ends[i].p;
 		in[i].end.len = s->ends[i].len;
 	}
-	r.nranges = wc_rowdrops_subtract(&s->meta, s->as_of, in, s->nranges, &r.ranges);
+	r.nranges = ldb_rowdrops_subtract(&s->meta, s->as_of, in, s->nranges, &r.ranges);
 	s->nranges = r.nranges;
 	s->starts = palloc(sizeof(WcSlice) * (r.nranges + 1));
 	s->ends = palloc(sizeof(WcSlice) * (r.nranges + 1));
@@ -238,19 +238,19 @@ skip_dropped_ranges(WcCellScan *s, const WcScanRequest *req)
 		s->ends[i].len = r.ranges[i].end.len;
 	}
 	if (req->flags & WC_SCAN_CELLS)
-		s->vs = versions_scan_open(&r, s->it, &s->hidden, s->now,
+		s->vs = ldb_versions_open(&r, s->it, &s->hidden, s->now,
 								   Max(s->now, s->odb->last_commit_ts + 1),
 								   version_policy, s);
 }
 
 /*
- * cells_scan_open
+ * ldb_scan_open
  *		Start the scan a SCAN request asks for.
  */
-WcCellScan *
-cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcScanRequest *req)
+WcLdbScan *
+ldb_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcScanRequest *req)
 {
-	WcCellScan *s = palloc0(sizeof(WcCellScan));
+	WcLdbScan *s = palloc0(sizeof(WcLdbScan));
 	bool		fill_cache = (req->flags & WC_SCAN_BULK) == 0;
 
 	/*
@@ -290,7 +290,7 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcSca
 	/*
 	 * A bulk scan reads the table through: big batches mean fewer round
 	 * trips.  Other scans start small, so that the backend decodes rows while
-	 * the worker reads more (cells_scan_fill); with no cells wanted
+	 * the worker reads more (ldb_scan_fill); with no cells wanted
 	 * (count(*)) the backend has little to do, and the batches are full-size
 	 * from the start.
 	 */
@@ -300,16 +300,16 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcSca
 	s->it = storage_iter(odb->db, snap, fill_cache);
 	s->fill_cache = fill_cache;
 	s->as_of = req->as_of;
-	wc_hidden_copy(hidden, &s->hidden, CurrentMemoryContext);
+	ldb_hidden_copy(hidden, &s->hidden, CurrentMemoryContext);
 	s->now = wc_unix_micros();
 	s->heat.on = wc_key_stats;
 	if (req->flags & WC_SCAN_FILTER)
-		s->filter = wc_row_filter_new(req);
+		s->filter = ldb_row_filter_new(req);
 	load_policies(s);
 	if (s->meta.nrowdrops > 0)
 		skip_dropped_ranges(s, req);
 	else if (req->flags & WC_SCAN_CELLS)
-		s->vs = versions_scan_open(req, s->it, &s->hidden, s->now,
+		s->vs = ldb_versions_open(req, s->it, &s->hidden, s->now,
 								   Max(s->now, odb->last_commit_ts + 1),
 								   version_policy, s);
 	return s;
@@ -317,24 +317,24 @@ cells_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcSca
 
 /* The scan reads at snap, one of whose holders it is until it ends. */
 void
-cells_scan_hold(WcCellScan *s, WcSnap *snap)
+ldb_scan_hold(WcLdbScan *s, WcSnap *snap)
 {
 	s->held = snap;
 }
 
 WcOpenDb *
-cells_scan_db(WcCellScan *s)
+ldb_scan_db(WcLdbScan *s)
 {
 	return s->odb;
 }
 
 /*
- * cells_scan_close
+ * ldb_scan_close
  *		Free what the scan holds outside its memory context: the iterator
  *		and the buffers its batches grow (plain C, for the reader threads).
  */
 void
-cells_scan_close(WcCellScan *s)
+ldb_scan_close(WcLdbScan *s)
 {
 	if (s->it)
 		storage_iter_free(s->it);
@@ -356,12 +356,12 @@ cells_scan_close(WcCellScan *s)
 	s->entries_buf = NULL;
 	s->entries_cap = 0;
 	if (s->vs)
-		versions_scan_close(s->vs);
+		ldb_versions_close(s->vs);
 	s->vs = NULL;
 }
 
 static void
-row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
+row_begin(WcLdbScan *s, const uint8 *k, size_t rowend)
 {
 	WcRowState *row = &s->row;
 	size_t		tlen,
@@ -383,13 +383,13 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
 	row->tomb_ts = 0;
 	row->version = 0;
 	row->range_dropped = s->meta.nrowdrops > 0 ?
-		wc_rowdrops_row(&s->meta, k, rowend, WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS, s->as_of) : 0;
+		ldb_rowdrops_row(&s->meta, k, rowend, WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS, s->as_of) : 0;
 	row->have_last = false;
 	row->folding = false;
 	for (int i = 0; i < s->nfams; i++)
 		row->fam_cells[i].len = 0;
 	if (s->filter)
-		wc_row_filter_row_begin(s->filter);
+		ldb_row_filter_row_begin(s->filter);
 }
 
 /*
@@ -398,7 +398,7 @@ row_begin(WcCellScan *s, const uint8 *k, size_t rowend)
  *		alone, add it and its value to that family's cells and return true.
  */
 static bool
-family_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t vlen)
+family_cell(WcLdbScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t vlen)
 {
 	size_t		flen;
 	size_t		consumed;
@@ -427,7 +427,7 @@ family_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t
  *		last answer is kept.
  */
 static const WcFamilyMeta *
-policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
+policy_of(WcLdbScan *s, const uint8 *fq, size_t fqlen)
 {
 	size_t		flen;
 
@@ -438,20 +438,20 @@ policy_of(WcCellScan *s, const uint8 *fq, size_t fqlen)
 		return s->last_policy;
 	wc_bytebuf_set(&s->last_family, fq, flen);
 	s->have_last_family = true;
-	s->last_policy = wc_table_meta_family(&s->meta, fq, fqlen);
+	s->last_policy = ldb_table_meta_family(&s->meta, fq, fqlen);
 	return s->last_policy;
 }
 
-/* policy_of for cellversions.c */
+/* policy_of for versions.c */
 static const WcGcPolicy *
 version_policy(void *arg, const uint8 *row, size_t rowlen, size_t fqlen, uint64 *dropped)
 {
-	WcCellScan *s = arg;
+	WcLdbScan *s = arg;
 	const WcFamilyMeta *fm = policy_of(s, row + rowlen, fqlen);
 
 	*dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
 	if (s->meta.nrowdrops > 0)
-		*dropped = Max(*dropped, wc_rowdrops_row(&s->meta, row, rowlen,
+		*dropped = Max(*dropped, ldb_rowdrops_row(&s->meta, row, rowlen,
 												 WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS,
 												 s->as_of));
 	return fm && fm->has_policy ? &fm->policy : NULL;
@@ -463,7 +463,7 @@ version_policy(void *arg, const uint8 *row, size_t rowlen, size_t fqlen, uint64 
  *		its family, if that was asked for alone.
  */
 static void
-emit_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_t len)
+emit_cell(WcLdbScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_t len)
 {
 	WcRowState *row = &s->row;
 	bool		in_family = family_cell(s, fq, fqlen, data, len);
@@ -495,7 +495,7 @@ emit_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_
 	}
 	wc_write_batch_cell(&s->batch, col->idx, data, len);
 	if (s->filter)
-		wc_row_filter_cell(s->filter, col->idx, data, len);
+		ldb_row_filter_cell(s->filter, col->idx, data, len);
 }
 
 
@@ -506,7 +506,7 @@ emit_cell(WcCellScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_
  *		does a tombstone, a row tombstone or a drop (no base then).
  */
 static WcEntryKind
-fold_entry(WcCellScan *s, uint64 ts, const uint8 *v, size_t vlen)
+fold_entry(WcLdbScan *s, uint64 ts, const uint8 *v, size_t vlen)
 {
 	WcRowState *row = &s->row;
 
@@ -533,7 +533,7 @@ fold_entry(WcCellScan *s, uint64 ts, const uint8 *v, size_t vlen)
 
 /* The folded cell (row->lastcell) is complete: send its value. */
 static void
-fold_end(WcCellScan *s)
+fold_end(WcLdbScan *s)
 {
 	uint8		buf[WC_AGG_LEN];
 
@@ -553,7 +553,7 @@ fold_end(WcCellScan *s)
  * policy deletes (it is then gone or going, and is never returned).
  */
 static WcEntryKind
-row_entry(WcCellScan *s, const uint8 *k, size_t n,
+row_entry(WcLdbScan *s, const uint8 *k, size_t n,
 		  size_t rowend, size_t cellend, const uint8 *v, size_t vlen)
 {
 	WcRowState *row = &s->row;
@@ -570,7 +570,7 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 	 * A commit the snapshot does not see is not there for it: not a version,
 	 * nor counted among the cell's versions by its policy.
 	 */
-	if (wc_hidden_has(&s->hidden, ts))
+	if (ldb_hidden_has(&s->hidden, ts))
 		return WC_ENTRY_HIDDEN;
 
 	if (row->have_last && fqlen == row->lastcell.len &&
@@ -649,14 +649,14 @@ row_entry(WcCellScan *s, const uint8 *k, size_t n,
 
 /* Finish the row: keep it if it exists, otherwise take it back out. */
 static void
-row_end(WcCellScan *s)
+row_end(WcLdbScan *s)
 {
 	WcRowState *row = &s->row;
 
 	if (row->folding)
 		fold_end(s);
 	/* a row its filters leave out is read, not returned, as a missing one */
-	if (!row->live || (s->filter && !wc_row_filter_passes(s->filter)))
+	if (!row->live || (s->filter && !ldb_row_filter_passes(s->filter)))
 	{
 		wc_heat_row_end(&s->heat, false, s->entries, s->out.len);
 		wc_write_batch_row_cancel(&s->batch);
@@ -692,7 +692,7 @@ row_end(WcCellScan *s)
  *		version, skips every version but that one.
  */
 static void
-seek_in_cell(WcCellScan *s, const uint8 *k, size_t cellend, uint64 ts)
+seek_in_cell(WcLdbScan *s, const uint8 *k, size_t cellend, uint64 ts)
 {
 	WcByteBuf  *target = &s->seek;
 
@@ -708,14 +708,14 @@ seek_in_cell(WcCellScan *s, const uint8 *k, size_t cellend, uint64 ts)
  * a quarter as many entries as it has bytes, so that a fill stays short.
  */
 static bool
-batch_full(WcCellScan *s, WcByteBuf *out, uint64 before)
+batch_full(WcLdbScan *s, WcByteBuf *out, uint64 before)
 {
 	return out->len >= s->batch_bytes ||
 		(s->filter && s->entries - before >= (uint64) s->batch_bytes / 4);
 }
 
 static void
-scan_forward(WcCellScan *s, WcByteBuf *out)
+scan_forward(WcLdbScan *s, WcByteBuf *out)
 {
 	uint64		before = s->entries;
 
@@ -807,7 +807,7 @@ scan_forward(WcCellScan *s, WcByteBuf *out)
  * last), so each row is copied out and then read forwards.
  */
 static void
-scan_reverse(WcCellScan *s, WcByteBuf *out)
+scan_reverse(WcLdbScan *s, WcByteBuf *out)
 {
 	uint64		before = s->entries;
 
@@ -916,14 +916,14 @@ scan_reverse(WcCellScan *s, WcByteBuf *out)
 }
 
 /*
- * cells_scan_fill
+ * ldb_scan_fill
  *		Fill the scan's next BATCH answer, of about s->batch_bytes
- *		(cells_scan_batch gives it); true if it is the last.
+ *		(ldb_scan_batch gives it); true if it is the last.
  *
  * Plain C, for the reader threads (readers.c): its errors are wc_fail's.
  */
 bool
-cells_scan_fill(WcCellScan *s)
+ldb_scan_fill(WcLdbScan *s)
 {
 	uint64		before = s->entries;
 
@@ -932,7 +932,7 @@ cells_scan_fill(WcCellScan *s)
 	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->vs)
 	{
-		s->done = versions_scan_fill(s->vs, &s->batch, &s->out, s->batch_bytes, &s->entries);
+		s->done = ldb_versions_fill(s->vs, &s->batch, &s->out, s->batch_bytes, &s->entries);
 		/* counted as a whole, from where the scan's ranges begin */
 		if (s->nranges > 0)
 			wc_heat_batch(&s->heat, s->starts[0].p, s->starts[0].len, s->batch.nrows,
@@ -965,20 +965,20 @@ cells_scan_fill(WcCellScan *s)
 
 /* What the scan read since the main thread last took it (heat.c). */
 WcHeatScan *
-cells_scan_heat(WcCellScan *s)
+ldb_scan_heat(WcLdbScan *s)
 {
 	return &s->heat;
 }
 
-/* The batch cells_scan_fill filled last. */
+/* The batch ldb_scan_fill filled last. */
 const WcByteBuf *
-cells_scan_batch(WcCellScan *s)
+ldb_scan_batch(WcLdbScan *s)
 {
 	return &s->out;
 }
 
 /*
- * cells_scan_is_small
+ * ldb_scan_is_small
  *		Whether the scan's next batch is a small one from the block cache:
  *		a point read's, or one of the first of a short scan.  The main thread
  *		fills those itself (serve.c): handing one to a reader thread and
@@ -988,7 +988,7 @@ cells_scan_batch(WcCellScan *s)
  *		(test/bench/analysis.md).
  */
 bool
-cells_scan_is_small(WcCellScan *s)
+ldb_scan_is_small(WcLdbScan *s)
 {
 	return s->batch_bytes <= WC_SMALL_BATCH_BYTES && s->fill_cache;
 }

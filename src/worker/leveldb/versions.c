@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
  *
- * cellversions.c
+ * versions.c
  *	  Reading every version of the cells of a table, for a cells-layout
  *	  foreign table (a SCAN with WC_SCAN_CELLS): one BATCH row per version
  *	  that the policies keep, in key order (row key, family, qualifier,
  *	  newest first).
  *
- * The rules are cellscan.c's, applied to each version rather than to a
+ * The rules are rowscan.c's, applied to each version rather than to a
  * cell's newest one: a version newer than as_of is passed over (but counts
  * for maxversions); a row tombstone hides the versions older than it, a
  * cell tombstone those older than it in its cell; a version the family's
@@ -114,11 +114,11 @@ copy_bytes(WcBytes b)
 
 
 /*
- * versions_scan_open
+ * ldb_versions_open
  *		The versions part of a SCAN request, on the scan's iterator.
  */
 WcVersionScan *
-versions_scan_open(const WcScanRequest *req, WcIter *it, const WcHidden *hidden,
+ldb_versions_open(const WcScanRequest *req, WcIter *it, const WcHidden *hidden,
 				   uint64 now, uint64 pending_ts, WcVersionPolicyFn policy_of,
 				   void *policy_arg)
 {
@@ -176,7 +176,7 @@ mi_settle(WcVersionScan *vs)
 			size_t		n;
 			const uint8 *k = storage_iter_key(vs->it, &n);
 
-			if (n >= WC_TS_LEN && wc_hidden_has(vs->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
+			if (n >= WC_TS_LEN && ldb_hidden_has(vs->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
 			{
 				storage_iter_next(vs->it);
 				continue;
@@ -444,7 +444,7 @@ emit(WcVersionScan *vs, WcBatchWriter *w, const uint8 *fq, size_t fqlen,
  * fold_merges
  *		A run of merges of an aggregate family's cell, the first (v) at the
  *		iterator, as one version: their fold into the newest plain value
- *		below them (which stays a version of its own), as cellscan.c reads
+ *		below them (which stays a version of its own), as rowscan.c reads
  *		the cell.  Leaves the iterator after the run; the version is the
  *		plain value out[0, 9).
  */
@@ -664,12 +664,12 @@ row_versions(WcVersionScan *vs, WcBatchWriter *w, const uint8 *k, size_t n, size
 }
 
 /*
- * versions_scan_fill
+ * ldb_versions_fill
  *		Add whole rows' versions to the batch w until out holds batch_bytes;
  *		true once the scan is over.  *entries counts the entries read.
  */
 bool
-versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
+ldb_versions_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
 				   int batch_bytes, uint64 *entries)
 {
 	vs->entries = 0;
@@ -716,7 +716,7 @@ versions_scan_fill(WcVersionScan *vs, WcBatchWriter *w, const WcByteBuf *out,
 
 /* Free the buffers the scan's batches grew. */
 void
-versions_scan_close(WcVersionScan *vs)
+ldb_versions_close(WcVersionScan *vs)
 {
 	wc_bytebuf_free(&vs->row);
 	wc_bytebuf_free(&vs->prefix);

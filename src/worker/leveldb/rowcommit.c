@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * cellcommit.c
+ * rowcommit.c
  *	  Writing rows: a transaction's mutations applied to LevelDB at its
  *	  commit, the clock that stamps them, and the recovery of a large
  *	  commit that a crash interrupted.
@@ -45,7 +45,7 @@ static const uint8 clock_key[] = {0x00, 0x00, 'c', 'l', 'o', 'c', 'k'};
  * timestamp given out before is below it, so the next commits start there.
  */
 void
-cells_load_clock(WcOpenDb *odb)
+ldb_load_clock(WcOpenDb *odb)
 {
 	size_t		len;
 	uint8	   *v = storage_get(odb->db, clock_key, sizeof(clock_key), &len);
@@ -71,7 +71,7 @@ cells_load_clock(WcOpenDb *odb)
  * then str lowest row prefix, str highest row prefix; for a commit of
  * versions at their own timestamps, then str lowest and str highest row
  * prefix of the rows that hold them, where nothing was stored before the
- * commit (cells_commit_is_large), so that all of them go.  It is a file in the
+ * commit (ldb_commit_is_large), so that all of them go.  It is a file in the
  * database's directory, not a LevelDB entry, for the clock's reason: an entry
  * written before the first batch and deleted with the last would make the
  * last memtable span the whole load.  LevelDB leaves files it does not name
@@ -196,7 +196,7 @@ commit_add_clock(WcCommit *cm)
 }
 
 /* Test hook: die (as kill -9 would) after this many batches of a commit. */
-int			wc_debug_crash_after_commit_batches = 0;
+int			ldb_debug_crash_after_commit_batches = 0;
 
 /*
  * Add one cell (or the row tombstone, with tag -1) to the batch.  key holds
@@ -249,7 +249,7 @@ commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
 	storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
 }
 
-/* Put the refill marks wc_rowdrops_refill gave, present and empty. */
+/* Put the refill marks ldb_rowdrops_refill gave, present and empty. */
 static void
 put_marks(WcCommit *cm, StringInfo marks, StringInfo key, StringInfo val,
 		  const uint8 *tsbuf)
@@ -304,7 +304,7 @@ rows_empty(WcOpenDb *odb, StringInfo lowest, StringInfo highest)
 }
 
 /*
- * Is this commit written in chunks by cells_commit_large_*?  The commit
+ * Is this commit written in chunks by ldb_commit_large_*?  The commit
  * writer has written every commit before it when the answer is yes.
  *
  * An interrupted large commit is undone by removing the entries stamped
@@ -317,7 +317,7 @@ rows_empty(WcOpenDb *odb, StringInfo lowest, StringInfo highest)
  * queue written first, as a large commit does anyway.
  */
 bool
-cells_commit_is_large(WcOpenDb *odb, WcClientWrites *w)
+ldb_commit_is_large(WcOpenDb *odb, WcClientWrites *w)
 {
 	ListCell   *lc;
 	size_t		total = 0;
@@ -377,7 +377,7 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 	if (live)
 	{
 		resetStringInfo(&cm->marks);
-		if (wc_rowdrops_refill(cm->odb, row->prefix.data, row->prefix.len, cm->ts,
+		if (ldb_rowdrops_refill(cm->odb, row->prefix.data, row->prefix.len, cm->ts,
 							   &cm->marks))
 			put_marks(cm, &cm->marks, key, val, cm->tsbuf);
 	}
@@ -407,7 +407,7 @@ commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync, bool chunked)
 	cm->ts = Max(wc_unix_micros(), odb->last_commit_ts + 1);
 	wc_encode_ts(cm->ts, cm->tsbuf);
 	/* in the first batch: no part of the commit is stored without it */
-	wc_xacts_commit(odb, cm->batch, cm->ts, w->writer, &w->lowest, &w->highest);
+	ldb_xacts_commit(odb, cm->batch, cm->ts, w->writer, &w->lowest, &w->highest);
 	cm->lowest = &w->lowest;
 	cm->highest = &w->highest;
 	cm->msgs = w->msgs;
@@ -454,23 +454,23 @@ commit_failed(WcCommit *cm)
 		pfree(path);
 	}
 	cm->odb->last_commit_ts = cm->ts;
-	wc_rowdrops_forget(cm->odb);
+	ldb_rowdrops_forget(cm->odb);
 	if (cm->batch)
 		storage_batch_free(cm->batch);
 	MemoryContextDelete(cm->cxt);
 }
 
 /*
- * cells_commit
+ * ldb_commit
  *		Apply the WRITE payloads of one transaction of up to
  *		WC_COMMIT_CHUNK_BYTES atomically: returned as one batch for the
  *		caller to write (through the commit writer, storage_submit), with the
  *		clock in it when the commit's timestamp has passed the stored one; if
  *		that write fails, the database is reopened, which reads the stored
- *		clock again.  A larger commit goes through cells_commit_large_*.
+ *		clock again.  A larger commit goes through ldb_commit_large_*.
  */
 WcBatch *
-cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
+ldb_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 {
 	WcCommit   *cm = commit_new(odb, w, sync, false);
 	WcBatch    *batch;
@@ -479,7 +479,7 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 	{
 		ListCell   *lc;
 
-		wc_rowdrops_commit_begin(odb, w);
+		ldb_rowdrops_commit_begin(odb, w);
 		/* The rows were checked as they came (serve.c, wc_read_write). */
 		foreach(lc, w->msgs)
 		{
@@ -508,20 +508,20 @@ cells_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 }
 
 /*
- * cells_commit_large_begin
+ * ldb_commit_large_begin
  *		Begin a commit of more than WC_COMMIT_CHUNK_BYTES, written in chunks
  *		(largecommit.c says when): the pending-commit file is written first.
- *		The caller keeps w's rows until cells_commit_large_end or _abort.
+ *		The caller keeps w's rows until ldb_commit_large_end or _abort.
  */
 WcCommit *
-cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w)
+ldb_commit_large_begin(WcOpenDb *odb, WcClientWrites *w)
 {
 	WcCommit   *cm = commit_new(odb, w, true, true);
 
 	PG_TRY();
 	{
 		pending_write(cm);
-		wc_rowdrops_commit_begin(odb, w);
+		ldb_rowdrops_commit_begin(odb, w);
 	}
 	PG_CATCH();
 	{
@@ -540,13 +540,13 @@ cells_commit_large_begin(WcOpenDb *odb, WcClientWrites *w)
 }
 
 /*
- * cells_commit_large_fill
+ * ldb_commit_large_fill
  *		Add rows to the commit's next chunk until it holds
  *		WC_COMMIT_CHUNK_BYTES or the rows are over (true: take it), or
  *		max_us have passed (false: call again).
  */
 bool
-cells_commit_large_fill(WcCommit *cm, int max_us)
+ldb_commit_large_fill(WcCommit *cm, int max_us)
 {
 	instr_time	start,
 				now;
@@ -590,7 +590,7 @@ cells_commit_large_fill(WcCommit *cm, int max_us)
  * (widecolumn.progress: largecommit.c).
  */
 uint64
-cells_commit_large_done(WcCommit *cm)
+ldb_commit_large_done(WcCommit *cm)
 {
 	uint64		done = 0;
 	ListCell   *lc;
@@ -608,26 +608,26 @@ cells_commit_large_done(WcCommit *cm)
 
 /* Whether the chunk being filled holds anything. */
 bool
-cells_commit_large_has_chunk(WcCommit *cm)
+ldb_commit_large_has_chunk(WcCommit *cm)
 {
 	return storage_batch_bytes(cm->batch) > 0;
 }
 
 /* Whether every row is in a chunk (taken, or being filled). */
 bool
-cells_commit_large_rows_over(WcCommit *cm)
+ldb_commit_large_rows_over(WcCommit *cm)
 {
 	return cm->msg == NULL;
 }
 
 /*
- * cells_commit_large_take
+ * ldb_commit_large_take
  *		The chunk filled so far, for the caller to write (unsynced: see
- *		cells_commit_large_end); the first carries the clock.  Until the
+ *		ldb_commit_large_end); the first carries the clock.  Until the
  *		commit ends, the database is rolled back at its next open.
  */
 WcBatch *
-cells_commit_large_take(WcCommit *cm)
+ldb_commit_large_take(WcCommit *cm)
 {
 	WcBatch    *chunk;
 	MemoryContext old;
@@ -643,32 +643,32 @@ cells_commit_large_take(WcCommit *cm)
 }
 
 /*
- * cells_commit_large_written
+ * ldb_commit_large_written
  *		A chunk is written: until the commit ends, the database is rolled
  *		back at its next open (so closed if the commit fails).  While it goes
  *		on, the test hook may kill the worker here, as a crash between two
  *		chunks would.
  */
 void
-cells_commit_large_written(WcCommit *cm, int written, bool going_on)
+ldb_commit_large_written(WcCommit *cm, int written, bool going_on)
 {
-	bool		last = cells_commit_large_rows_over(cm) && !cells_commit_large_has_chunk(cm) &&
+	bool		last = ldb_commit_large_rows_over(cm) && !ldb_commit_large_has_chunk(cm) &&
 		written == cm->batches;
 
 	cm->odb->commit_partial = true;
-	if (going_on && !last && wc_debug_crash_after_commit_batches > 0 &&
-		written >= wc_debug_crash_after_commit_batches)
+	if (going_on && !last && ldb_debug_crash_after_commit_batches > 0 &&
+		written >= ldb_debug_crash_after_commit_batches)
 		raise(SIGKILL);
 }
 
 /*
- * cells_commit_large_end
+ * ldb_commit_large_end
  *		Every chunk is written: make them all durable together (LevelDB's
  *		logs, synced here, hold every chunk not yet in a table file), then
  *		remove the pending-commit file, after which the commit stands.
  */
 void
-cells_commit_large_end(WcCommit *cm)
+ldb_commit_large_end(WcCommit *cm)
 {
 	/* on an error the caller aborts the commit */
 	storage_sync_logs(cm->odb->db);
@@ -680,7 +680,7 @@ cells_commit_large_end(WcCommit *cm)
 
 /* The large commit failed: see commit_failed. */
 void
-cells_commit_large_abort(WcCommit *cm)
+ldb_commit_large_abort(WcCommit *cm)
 {
 	commit_failed(cm);
 }
@@ -805,13 +805,13 @@ rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
 }
 
 /*
- * cells_rollback
+ * ldb_rollback
  *		Delete what the commit stamped ts wrote between the row prefixes
  *		lowest and highest (xacts.c: its writer aborted); the number of
  *		entries deleted.
  */
 uint64
-cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest)
+ldb_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest)
 {
 	WcBytes		none = {NULL, 0};
 
@@ -819,13 +819,13 @@ cells_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest)
 }
 
 /*
- * cells_recover
+ * ldb_recover
  *		Undo a commit that was interrupted between its batches (rollback).
  *		A commit of versions at their own timestamps names the rows that
  *		hold them, empty before it: every entry there goes.
  */
 void
-cells_recover(WcOpenDb *odb)
+ldb_recover(WcOpenDb *odb)
 {
 	char	   *path = pending_path(odb);
 	StringInfoData rec;
