@@ -2,8 +2,7 @@
  *
  * aggregate.c
  *	  Aggregate families (Bigtable's intsum, intmin, intmax) through
- *	  foreign tables: which columns map one, how their values are stored,
- *	  and a transaction's own merges.
+ *	  foreign tables: which columns map one.
  *
  * A family created with widecolumn.create_family(..., aggregate => 'sum')
  * says so in its line of the family list (families.c).  A column that maps
@@ -11,7 +10,9 @@
  * integer type (valuecodec.c), and an INSERT of it writes a merge
  * (common/aggfold.h):
  * an entry that the reads fold into the cell's value, so that it needs no
- * read and no row lock, and concurrent INSERTs never wait on each other.
+ * read and no row lock, and concurrent INSERTs never wait on each other
+ * (a transaction's own merges are folded as it reads, valuecodec.c's
+ * wc_aggregate_apply_txn).
  * UPDATE and DELETE write plain values and tombstones as for any cell.
  *
  * The family lists are read when a table's scan or write begins (not when
@@ -141,22 +142,4 @@ wc_aggregate_map(WcTable *t)
 					 errhint("Map the family's cells with columns of type bigint, integer or smallint, one per qualifier.")));
 		col->aggregate = wc_agg_tag(agg);
 	}
-}
-
-/*
- * wc_aggregate_apply_txn
- *		The value of a cell that a scan read as stored (NULL: none) with a
- *		transaction's merge cell applied; *len its length.
- */
-const uint8 *
-wc_aggregate_apply_txn(const uint8 *stored, size_t *len, const WcTxnCell *cell)
-{
-	uint8	   *v = palloc(WC_AGG_LEN);
-	int64		operand = wc_agg_get(cell->value);
-
-	if (stored != NULL && *len == WC_AGG_LEN)
-		operand = wc_agg_apply(cell->merge, true, wc_agg_get(stored), operand);
-	wc_agg_put(operand, v);
-	*len = WC_AGG_LEN;
-	return v;
 }

@@ -4,7 +4,7 @@
  *	  ANALYZE of a widecolumn_fdw foreign table: a random sample of its rows.
  *
  * The whole table is read once, as this transaction sees it, through the
- * executor's reader (scan.c), and a sample kept as file_fdw keeps one.
+ * reader of stored rows (readrows.c), and a sample kept as file_fdw keeps one.
  *
  *-------------------------------------------------------------------------
  */

@@ -17,6 +17,7 @@
 #include "access/stratnum.h"
 #include "access/nbtree.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -733,6 +734,36 @@ wc_row_range(WcTable *t, const uint8 *key, size_t len)
 	kr->start = bound_key(t, &b, false, &kr->start_len);
 	kr->end = bound_key(t, &b, true, &kr->end_len);
 	return kr;
+}
+
+/*
+ * wc_scan_key_values
+ *		The values the key condition compares with: exprs evaluated in
+ *		econtext, or, with econtext NULL, exprs that are all Consts
+ *		(EXPLAIN of a plan whose values are known).
+ */
+void
+wc_scan_key_values(List *exprs, ExprContext *econtext, Datum **values, bool **nulls)
+{
+	int			n = list_length(exprs);
+	int			i = 0;
+	ListCell   *lc;
+
+	*values = palloc(sizeof(Datum) * Max(1, n));
+	*nulls = palloc(sizeof(bool) * Max(1, n));
+	foreach(lc, exprs)
+	{
+		if (econtext == NULL)
+		{
+			Const	   *c = lfirst_node(Const, lc);
+
+			(*values)[i] = c->constvalue;
+			(*nulls)[i] = c->constisnull;
+		}
+		else
+			(*values)[i] = ExecEvalExpr(lfirst(lc), econtext, &(*nulls)[i]);
+		i++;
+	}
 }
 
 /*

@@ -126,19 +126,23 @@ typedef struct WcScanState
 } WcScanState;
 
 /* in scan.c */
-extern void wc_scan_key_values(List *exprs, ExprContext *econtext,
-							   Datum **values, bool **nulls);
-extern void wc_scan_request_init(WcScanState *ss);
-extern void wc_scan_request_column(WcScanState *ss, int a);
-extern void wc_scan_open(WcScanState *ss, List *ranges);
-extern bool wc_scan_next(WcScanState *ss, const uint8 **key, size_t *keylen,
-						 const uint8 ***vals, size_t **lens);
 extern void wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 							   const uint8 **vals, size_t *lens, Datum *values, bool *nulls);
-extern void wc_scan_stop(WcScanState *ss);
 extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
 								 uint64 *entries, uint64 *skipped);
 extern List *wc_scan_ranges(ForeignScanState *node, WcScanState *ss);
+
+/* in readrows.c */
+extern void wc_scan_request_init(WcScanState *ss);
+extern void wc_scan_request_column(WcScanState *ss, int a);
+extern void wc_scan_begin(WcScanState *ss, List *ranges);
+extern void wc_scan_open(WcScanState *ss, List *ranges);
+extern void wc_scan_advance(WcScanState *ss);
+extern bool wc_scan_next(WcScanState *ss, const uint8 **key, size_t *keylen,
+						 const uint8 ***vals, size_t **lens);
+extern void wc_scan_stop(WcScanState *ss);
+extern bool wc_read_row_now_like(WcScanState *like, const uint8 *key, size_t keylen,
+								 const uint8 ***vals, size_t **lens, uint64 *version);
 
 /* in storefilter.c */
 extern List *wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t,
