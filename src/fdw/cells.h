@@ -70,6 +70,9 @@ extern void wc_cells_check_reads(WcTable *t);
 extern bool wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries);
 
 /* in cellwrite.c */
+extern void wc_cells_modify_register(FdwRoutine *routine);
+
+/* in celllog.c */
 
 /* A row that versions are logged to (wc_cells_begin_row names it). */
 typedef struct WcCellsRow
@@ -79,8 +82,6 @@ typedef struct WcCellsRow
 	size_t		prefix_len;
 } WcCellsRow;
 
-
-extern void wc_cells_modify_register(FdwRoutine *routine);
 extern bool wc_cells_pending(void);
 extern bool wc_cells_written(WcTable *t);
 extern void wc_cells_famquals(WcTxnTable *tt, const uint8 ***famquals, size_t **lens, int *n);
@@ -90,6 +91,9 @@ extern void wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n
 extern void wc_cells_init(void);
 extern void wc_cells_begin_row(WcCellsRow *row, WcTable *t, const uint8 *rowkey,
 							   size_t rowkey_len);
+extern void wc_cells_log_version(const WcCellsRow *row, const uint8 *famqual,
+								 size_t famqual_len, bool at_ts, uint64 ts, bool remove,
+								 const uint8 *value, size_t value_len);
 extern void wc_cells_put_at(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
 							uint64 ts, const uint8 *value, size_t value_len);
 
