@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * parscan.c
- *	  Parallel scans: the partial path, and the executor's shared state
- *	  that hands a scan's key ranges out to the participants (the leader
- *	  and the parallel workers) in chunks, as each asks for one.
+ *	  Parallel scans: the executor's shared state that hands a scan's key
+ *	  ranges out to the participants (the leader and the parallel workers)
+ *	  in chunks, as each asks for one.  The partial path is the planner's
+ *	  (partialpath.c).
  *
  * The leader splits the scan's key ranges at the table's split points
  * (the worker's SAMPLE, what widecolumn.sample_row_keys gives), so that
@@ -14,13 +15,9 @@
  * serial one would.  widecolumn.as_of is the leader's too.
  *
  * A transaction's own writes live in its backend (txn.c), where the
- * parallel workers cannot read them: a transaction that has written reads
- * serially.  The planner offers no partial path then; a plan made before
- * the writes (a prepared statement's) is run by the leader alone, which
- * EXPLAIN (VERBOSE or ANALYZE) says.  Only the mapped layout's plain
- * forward scans are parallel: a scan that locks rows, reads in reverse,
- * in order or up to a limit, a cells-layout table and a scan parameterized
- * by a join's outer row read serially.
+ * parallel workers cannot read them: a plan made before the writes (a
+ * prepared statement's) is run by the leader alone, which EXPLAIN (VERBOSE
+ * or ANALYZE) says (wc_parscan_serial_reason).
  *
  *-------------------------------------------------------------------------
  */
@@ -91,83 +88,10 @@ struct WcWorkersRead
 	WcStorageRead read;
 };
 
-/*
- * Why a scan reads serially though its plan is parallel, or NULL.  The
- * parallel workers see neither this transaction's writes nor its dropped
- * row ranges.
- */
-static const char *
-serial_reason(void)
-{
-	if (wc_txn_has_writes() || wc_rowdrop_any() || wc_cells_pending())
-		return "leader alone: this transaction has written to widecolumn_fdw tables";
-	return NULL;
-}
-
 static bool
 wcIsForeignScanParallelSafe(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
 {
 	return !wc_cells_layout(rte->relid);
-}
-
-/*
- * wc_parscan_add_path
- *		Offer a parallel-aware scan of the whole of baserel's key ranges,
- *		and keep the other paths out of parallel plans.
- *
- * A scan that is not parallel-aware, run in a parallel worker (the inner
- * side of a parallel join, say), would read a snapshot of its own: so only
- * the partial path is parallel-safe.  Its workers are chosen as for a heap
- * of the bytes the scan reads, and the cost of reading rows is shared
- * among the participants as a parallel heap scan's is.
- */
-void
-wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
-					List *local_conds)
-{
-	ListCell   *lc;
-	double		pages;
-	int			workers;
-	double		divisor;
-	Cost		startup,
-				total;
-	ForeignPath *path;
-
-	foreach(lc, baserel->pathlist)
-		((Path *) lfirst(lc))->parallel_safe = false;
-
-	if (!baserel->consider_parallel || !bms_is_empty(baserel->lateral_relids) ||
-		root->parse->rowMarks != NIL || root->limit_tuples > 0 ||
-		bms_is_member(baserel->relid, root->all_result_relids) ||
-		serial_reason() != NULL)
-		return;
-
-	if (baserel->pages > 0 && baserel->tuples > 0)
-		pages = baserel->pages * Min(1.0, rows_read / baserel->tuples);
-	else
-		pages = rows_read * Max(baserel->reltarget->width, 32) / BLCKSZ;
-	workers = compute_parallel_worker(baserel, Min(pages, (double) MaxBlockNumber), -1,
-									  max_parallel_workers_per_gather);
-	if (workers <= 0)
-		return;
-
-	/* as costsize.c's get_parallel_divisor */
-	divisor = workers;
-	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
-		divisor += 1.0 - 0.3 * workers;
-
-	/* and the SHARE and SAMPLE round trips before the first row */
-	wc_scan_cost(root, rows_read, local_conds, &startup, &total);
-	total = startup + 0.2 + (total - startup) / divisor;
-	startup += 0.2;
-	path = create_foreignscan_path(root, baserel, NULL,
-								   clamp_row_est(baserel->rows / divisor),
-								   startup, total, NIL, NULL, NULL,
-								   list_make2(makeInteger(0), makeInteger(0)));
-	path->path.parallel_aware = true;
-	path->path.parallel_safe = true;
-	path->path.parallel_workers = workers;
-	add_partial_path(baserel, (Path *) path);
 }
 
 /* Append a uint32 and bytes to buf. */
@@ -263,7 +187,7 @@ wcEstimateDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt)
 		par->workers_read = ss->par->workers_read;
 	initStringInfo(&par->chunks);
 	ss->par = par;
-	if (serial_reason() == NULL)
+	if (wc_parscan_serial_reason() == NULL)
 	{
 		wc_client_sample(ss->db, t->table_key, t->table_key_len, &total, &n, &keys, &offsets);
 		par->nkeys = n;
@@ -286,7 +210,7 @@ fill_shared(ForeignScanState *node, WcParShared *sh)
 
 	sh->next = 0;
 	sh->nchunks = -1;
-	par->alone = serial_reason() != NULL || par->chunks.len > sh->room;
+	par->alone = wc_parscan_serial_reason() != NULL || par->chunks.len > sh->room;
 	if (par->alone)
 		return;
 	memcpy(sh->data, par->chunks.data, par->chunks.len);
@@ -318,7 +242,7 @@ wcInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void *
 	SpinLockInit(&sh->mutex);
 	sh->room = ss->par->chunks.len;
 	sh->as_of = ss->as_of;
-	sh->token = serial_reason() == NULL ? wc_client_snapshot_share(ss->snapshot) : 0;
+	sh->token = wc_parscan_serial_reason() == NULL ? wc_client_snapshot_share(ss->snapshot) : 0;
 	ss->par->shared = sh;
 	fill_shared(node, sh);
 
@@ -352,7 +276,7 @@ wcReInitializeDSMForeignScan(ForeignScanState *node, ParallelContext *pcxt, void
 {
 	WcScanState *ss = node->fdw_state;
 
-	if (serial_reason() == NULL)
+	if (wc_parscan_serial_reason() == NULL)
 		leader_chunks(node, ss->par);
 	fill_shared(node, coordinate);
 }
@@ -511,7 +435,7 @@ wc_parscan_explain(ForeignScanState *node, ExplainState *es)
 
 	if (!node->ss.ps.plan->parallel_aware || !(es->verbose || es->analyze))
 		return;
-	why = serial_reason();
+	why = wc_parscan_serial_reason();
 	if (why == NULL && ss != NULL && ss->par != NULL && ss->par->alone)
 		why = "leader alone: the key ranges did not fit in the parallel query's shared memory";
 	if (why != NULL)

@@ -151,9 +151,12 @@ extern void wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls);
 extern char *wc_storefilter_explain(ForeignScan *plan, Relation rel, WcTable *t,
 									 List *dpcontext);
 
-/* in parscan.c */
+/* in partialpath.c */
+extern const char *wc_parscan_serial_reason(void);
 extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
 								List *local_conds);
+
+/* in parscan.c */
 extern bool wc_parscan_chunked(WcScanState *ss);
 extern List *wc_parscan_next_chunk(WcScanState *ss);
 extern List *wc_parscan_first(WcScanState *ss, List *ranges);
