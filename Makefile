@@ -18,7 +18,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/plan.o src/fdw/joinpaths.o src/fdw/scan.o src/fdw/readrows.o src/fdw/explain.o src/fdw/analyze.o \
        src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/onconflict.o src/fdw/modify.o \
        src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/celllog.o src/fdw/aggregate.o \
-       src/fdw/sizes.o src/fdw/statworker.o src/fdw/progressview.o src/fdw/rowdrop.o src/fdw/rangedelete.o src/fdw/parscan.o src/fdw/partialpath.o src/fdw/heatmap.o src/fdw/heatsvg.o \
+       src/fdw/tablesizes.o src/fdw/estimate.o src/fdw/statworker.o src/fdw/progressview.o src/fdw/droprange.o src/fdw/rangedelete.o src/fdw/parscan.o src/fdw/partialpath.o src/fdw/heatmap.o src/fdw/heatsvg.o \
        src/fdw/advise.o src/fdw/advisekeys.o src/fdw/adviseuse.o src/fdw/avro.o src/fdw/avrofile.o src/fdw/backup.o \
        src/worker/main.o src/worker/state.o src/worker/serve.o src/worker/workerstats.o src/worker/readers.o src/worker/failure.o src/worker/largecommit.o src/worker/databases.o src/worker/snapshare.o \
        src/worker/cellscan.o src/worker/cellversions.o src/worker/tablemeta.o src/worker/sweep.o src/worker/reclaim.o src/worker/rowdrops.o src/worker/sizes.o src/worker/cellcommit.o src/worker/commitwriter.o src/worker/storage.o \

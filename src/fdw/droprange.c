@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * rowdrop.c
+ * droprange.c
  *	  Dropping a range of rows at once: widecolumn.drop_row_range
  *	  (Bigtable's DropRowRange), and what the transaction that drops one
  *	  reads and commits.

@@ -40,7 +40,7 @@
 
 /*
  * The family of those cells, and the qualifier prefixes of drop_row_range's
- * and of a range DELETE's (rowdrop.c): the range follows, escape(start)
+ * and of a range DELETE's (droprange.c): the range follows, escape(start)
  * escape(end).
  */
 #define WC_META_FAMILY			"wc"
@@ -203,7 +203,7 @@ extern WcTable *wc_get_meta_table(Oid serverid);
 extern WcTable *wc_get_stored_table(Oid serverid, const char *table);
 extern WcTable *wc_table_arg(FunctionCallInfo fcinfo, AclMode mode);
 
-/* rowdrop.c: drop_row_range, and what its transaction reads */
+/* droprange.c: drop_row_range, and what its transaction reads */
 struct WcTxnTable;
 extern uint8 *wc_prefix_end(const uint8 *p, size_t len, size_t *elen);
 extern void wc_rowdrop(WcTable *t, const uint8 *start, size_t slen,
@@ -445,7 +445,7 @@ extern void wc_key_compose(WcTable *t, Datum *values, bool *nulls, StringInfo ou
 extern void wc_rowkey_check_write(const WcTable *t, size_t len);
 extern void wc_key_split(WcTable *t, const uint8 *key, size_t len, Datum *values, bool *nulls);
 
-/* in sizes.c */
+/* in estimate.c */
 extern double wc_size_rows(WcTable *t, List *ranges, double *tuples);
 
 /* in partorder.c */

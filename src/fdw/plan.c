@@ -94,7 +94,7 @@ wcGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 
 	/*
 	 * Before ANALYZE (reltuples -1), LevelDB's idea of the table's size, and
-	 * of the key ranges' when their bounds are known now, will do (sizes.c);
+	 * of the key ranges' when their bounds are known now, will do (estimate.c);
 	 * after it, its count, even 0, and statistics are better.
 	 */
 	if (baserel->tuples < 0)

@@ -2,7 +2,7 @@
  *
  * rangedelete.c
  *	  DELETE by row-key ranges alone, done as drop_row_range does it: one
- *	  drop per range (rowdrop.c), not a tombstone per row.
+ *	  drop per range (droprange.c), not a tombstone per row.
  *
  * A DELETE whose rows are exactly a set of row-key ranges (a prefix, a
  * range, or no WHERE at all; with keys as well), with no other condition,

@@ -186,7 +186,7 @@ wc_txn_unlock_row(WcTable *t, const uint8 *key, size_t len, LOCKMODE mode)
  * wc_txn_lock_all_rows
  *		Lock every row of t, those to come too, until the transaction ends:
  *		the ExclusiveLock on the table a transaction that has locked many
- *		rows takes (above), waited for.  drop_row_range (rowdrop.c) drops
+ *		rows takes (above), waited for.  drop_row_range (droprange.c) drops
  *		rows it does not read one by one; so an UPDATE or DELETE of one of
  *		them waits for it, and then finds it gone, as it would after a
  *		DELETE of the row.

@@ -782,7 +782,7 @@ wc_txn_replay(WcTxnTable *tt, WcRowEntry *row, uint32 horizon, WcTxnRow *out)
 		if (row->ops[i] >= horizon)
 			break;
 		if (row->ops[i] < dropped_at)
-			continue;			/* before drop_row_range (rowdrop.c) */
+			continue;			/* before drop_row_range (droprange.c) */
 		op = &LOG_ENTRY(row->ops[i])->op;
 		if (op->kind == WC_OP_TOUCH)
 			continue;
