@@ -223,8 +223,6 @@ extern void wc_aggregate_map(WcTable *t);
 extern void wc_encode_value(StringInfo buf, Datum value, Oid type);
 extern bool wc_encode_datetime(Datum value, Oid type, int64 *stored);
 extern void wc_encode_aggregate(StringInfo buf, Datum value, Oid type);
-extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
-										   const struct WcTxnCell *cell);
 extern Datum wc_decode_value(const uint8 *data, size_t len, WcTable *t,
 							 int attnum, const uint8 *rowkey, size_t rowkey_len);
 extern Datum wc_decode_rowkey(const uint8 *data, size_t len, Oid type);
@@ -473,6 +471,8 @@ extern void wc_analyze_register(FdwRoutine *routine);
 extern void wc_scan_register(FdwRoutine *routine);
 
 /* in readrows.c */
+extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
+										   const struct WcTxnCell *cell);
 extern bool wc_row_exists(WcTable *t, const uint8 *key, size_t keylen);
 extern bool wc_read_row_now(WcTable *t, const uint8 *key, size_t keylen,
 							const uint8 ***vals, size_t **lens);

@@ -11,8 +11,8 @@
  * (common/aggfold.h):
  * an entry that the reads fold into the cell's value, so that it needs no
  * read and no row lock, and concurrent INSERTs never wait on each other
- * (a transaction's own merges are folded as it reads, valuecodec.c's
- * wc_aggregate_apply_txn).
+ * (a transaction's own merges are folded in as its reads merge its
+ * writes, readrows.c's wc_aggregate_apply_txn).
  * UPDATE and DELETE write plain values and tombstones as for any cell.
  *
  * The family lists are read when a table's scan or write begins (not when

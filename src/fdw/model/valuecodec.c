@@ -26,7 +26,6 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-#include "common/aggfold.h"
 #include "fdw/fdw.h"
 
 /* Days and microseconds between the Unix epoch and PostgreSQL's. */
@@ -419,24 +418,6 @@ wc_encode_aggregate(StringInfo buf, Datum value, Oid type)
 		type == INT4OID ? DatumGetInt32(value) : DatumGetInt64(value);
 
 	put_be(buf, (uint64) v, 8);
-}
-
-/*
- * wc_aggregate_apply_txn
- *		The value of a cell that a scan read as stored (NULL: none) with a
- *		transaction's merge cell applied; *len its length.
- */
-const uint8 *
-wc_aggregate_apply_txn(const uint8 *stored, size_t *len, const WcTxnCell *cell)
-{
-	uint8	   *v = palloc(WC_AGG_LEN);
-	int64		operand = wc_agg_get(cell->value);
-
-	if (stored != NULL && *len == WC_AGG_LEN)
-		operand = wc_agg_apply(cell->merge, true, wc_agg_get(stored), operand);
-	wc_agg_put(operand, v);
-	*len = WC_AGG_LEN;
-	return v;
 }
 
 /*

@@ -10,7 +10,10 @@
  * coltypes.c, aggregate.c), IMPORT FOREIGN SCHEMA's sample (import.c),
  * ANALYZE (analyze.c) and INSERT ... ON CONFLICT DO NOTHING (wc_row_exists).
  * Their state is a WcScanState (scan.h), of which a read outside the
- * executor fills only the fields read here.
+ * executor fills only the fields read here.  The transaction's writes are
+ * its cells as they replace the stored ones, its merges into aggregate
+ * cells (common/aggfold.h), folded into the stored value, and its writes
+ * to map columns (mapcolumn.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -18,6 +21,7 @@
 
 #include "access/xact.h"
 
+#include "common/aggfold.h"
 #include "fdw/fdw.h"
 #include "fdw/scan.h"
 
@@ -247,6 +251,24 @@ wc_scan_advance(WcScanState *ss)
 		malformed_batch();
 	ss->have_stored = true;
 	ss->stored_rows++;
+}
+
+/*
+ * wc_aggregate_apply_txn
+ *		The value of a cell that a scan read as stored (NULL: none) with a
+ *		transaction's merge cell applied; *len its length.
+ */
+const uint8 *
+wc_aggregate_apply_txn(const uint8 *stored, size_t *len, const WcTxnCell *cell)
+{
+	uint8	   *v = palloc(WC_AGG_LEN);
+	int64		operand = wc_agg_get(cell->value);
+
+	if (stored != NULL && *len == WC_AGG_LEN)
+		operand = wc_agg_apply(cell->merge, true, wc_agg_get(stored), operand);
+	wc_agg_put(operand, v);
+	*len = WC_AGG_LEN;
+	return v;
 }
 
 /* Apply this transaction's changes to a row's requested cells. */
