@@ -30,7 +30,12 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "fdw/admin/admin.h"
 #include "fdw/fdw.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
 
 /* Rows sampled from each stored table. */
 #define WC_IMPORT_SAMPLE_ROWS	1000

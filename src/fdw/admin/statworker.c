@@ -31,7 +31,8 @@
 #include "utils/timestamp.h"
 
 #include "common/shmem.h"
-#include "fdw/fdw.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
 
 PG_FUNCTION_INFO_V1(wc_stat_worker);
 PG_FUNCTION_INFO_V1(wc_stat_worker_info);

@@ -31,6 +31,9 @@
 #include "utils/syscache.h"
 
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
 
 PG_FUNCTION_INFO_V1(wc_sample_row_keys);
 PG_FUNCTION_INFO_V1(wc_approximate_size);

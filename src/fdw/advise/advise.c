@@ -39,7 +39,12 @@
 #include "access/genam.h"
 
 #include "common/gcpolicy.h"
-#include "fdw/advise.h"
+#include "fdw/advise/advise.h"
+#include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
 
 PG_FUNCTION_INFO_V1(wc_advise);
 

@@ -17,7 +17,7 @@
  */
 #include "postgres.h"
 
-#include "fdw/advise.h"
+#include "fdw/advise/advise.h"
 
 /* Keys that must show a shape before it is a finding. */
 #define WC_KEYS_MIN			8

@@ -25,7 +25,7 @@
 #include "utils/timestamp.h"
 
 #include "common/scanuse.h"
-#include "fdw/advise.h"
+#include "fdw/advise/advise.h"
 
 /* The share of the writes whose ranges are the hotspot. */
 #define WC_ADVISE_HOT_SHARE			0.8

@@ -39,10 +39,12 @@
 #include "utils/memutils.h"
 
 #include "common/keycodec.h"
-#include "fdw/avro.h"
-#include "fdw/avrofile.h"
-#include "fdw/cells.h"
+#include "fdw/avro/avro.h"
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 PG_FUNCTION_INFO_V1(wc_export_avro);
 PG_FUNCTION_INFO_V1(wc_export_avro_lo);

@@ -38,7 +38,7 @@
 #include <zlib.h>
 
 #include "common/keycodec.h"
-#include "fdw/avrofile.h"
+#include "fdw/avro/avro.h"
 #include "lib/stringinfo.h"
 #include "utils/memutils.h"
 

@@ -53,9 +53,13 @@
 #include "utils/numeric.h"
 #include "utils/timestamp.h"
 
-#include "fdw/avro.h"
-#include "fdw/cells.h"
+#include "fdw/avro/avro.h"
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 PG_FUNCTION_INFO_V1(wc_backup);
 PG_FUNCTION_INFO_V1(wc_restore);

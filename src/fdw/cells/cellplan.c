@@ -38,7 +38,12 @@
 #include "utils/ruleutils.h"
 #include "utils/timestamp.h"
 
-#include "fdw/cells.h"
+#include "fdw/cells/cells.h"
+#include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /* Planner state, in RelOptInfo.fdw_private. */
 typedef struct WcCellsPlan

@@ -25,7 +25,10 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "fdw/cells.h"
+#include "fdw/cells/cells.h"
+#include "fdw/exec/exec.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /* The mapped layout's callbacks, as its files registered them. */
 static FdwRoutine mapped;

@@ -31,9 +31,12 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "fdw/cells.h"
-#include "fdw/scan.h"
-#include "fdw/txn.h"
+#include "fdw/cells/cells.h"
+#include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /* The most of the transaction's own writes a scan sends with it. */
 #define WC_MAX_OVERLAY_BYTES	(64 * 1024 * 1024)

@@ -25,8 +25,10 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "fdw/cells.h"
-#include "fdw/txn.h"
+#include "fdw/cells/cells.h"
+#include "fdw/exec/exec.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /* Executor state of a cells-layout result relation. */
 typedef struct WcCellsModify

@@ -21,9 +21,12 @@
 #include "storage/predicate.h"
 #include "utils/guc.h"
 
-#include "fdw/cells.h"
+#include "fdw/commit/commit.h"
 #include "fdw/fdw.h"
-#include "fdw/txn.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /*
  * Test hooks: what happens after a transaction's foreign writes are stored

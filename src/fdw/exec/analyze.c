@@ -16,8 +16,14 @@
 #include "utils/rel.h"
 #include "utils/sampling.h"
 
+#include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /*
  * wc_acquire_sample_rows

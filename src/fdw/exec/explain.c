@@ -17,8 +17,12 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
+#include "fdw/xact/xact.h"
 
 /* The condition in words, for values only known at run time. */
 static void

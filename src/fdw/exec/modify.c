@@ -36,7 +36,12 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 #define WC_ROWKEY_JUNK	"wc_rowkey"
 #define WC_PART_JUNK	"wc_rowkey_part"

@@ -23,7 +23,8 @@
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
 
-#include "fdw/fdw.h"
+#include "fdw/exec/exec.h"
+#include "fdw/keys/keys.h"
 
 static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 

@@ -33,9 +33,12 @@
 #include "storage/dsm.h"
 #include "storage/spin.h"
 
-#include "fdw/cells.h"
+#include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
+#include "fdw/read/read.h"
 
 /* What participants read from storage, for EXPLAIN ANALYZE. */
 typedef struct WcStorageRead

@@ -35,8 +35,13 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
+#include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /* After the scan's elements in fdw_private: does it set the row count? */
 #define WcDirectPrivateSetProcessed	WcScanPrivateCount

@@ -3,7 +3,7 @@
  * scan.c
  *	  Running a scan of a widecolumn_fdw foreign table.
  *
- * The executor computes the key ranges from the plan's condition (scan.h,
+ * The executor computes the key ranges from the plan's condition (planner.h,
  * ranges.c) and reads them through readrows.c, which streams rows from the
  * storage worker and merges them, in row-key order, with the rows this
  * transaction has written but not yet committed (txn.c), so a transaction
@@ -28,8 +28,15 @@
 #include "utils/rel.h"
 
 #include "common/scanuse.h"
+#include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /* The node's ExecProcNode, counting the rows it returns. */
 static TupleTableSlot *

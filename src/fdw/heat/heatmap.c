@@ -40,6 +40,8 @@
 #include "common/scanuse.h"
 #include "common/wireheat.h"
 #include "fdw/fdw.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
 
 PG_FUNCTION_INFO_V1(wc_key_heatmap);
 PG_FUNCTION_INFO_V1(wc_stat_get_tables);

@@ -34,7 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 PG_FUNCTION_INFO_V1(wc_key_heatmap_svg);
 

@@ -36,6 +36,8 @@
 #include "utils/rel.h"
 
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
 
 static ProcessUtility_hook_type prev_process_utility = NULL;
 

@@ -43,6 +43,8 @@
 #include "utils/pg_locale.h"
 
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
 
 /* Does this collation compare the row key as bytes? */
 bool

@@ -24,6 +24,8 @@
 #include "utils/lsyscache.h"
 
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
 
 typedef struct WcBound
 {

@@ -37,6 +37,7 @@
 #include "common/poll.h"
 #include "common/shmem.h"
 #include "fdw/fdw.h"
+#include "fdw/link/link.h"
 
 #include <unistd.h>
 

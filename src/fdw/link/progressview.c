@@ -35,7 +35,7 @@
 
 #include "common/progress.h"
 #include "common/shmem.h"
-#include "fdw/fdw.h"
+#include "fdw/link/link.h"
 
 PG_FUNCTION_INFO_V1(wc_progress_view);
 

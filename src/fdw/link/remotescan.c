@@ -22,6 +22,7 @@
 #include "utils/memutils.h"
 
 #include "fdw/fdw.h"
+#include "fdw/link/link.h"
 
 /*
  * How many batches a scan asks for ahead of the one being read: with two,

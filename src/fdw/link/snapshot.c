@@ -28,7 +28,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
-#include "fdw/fdw.h"
+#include "fdw/link/link.h"
 
 typedef struct WcSnapUse
 {

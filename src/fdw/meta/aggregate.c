@@ -31,8 +31,11 @@
 
 #include "common/aggfold.h"
 #include "common/shmem.h"
-#include "fdw/cells.h"
 #include "fdw/fdw.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /* The family list of a stored table, as this session read it last. */
 typedef struct WcKnownAggregates

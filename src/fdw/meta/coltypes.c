@@ -43,7 +43,10 @@
 
 #include "common/shmem.h"
 #include "fdw/fdw.h"
-#include "fdw/txn.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /* A column of a foreign table that wrote in this transaction. */
 typedef struct WcNotedColumn

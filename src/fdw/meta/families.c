@@ -45,6 +45,11 @@
 #include "common/gcpolicy.h"
 #include "common/shmem.h"
 #include "fdw/fdw.h"
+#include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /* Bigtable's limits: family names of up to 64 bytes, 1,000 families a table. */
 #define WC_MAX_FAMILY_NAME	64

@@ -31,6 +31,7 @@
 #include "utils/datetime.h"
 
 #include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 /* A field of a time pattern, largest unit first; a literal is none. */
 typedef enum WcKeyField

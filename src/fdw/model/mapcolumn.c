@@ -33,6 +33,7 @@
 #include "utils/numeric.h"
 
 #include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 /* One cell of a map: its qualifier (unescaped) and its bytes. */
 typedef struct WcMapEntry

@@ -30,6 +30,7 @@
 #include "utils/syscache.h"
 
 #include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 /*
  * Defaults of the server's LevelDB settings.  The block cache holds

@@ -30,7 +30,7 @@
 #include "utils/varlena.h"
 
 #include "common/shmem.h"
-#include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 typedef struct WcOption
 {

@@ -34,6 +34,7 @@
 #include "utils/timestamp.h"
 
 #include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 /* Can a column of this type be a segment? */
 bool

@@ -27,6 +27,7 @@
 #include "utils/uuid.h"
 
 #include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 /* Days and microseconds between the Unix epoch and PostgreSQL's. */
 #define UNIX_TO_PG_DAYS		(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE)

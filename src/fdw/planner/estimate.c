@@ -17,6 +17,9 @@
 #include "utils/timestamp.h"
 
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/planner/planner.h"
 
 /* Entries the planner's walk of a table reads, at most ... */
 #define WC_SIZE_WALK_ENTRIES	4096

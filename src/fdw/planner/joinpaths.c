@@ -27,6 +27,8 @@
 #include "optimizer/restrictinfo.h"
 
 #include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/planner/planner.h"
 
 /* Is this member of an equivalence class a key column of rel? */
 static bool

@@ -24,9 +24,8 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 
-#include "fdw/cells.h"
-#include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/planner/planner.h"
+#include "fdw/xact/xact.h"
 
 /*
  * Why a scan reads serially though its plan is parallel, or NULL.  The

@@ -28,6 +28,8 @@
 #include "utils/typcache.h"
 
 #include "fdw/fdw.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
 
 /*
  * wc_parts_pathkeys

@@ -7,9 +7,10 @@
  * splits the restrictions), which columns it needs, whether it reads in
  * reverse, how many rows storage may stop after, and whether it locks the
  * rows it returns; the plan carries that to the executor (scan.c) in
- * fdw_private, indexed by WcScanPrivateIndex (scan.h).  Paths are offered
- * in row-key order, in reverse order, and parameterized by an outer row's
- * values for nested loops (joinpaths.c).
+ * fdw_private, indexed by WcScanPrivateIndex (planner.h).  Paths are offered
+ * in row-key order, in reverse order, parameterized by an outer row's
+ * values for nested loops (joinpaths.c), and partial, for a parallel scan
+ * (partialpath.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -31,7 +32,9 @@
 #include "utils/lsyscache.h"
 
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
 
 /* What a path tells the plan, in ForeignPath.fdw_private. */
 enum WcPathPrivateIndex

@@ -60,7 +60,12 @@
 #include "utils/ruleutils.h"
 
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/meta/meta.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /* The elements of a filter's IntList in fdw_private. */
 enum WcFilterPlanIndex

@@ -9,7 +9,7 @@
  * rows outside a scan: the family list and the types record (families.c,
  * coltypes.c, aggregate.c), IMPORT FOREIGN SCHEMA's sample (import.c),
  * ANALYZE (analyze.c) and INSERT ... ON CONFLICT DO NOTHING (wc_row_exists).
- * Their state is a WcScanState (scan.h), of which a read outside the
+ * Their state is a WcScanState (read.h), of which a read outside the
  * executor fills only the fields read here.  The transaction's writes are
  * its cells as they replace the stored ones, its merges into aggregate
  * cells (common/aggfold.h), folded into the stored value, and its writes
@@ -23,7 +23,11 @@
 
 #include "common/aggfold.h"
 #include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/read/read.h"
+#include "fdw/xact/xact.h"
 
 /*
  * Ask for column a's cell, in ss's mapped columns.  A cell that several

@@ -17,7 +17,7 @@
 #include "utils/guc.h"
 #include "utils/timestamp.h"
 
-#include "fdw/fdw.h"
+#include "fdw/xact/xact.h"
 
 /*
  * widecolumn.as_of: reads return the data as of this time (microseconds

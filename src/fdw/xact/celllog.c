@@ -29,8 +29,10 @@
 #include "access/xact.h"
 #include "utils/memutils.h"
 
-#include "fdw/cells.h"
-#include "fdw/txn.h"
+#include "fdw/fdw.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /*
  * One version written or removed.  An import logs millions: this is kept

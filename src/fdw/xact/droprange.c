@@ -31,7 +31,9 @@
 #include "utils/memutils.h"
 
 #include "fdw/fdw.h"
-#include "fdw/txn.h"
+#include "fdw/link/link.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 PG_FUNCTION_INFO_V1(wc_drop_row_range);
 

@@ -29,6 +29,7 @@
 #include "utils/memutils.h"
 
 #include "fdw/fdw.h"
+#include "fdw/xact/xact.h"
 
 #define WC_ROW_LOCKS_PER_TABLE	256
 #define WC_ROW_LOCKS_WAIT		4096

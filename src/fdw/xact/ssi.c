@@ -22,7 +22,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "fdw/fdw.h"
+#include "fdw/xact/xact.h"
 
 /* The foreign tables this transaction wrote, by OID, in TopTransactionContext. */
 static List *written = NIL;

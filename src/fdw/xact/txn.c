@@ -5,7 +5,7 @@
  *
  * Every INSERT, UPDATE and DELETE appends operations to one log for the
  * whole transaction; each stored table keeps its rows in key order (see
- * WcTxnTable in txn.h) so that reads find a row's operations.  Keeping a
+ * WcTxnTable in xact.h) so that reads find a row's operations.  Keeping a
  * log rather than only the latest state gives three things cheaply:
  *	- a scan sees the operations that existed when it started (its
  *	  "horizon"), so a statement never reads its own writes;
@@ -26,7 +26,8 @@
 
 #include "common/aggfold.h"
 #include "fdw/fdw.h"
-#include "fdw/txn.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 typedef enum WcOpKind
 {
@@ -96,7 +97,7 @@ static WcCommandSpan *command_spans = NULL;
 static int	ncommand_spans = 0;
 static int	command_spans_cap = 0;
 static CommandId writing_cid = InvalidCommandId;	/* of log_append's caller */
-List	   *wc_txn_tables = NIL;	/* see txn.h */
+List	   *wc_txn_tables = NIL;	/* see xact.h */
 static WcLogEntry **txn_log = NULL;	/* the segments */
 static uint32 txn_log_len = 0;
 static int	txn_log_segments = 0;

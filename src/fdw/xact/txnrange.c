@@ -2,10 +2,10 @@
  *
  * txnrange.c
  *	  The rows a transaction wrote in a key range, as of a point of its
- *	  log: what a scan merges with the stored rows (scan.c).
+ *	  log: what a scan merges with the stored rows (readrows.c).
  *
  * The log keeps its rows in key order once wc_txn_sort_rows has merged in
- * the ones written out of order (txn.h), so a range is two binary searches
+ * the ones written out of order (xact.h), so a range is two binary searches
  * over them and a replay of each row between (txn.c, wc_txn_replay).
  *
  *-------------------------------------------------------------------------
@@ -13,7 +13,8 @@
 #include "postgres.h"
 
 #include "fdw/fdw.h"
-#include "fdw/txn.h"
+#include "fdw/model/model.h"
+#include "fdw/xact/xact.h"
 
 /* Compare a row's stored key prefix (table, row key) with a range bound. */
 static int

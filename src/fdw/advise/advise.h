@@ -8,12 +8,14 @@
  * A finding is one function of the list in advise.c: it reads the sample
  * and reports with wc_advise_report, filling the evidence it returns.  A
  * later finding may add to an earlier one's evidence (wc_advise_finding),
- * as a heat map that confirms a hotspot the row keys predict.
+ * as a heat map that confirms a hotspot the row keys predict.  So the
+ * findings of advisekeys.c and adviseuse.c report through advise.c, which
+ * runs them: a circle inside the folder, of a list and its reporter.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WC_FDW_ADVISE_H
-#define WC_FDW_ADVISE_H
+#ifndef WC_FDW_ADVISE_ADVISE_H
+#define WC_FDW_ADVISE_ADVISE_H
 
 #include "fdw/fdw.h"
 
@@ -98,4 +100,4 @@ extern void wc_advise_unpadded_number(WcAdvice *a);
 extern void wc_advise_heat_hotspot(WcAdvice *a);
 extern void wc_advise_scans_exceed_reads(WcAdvice *a);
 
-#endif							/* WC_FDW_ADVISE_H */
+#endif							/* WC_FDW_ADVISE_ADVISE_H */

@@ -1,18 +1,24 @@
 /*-------------------------------------------------------------------------
  *
- * avrofile.h
- *	  Avro object container files of Bigtable's own schema (BigtableRow of
- *	  com.google.cloud.teleport.bigtable, as Google's "Cloud Bigtable to
- *	  Avro" and "Avro to Cloud Bigtable" templates write and read them),
- *	  written and read with Apache Avro's C library: avrofile.c is the
- *	  only file that includes <avro.h>.  avro.c holds the SQL functions.
+ * avro.h
+ *	  Stored tables to and from Avro object container files of Bigtable's
+ *	  own schema (BigtableRow of com.google.cloud.teleport.bigtable, as
+ *	  Google's "Cloud Bigtable to Avro" and "Avro to Cloud Bigtable"
+ *	  templates write and read them): the files, written and read with
+ *	  Apache Avro's C library (avrofile.c, the only file that includes
+ *	  <avro.h>); a table's versions to and from one (avro.c, which holds the
+ *	  SQL functions export_avro and import_avro); and every table of a
+ *	  server, widecolumn.backup and widecolumn.restore (backup.c).
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WC_FDW_AVROFILE_H
-#define WC_FDW_AVROFILE_H
+#ifndef WC_FDW_AVRO_AVRO_H
+#define WC_FDW_AVRO_AVRO_H
 
 #include <stdio.h>
+
+#include "common/progress.h"
+#include "fdw/fdw.h"
 
 /* A cell version of a row read from a file; pointers valid until the next row. */
 typedef struct WcAvroCell
@@ -45,4 +51,11 @@ extern void wc_avro_row_cell(WcAvroReader *r, int i, WcAvroCell *cell);
 extern void wc_avro_reader_end(WcAvroReader *r);
 extern void wc_avro_reader_position(WcAvroReader *r, uint64 *row, uint64 *block, uint64 *offset);
 
-#endif							/* WC_FDW_AVROFILE_H */
+/* in avro.c */
+extern uint64 wc_avro_export_table(WcTable *t, bytea *prefix, WcAvroWriter *w, bool millis,
+								   WcProgressOp op, uint64 *merged);
+extern uint64 wc_avro_import_file(WcTable *t, FILE *fp, const char *name, uint64 file_bytes,
+								  WcProgressOp op, uint64 *versions);
+extern uint64 wc_avro_file_size(FILE *fp);
+
+#endif							/* WC_FDW_AVRO_AVRO_H */

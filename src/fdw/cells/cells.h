@@ -1,24 +1,31 @@
 /*-------------------------------------------------------------------------
  *
  * cells.h
- *	  What the files of the cells layout share (a foreign table with
- *	  OPTIONS (layout 'cells'): a row per cell version): its columns,
- *	  its plan's fdw_private, and the entry points of its phases.
+ *	  The cells layout (a foreign table with OPTIONS (layout 'cells'): a row
+ *	  per cell version): its columns, its plan's fdw_private, and the entry
+ *	  points of its phases.
  *
  * cellroute.c hands a cells-layout table's callbacks to cellplan.c
  * (planning, EXPLAIN), cellrows.c (the scan) and cellwrite.c (INSERT,
- * UPDATE, DELETE and their transaction log); the mapped layout's files
- * do not know about it.
+ * UPDATE, DELETE); the transaction's log of cell versions they write is
+ * xact's (celllog.c), and the mapped layout's files do not know about
+ * this one.  It sits above the executor, whose row-identity and range
+ * DELETE it reuses.
+ *
+ * A small circle stays inside: EXPLAIN ANALYZE of a cells scan
+ * (cellplan.c) asks the scan what it read (cellrows.c), and the scan reads
+ * the table's columns as cellplan.c finds them (wc_cells_table).
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WC_FDW_CELLS_H
-#define WC_FDW_CELLS_H
+#ifndef WC_FDW_CELLS_CELLS_H
+#define WC_FDW_CELLS_CELLS_H
 
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
 
 #include "fdw/fdw.h"
+#include "fdw/xact/xact.h"
 
 /* The columns of a cells-layout table. */
 typedef struct WcCellsTable
@@ -72,29 +79,4 @@ extern bool wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 
 /* in cellwrite.c */
 extern void wc_cells_modify_register(FdwRoutine *routine);
 
-/* in celllog.c */
-
-/* A row that versions are logged to (wc_cells_begin_row names it). */
-typedef struct WcCellsRow
-{
-	WcTxnTable *tt;
-	uint8	   *prefix;			/* escaped table and row key */
-	size_t		prefix_len;
-} WcCellsRow;
-
-extern bool wc_cells_pending(void);
-extern bool wc_cells_written(WcTable *t);
-extern void wc_cells_famquals(WcTxnTable *tt, const uint8 ***famquals, size_t **lens, int *n);
-extern void wc_cells_flush(WcTxnTable *tt, uint32 db, StringInfo payload);
-extern int	wc_cells_op_count_at(CommandId curcid);
-extern void wc_cells_overlay(WcTxnTable *tt, int upto, StringInfo buf, uint32 *n);
-extern void wc_cells_init(void);
-extern void wc_cells_begin_row(WcCellsRow *row, WcTable *t, const uint8 *rowkey,
-							   size_t rowkey_len);
-extern void wc_cells_log_version(const WcCellsRow *row, const uint8 *famqual,
-								 size_t famqual_len, bool at_ts, uint64 ts, bool remove,
-								 const uint8 *value, size_t value_len);
-extern void wc_cells_put_at(const WcCellsRow *row, const uint8 *famqual, size_t famqual_len,
-							uint64 ts, const uint8 *value, size_t value_len);
-
-#endif							/* WC_FDW_CELLS_H */
+#endif							/* WC_FDW_CELLS_CELLS_H */

@@ -1,49 +1,33 @@
 /*-------------------------------------------------------------------------
  *
- * scan.h
- *	  What the phases of a scan share: the plan's fdw_private (plan.c
- *	  writes it; scan.c and explain.c read it), and the executor's state
- *	  (scan.c), which ANALYZE (analyze.c) reads the table with too.
+ * read.h
+ *	  A stored table's rows as this transaction sees them (readrows.c): the
+ *	  storage worker's batches merged, in row-key order, with the
+ *	  transaction's own writes.
  *
- * The planner's state (WcPlanState) stays private to plan.c.
+ * Whatever reads rows outside a foreign scan (the family list, the types
+ * record, IMPORT FOREIGN SCHEMA's sample) reads one row with
+ * wc_read_row_now or every row with wc_read_rows_begin; the executor's
+ * scan (exec) keeps its state in the same WcScanState and reads with the
+ * wc_scan_ functions.  It sits on xact (the logs), the link (the scans'
+ * batches), keys (a table's and a row's key ranges) and the model.
  *
  *-------------------------------------------------------------------------
  */
-#ifndef WC_FDW_SCAN_H
-#define WC_FDW_SCAN_H
+#ifndef WC_FDW_READ_READ_H
+#define WC_FDW_READ_READ_H
+
+#include "nodes/execnodes.h"
 
 #include "fdw/fdw.h"
-#include "nodes/execnodes.h"
-#include "nodes/pathnodes.h"
+#include "fdw/link/link.h"
+#include "fdw/xact/xact.h"
 
-/* What the plan tells the executor, in ForeignScan.fdw_private. */
-enum WcScanPrivateIndex
-{
-	WcScanPrivateAttrs,			/* IntList of attnums needed (0: all) */
-	WcScanPrivateCond,			/* key condition (pushdown.c), NIL: full scan */
-	WcScanPrivateReverse,		/* Integer: read in descending key order */
-	WcScanPrivateLimit,			/* Integer: rows the scan needs at most, 0: all */
-	WcScanPrivateLockRows,		/* Integer: 0, or lock each row (the lock
-								 * mode * 4 + the LockWaitPolicy, plus
-								 * WC_LOCK_FOR_UPDATE or WC_LOCK_FOR_DELETE
-								 * for the rows an UPDATE or DELETE changes)
-								 * and read it afresh */
-	WcScanPrivateFilters,		/* storage filters (storefilter.c) */
-	WcScanPrivateCount
-};
-
-#define WC_LOCK_FOR_UPDATE	0x100
-#define WC_LOCK_FOR_DELETE	0x200
-
-/* A LIKE the scan checks itself: its pattern was not a plain prefix. */
-typedef struct WcLikeCheck
-{
-	Oid			func;
-	Oid			collation;
-	Datum		pattern;
-} WcLikeCheck;
-
-/* Executor state, in ForeignScanState.fdw_state. */
+/*
+ * The state of a read: the fields a read outside the executor fills
+ * (wc_read_rows_begin), then those of a foreign scan (exec/scan.c), which
+ * keeps it in ForeignScanState.fdw_state.
+ */
 typedef struct WcScanState
 {
 	WcTable    *table;
@@ -125,13 +109,6 @@ typedef struct WcScanState
 	ExecProcNodeMtd use_exec;	/* the node's own ExecProcNode */
 } WcScanState;
 
-/* in scan.c */
-extern void wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
-							   const uint8 **vals, size_t *lens, Datum *values, bool *nulls);
-extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
-								 uint64 *entries, uint64 *skipped);
-extern List *wc_scan_ranges(ForeignScanState *node, WcScanState *ss);
-
 /* in readrows.c */
 extern void wc_scan_request_init(WcScanState *ss);
 extern void wc_scan_request_column(WcScanState *ss, int a);
@@ -143,29 +120,14 @@ extern bool wc_scan_next(WcScanState *ss, const uint8 **key, size_t *keylen,
 extern void wc_scan_stop(WcScanState *ss);
 extern bool wc_read_row_now_like(WcScanState *like, const uint8 *key, size_t keylen,
 								 const uint8 ***vals, size_t **lens, uint64 *version);
+extern const uint8 *wc_aggregate_apply_txn(const uint8 *stored, size_t *len,
+										   const struct WcTxnCell *cell);
+extern bool wc_row_exists(WcTable *t, const uint8 *key, size_t keylen);
+extern bool wc_read_row_now(WcTable *t, const uint8 *key, size_t keylen,
+							const uint8 ***vals, size_t **lens);
+extern struct WcScanState *wc_read_rows_begin(WcTable *t, uint32 db, uint32 snapshot);
+extern bool wc_read_rows_next(struct WcScanState *ss, const uint8 **key, size_t *keylen,
+							  const uint8 ***vals, size_t **lens);
+extern void wc_read_rows_end(struct WcScanState *ss);
 
-/* in storefilter.c */
-extern List *wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t,
-								 List *local, List **exprs);
-extern void wc_storefilter_values(WcScanState *ss, Datum *values, bool *nulls);
-extern char *wc_storefilter_explain(ForeignScan *plan, Relation rel, WcTable *t,
-									 List *dpcontext);
-
-/* in partialpath.c */
-extern const char *wc_parscan_serial_reason(void);
-extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
-								List *local_conds);
-
-/* in parscan.c */
-extern bool wc_parscan_chunked(WcScanState *ss);
-extern List *wc_parscan_next_chunk(WcScanState *ss);
-extern List *wc_parscan_first(WcScanState *ss, List *ranges);
-extern bool wc_parscan_open_next(WcScanState *ss);
-extern void wc_parscan_end(WcScanState *ss, uint64 rows, uint64 entries,
-						   uint64 skipped);
-extern void wc_parscan_workers_read(WcScanState *ss, uint64 *rows,
-									uint64 *entries, uint64 *skipped);
-extern void wc_parscan_explain(ForeignScanState *node, struct ExplainState *es);
-extern void wc_parscan_register(FdwRoutine *routine);
-
-#endif							/* WC_FDW_SCAN_H */
+#endif							/* WC_FDW_READ_READ_H */
