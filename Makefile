@@ -12,23 +12,28 @@ EXTVERSION = 0.9.0
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \
        src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/wirestats.o src/common/progress.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o src/common/wireheat.o src/common/scanuse.o \
-       src/fdw/option.o src/fdw/mapping.o src/fdw/mapcolumn.o src/fdw/families.o src/fdw/valuecodec.o \
-       src/fdw/client.o src/fdw/remotescan.o src/fdw/snapshot.o src/fdw/asof.o \
-       src/fdw/txn.o src/fdw/txnrange.o src/fdw/rowlock.o src/fdw/commit.o src/fdw/ssi.o \
-       src/fdw/plan.o src/fdw/joinpaths.o src/fdw/scan.o src/fdw/explain.o src/fdw/analyze.o \
-       src/fdw/pushdown.o src/fdw/ranges.o src/fdw/rowkey.o src/fdw/keyformat.o src/fdw/partorder.o src/fdw/declcheck.o src/fdw/onconflict.o src/fdw/modify.o \
-       src/fdw/cellroute.o src/fdw/cellplan.o src/fdw/cellrows.o src/fdw/cellwrite.o src/fdw/aggregate.o \
-       src/fdw/sizes.o src/fdw/statworker.o src/fdw/progressview.o src/fdw/rowdrop.o src/fdw/rangedelete.o src/fdw/parscan.o src/fdw/heatmap.o src/fdw/heatsvg.o \
-       src/fdw/advise.o src/fdw/advisekeys.o src/fdw/adviseuse.o src/fdw/avro.o src/fdw/avrofile.o src/fdw/backup.o \
+       src/fdw/model/option.o src/fdw/model/mapping.o src/fdw/model/mapcolumn.o src/fdw/model/valuecodec.o src/fdw/model/rowkey.o src/fdw/model/keyformat.o \
+       src/fdw/keys/pushdown.o src/fdw/keys/ranges.o src/fdw/keys/declcheck.o \
+       src/fdw/link/client.o src/fdw/link/remotescan.o src/fdw/link/snapshot.o src/fdw/link/progressview.o \
+       src/fdw/xact/txn.o src/fdw/xact/txnrange.o src/fdw/xact/rowlock.o src/fdw/xact/ssi.o src/fdw/xact/asof.o src/fdw/xact/droprange.o src/fdw/xact/celllog.o \
+       src/fdw/read/readrows.o \
+       src/fdw/meta/families.o src/fdw/meta/coltypes.o src/fdw/meta/aggregate.o \
+       src/fdw/planner/plan.o src/fdw/planner/joinpaths.o src/fdw/planner/partorder.o src/fdw/planner/storefilter.o src/fdw/planner/estimate.o src/fdw/planner/partialpath.o \
+       src/fdw/exec/scan.o src/fdw/exec/parscan.o src/fdw/exec/analyze.o src/fdw/exec/modify.o src/fdw/exec/rangedelete.o src/fdw/exec/explain.o src/fdw/exec/onconflict.o \
+       src/fdw/cells/cellroute.o src/fdw/cells/cellplan.o src/fdw/cells/cellrows.o src/fdw/cells/cellwrite.o \
+       src/fdw/commit/commit.o \
+       src/fdw/admin/statworker.o src/fdw/admin/import.o src/fdw/admin/tablesizes.o \
+       src/fdw/advise/advise.o src/fdw/advise/advisekeys.o src/fdw/advise/adviseuse.o \
+       src/fdw/avro/avro.o src/fdw/avro/avrofile.o src/fdw/avro/backup.o \
+       src/fdw/heat/heatmap.o src/fdw/heat/heatsvg.o \
        src/worker/main.o src/worker/serve.o src/worker/workerstats.o \
        src/worker/runtime/state.o src/worker/runtime/clients.o src/worker/runtime/failure.o src/worker/runtime/readers.o src/worker/runtime/snapshare.o src/worker/runtime/heat.o \
        src/worker/leveldb/engine.o src/worker/leveldb/databases.o src/worker/leveldb/largecommit.o \
        src/worker/leveldb/rowscan.o src/worker/leveldb/versions.o src/worker/leveldb/rowfilter.o src/worker/leveldb/tablemeta.o src/worker/leveldb/sweep.o src/worker/leveldb/reclaim.o src/worker/leveldb/rowdrops.o src/worker/leveldb/sizes.o src/worker/leveldb/rowcommit.o \
        src/worker/leveldb/heatstore.o src/worker/leveldb/xacts.o src/worker/leveldb/commitwriter.o src/worker/leveldb/storage.o
-# IMPORT FOREIGN SCHEMA, and the record of written types it reads
-OBJS += src/fdw/coltypes.o src/fdw/import.o src/fdw/storefilter.o
-# The install script of this version, the full scripts of older versions
-# (to install one and test the upgrade from it) and the upgrade scripts.
+# The install script of this version, the first version's (an older version
+# installs through it and the upgrade scripts: sql/upgrade.sql) and the
+# upgrade scripts.
 DATA = $(wildcard widecolumn_fdw--*.sql)
 PG_CPPFLAGS = -I$(srcdir)/src
 # before PGXS, which adds PG_CFLAGS to CFLAGS; "override" keeps the

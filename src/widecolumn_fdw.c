@@ -7,10 +7,10 @@
  * and the storage worker (src/worker), which meet through src/common.
  * _PG_init only delegates: shared memory (common/shmem.c), the polling
  * setting both sides read (common/poll.c), the storage worker
- * (worker/main.c), transaction callbacks (fdw/commit.c), the link to the
- * worker (fdw/client.c) and the snapshots' lifetime (fdw/snapshot.c).  The
- * library must be preloaded, because the worker and its shared memory can
- * only be set up at server start.
+ * (worker/main.c), transaction callbacks (fdw/commit/commit.c), the link
+ * to the worker (fdw/link/client.c) and the snapshots' lifetime
+ * (fdw/link/snapshot.c).  The library must be preloaded, because the
+ * worker and its shared memory can only be set up at server start.
  *
  *-------------------------------------------------------------------------
  */
@@ -23,9 +23,14 @@
 
 #include "common/poll.h"
 #include "common/shmem.h"
-#include "fdw/cells.h"
-#include "fdw/fdw.h"
-#include "fdw/scan.h"
+#include "fdw/admin/admin.h"
+#include "fdw/cells/cells.h"
+#include "fdw/commit/commit.h"
+#include "fdw/exec/exec.h"
+#include "fdw/keys/keys.h"
+#include "fdw/link/link.h"
+#include "fdw/planner/planner.h"
+#include "fdw/xact/xact.h"
 #include "worker/worker.h"
 
 PG_MODULE_MAGIC;

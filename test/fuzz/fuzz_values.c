@@ -49,7 +49,7 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
-#include "fdw/fdw.h"
+#include "fdw/model/model.h"
 
 PG_MODULE_MAGIC;
 

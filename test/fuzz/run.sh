@@ -100,7 +100,7 @@ build_values() {
 		-fsanitize-trap=undefined $libasan \
 		-Wall -Wno-ignored-attributes -Wno-compound-token-split-by-macro \
 		-I"$incdir" -I"$top/src" -o "$1.so" "$here/fuzz_values.c" \
-		"$top/src/fdw/valuecodec.c" "$top/src/fdw/rowkey.c" "$top/src/fdw/keyformat.c" \
+		"$top/src/fdw/model/valuecodec.c" "$top/src/fdw/model/rowkey.c" "$top/src/fdw/model/keyformat.c" \
 		"$top/src/common/keycodec.c" \
 		-Wl,--whole-archive "$driver" -Wl,--no-whole-archive -lstdc++ || return 1
 	rm -rf "$work/values-data"

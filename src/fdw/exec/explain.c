@@ -1,0 +1,171 @@
+/*-------------------------------------------------------------------------
+ *
+ * explain.c
+ *	  EXPLAIN of a widecolumn_fdw scan: the stored table, the rows it reads,
+ *	  and with ANALYZE what it read from storage.
+ *
+ * With constant values the key ranges are computed as the executor would
+ * (ranges.c) and shown as keys, a prefix or ranges; with values known only
+ * at run time, the key condition is shown as an expression.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "utils/timestamp.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "fdw/exec/exec.h"
+#include "fdw/fdw.h"
+#include "fdw/keys/keys.h"
+#include "fdw/model/model.h"
+#include "fdw/planner/planner.h"
+#include "fdw/xact/xact.h"
+
+/* The condition in words, for values only known at run time. */
+static void
+describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
+{
+	int			kind = intVal(linitial(node));
+	static const char *const ops[] = {
+		[WC_KEY_EQ] = "=", [WC_KEY_IN] = "= ANY", [WC_KEY_LT] = "<",
+		[WC_KEY_LE] = "<=", [WC_KEY_GT] = ">", [WC_KEY_GE] = ">=",
+		[WC_KEY_PREFIX] = "prefix", [WC_KEY_LIKE] = "LIKE"
+	};
+	ListCell   *lc;
+
+	if (kind == WC_KEY_PARTS)
+	{
+		int			neq = intVal(lsecond(node));
+		static const char *const cmp[] = {"", "<", "<=", "=", ">=", ">", "prefix"};
+
+		appendStringInfoString(out, "parts");
+		for (int i = 0; i < neq; i++)
+			appendStringInfo(out, "%s %d %s %s", i == 0 ? "" : ",", i + 1,
+							 intVal(list_nth(node, 6 + neq + i)) ? "= ANY" : "=",
+							 deparse_expression(list_nth(exprs, intVal(list_nth(node, 2 + i))),
+												dpcontext, false, false));
+		for (int b = 0; b < 2; b++)
+		{
+			int			strategy = intVal(list_nth(node, 2 + neq + 2 * b));
+
+			if (strategy != 0)
+				appendStringInfo(out, "%s %d %s %s", neq > 0 || b > 0 ? "," : "", neq + 1,
+								 cmp[strategy],
+								 deparse_expression(list_nth(exprs, intVal(list_nth(node, 3 + neq + 2 * b))),
+													dpcontext, false, false));
+		}
+		return;
+	}
+
+	if (kind == WC_KEY_AND || kind == WC_KEY_OR)
+	{
+		bool		first = true;
+
+		appendStringInfoChar(out, '(');
+		for_each_from(lc, node, 1)
+		{
+			if (!first)
+				appendStringInfoString(out, kind == WC_KEY_AND ? " AND " : " OR ");
+			describe_cond(out, lfirst(lc), exprs, dpcontext);
+			first = false;
+		}
+		appendStringInfoChar(out, ')');
+		return;
+	}
+	appendStringInfo(out, "%s %s", ops[kind],
+					 deparse_expression(list_nth(exprs, intVal(lsecond(node))),
+										dpcontext, false, false));
+}
+
+static void
+wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
+{
+	ForeignScan *plan = (ForeignScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	WcTable    *t = wc_get_table(RelationGetRelid(rel));
+	List	   *cond = list_nth(plan->fdw_private, WcScanPrivateCond);
+	int			limit = intVal(list_nth(plan->fdw_private, WcScanPrivateLimit));
+	bool		all_const = true;
+	List	   *key_exprs;
+	StringInfoData buf;
+	ListCell   *lc;
+	uint64		rows;
+	uint64		entries;
+	uint64		skipped;
+
+	ExplainPropertyText("Stored Table", t->table, es);
+
+	/* the key condition's values come first, the storage filters' after */
+	initStringInfo(&buf);
+	key_exprs = list_copy_head(plan->fdw_exprs, list_length(plan->fdw_exprs) -
+							   list_length(list_nth(plan->fdw_private, WcScanPrivateFilters)));
+	foreach(lc, key_exprs)
+		if (!IsA(lfirst(lc), Const))
+			all_const = false;
+	if (all_const)
+	{
+		Datum	   *values;
+		bool	   *nulls;
+		const char *label;
+
+		wc_scan_key_values(key_exprs, NULL, &values, &nulls);
+		(void) wc_eval_key_ranges(cond, values, nulls, t, &label, &buf);
+		ExplainPropertyText(label, buf.data, es);
+	}
+	else
+	{
+		List	   *dpcontext = set_deparse_context_plan(es->deparse_cxt,
+														 (Plan *) plan, NIL);
+		List	   *only = list_length(cond) == 2 ? lsecond(cond) : NULL;
+
+		/* one comparison reads best without parentheses */
+		if (only != NULL && intVal(linitial(only)) > WC_KEY_OR)
+		{
+			describe_cond(&buf, only, plan->fdw_exprs, dpcontext);
+			ExplainPropertyText(intVal(linitial(only)) == WC_KEY_EQ ? "Row Key" : "Row Key Condition",
+								buf.data, es);
+		}
+		else
+		{
+			describe_cond(&buf, cond, plan->fdw_exprs, dpcontext);
+			ExplainPropertyText("Row Key Condition", buf.data, es);
+		}
+	}
+	{
+		char	   *filter = wc_storefilter_explain(plan, rel, t,
+													set_deparse_context_plan(es->deparse_cxt,
+																			 (Plan *) plan, NIL));
+
+		if (filter != NULL)
+			ExplainPropertyText("Storage Filter", filter, es);
+	}
+	if (intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)))
+		ExplainPropertyText("Scan Direction", "Reverse", es);
+	if (limit > 0)
+		ExplainPropertyInteger("Storage Limit", NULL, limit, es);
+	if (wc_as_of() != 0)
+	{
+		TimestampTz ts = (TimestampTz) wc_as_of() -
+			(TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+
+		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
+	}
+
+	wc_parscan_explain(node, es);
+	if (es->analyze && wc_scan_storage_read(node, &rows, &entries, &skipped))
+	{
+		ExplainPropertyUInteger("Storage Rows Read", NULL, rows, es);
+		ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);
+		if (list_nth(plan->fdw_private, WcScanPrivateFilters) != NIL)
+			ExplainPropertyUInteger("Rows Removed by Storage Filter", NULL, skipped, es);
+	}
+}
+
+void
+wc_explain_register(FdwRoutine *routine)
+{
+	routine->ExplainForeignScan = wcExplainForeignScan;
+}
