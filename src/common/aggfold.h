@@ -5,7 +5,7 @@
  *	  tags of a merge entry and how merges fold into a value.
  *
  * Plain C, shared by the backend (a transaction's own merges,
- * fdw/aggregate.c) and the storage worker (reads and the sweep).
+ * fdw/meta/aggregate.c) and the storage worker (reads and the sweep).
  * docs/format.md describes the entries.
  *
  *-------------------------------------------------------------------------

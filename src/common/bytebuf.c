@@ -9,6 +9,17 @@
 
 #include <stdlib.h>
 
+void		(*wc_bytebuf_on_failure) (size_t bytes) = NULL;
+
+/* An allocation of bytes failed: the program's handler, which never returns. */
+static void
+failed(size_t bytes)
+{
+	if (wc_bytebuf_on_failure != NULL)
+		wc_bytebuf_on_failure(bytes);
+	abort();
+}
+
 /* Grow b to hold more bytes after len, doubling as StringInfo does. */
 void
 wc_bytebuf_grow(WcByteBuf *b, size_t more)
@@ -18,12 +29,12 @@ wc_bytebuf_grow(WcByteBuf *b, size_t more)
 	uint8_t    *p;
 
 	if (need < b->len)
-		wc_bytebuf_failed(SIZE_MAX);
+		failed(SIZE_MAX);
 	while (cap < need)
 		cap = cap * 2 > cap ? cap * 2 : need;
 	p = realloc(b->data, cap);
 	if (p == NULL)
-		wc_bytebuf_failed(cap);
+		failed(cap);
 	b->data = p;
 	b->cap = cap;
 }

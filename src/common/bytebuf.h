@@ -5,9 +5,12 @@
  *	  worker's reader threads, where palloc and StringInfo may not be used
  *	  (PostgreSQL's memory contexts belong to one thread).
  *
- * It grows with realloc; when that fails it calls wc_bytebuf_failed, which
- * the program provides (the worker: worker/runtime/failure.c, which raises the error
- * on the thread's job or, on the main thread, as an ERROR).
+ * It grows with realloc; when that fails it calls wc_bytebuf_on_failure,
+ * which the program sets before any buffer grows (the worker: its
+ * runtime/failure.c's wc_bytebuf_failed, which raises the error on the
+ * thread's job or, on the main thread, as an ERROR); unset, it aborts.  A
+ * pointer, not a name the program defines, so that this folder calls
+ * nothing of the folders that use it.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,7 +30,7 @@ typedef struct WcByteBuf
 
 extern void wc_bytebuf_grow(WcByteBuf *b, size_t more);
 extern void wc_bytebuf_free(WcByteBuf *b);
-extern void wc_bytebuf_failed(size_t bytes) __attribute__((noreturn));
+extern void (*wc_bytebuf_on_failure) (size_t bytes);
 
 /* Room for more bytes after len (and a zero byte after those). */
 static inline void

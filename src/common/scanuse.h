@@ -3,7 +3,7 @@
  * scanuse.h
  *	  What backends' scans of stored tables kept of the rows they fetched,
  *	  in shared memory: the advisor's scans_exceed_reads reads it
- *	  (fdw/adviseuse.c).
+ *	  (fdw/advise/adviseuse.c).
  *
  * The worker's counters cannot see a filter the executor applies after
  * the worker returned its rows, so the backend counts: a fixed table of

@@ -773,7 +773,7 @@ wc_read_batch_cell(WcReader *r, uint16 *column, WcBytes *value)
 
 /*
  * One cell of a family asked for alone, inside that column's BATCH value:
- * the worker packs the family's cells so, and the backend (fdw/mapcolumn.c)
+ * the worker packs the family's cells so, and the backend (fdw/model/mapcolumn.c)
  * keeps a map column's value in the same form while it merges in this
  * transaction's writes.
  */

@@ -132,7 +132,7 @@ wc_worker_exit(int code, Datum arg)
 	 * The writes in progress finish, and their backends are answered: a
 	 * backend told nothing would roll back the rest of a transaction whose
 	 * foreign part is committed.  (It reads the queue to the end before it
-	 * takes the worker for gone: fdw/client.c, wait_for_worker.)  The
+	 * takes the worker for gone: fdw/link/client.c, wait_for_worker.)  The
 	 * reader threads finish their batches, as their scans must be closed
 	 * before the databases.
 	 */
@@ -331,6 +331,8 @@ wc_worker_main(Datum arg)
 	/* in pg_stat_activity, as "widecolumn_fdw storage worker" (bgw_type) */
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
+	/* before any thread or scan grows a plain C buffer */
+	wc_bytebuf_on_failure = wc_bytebuf_failed;
 	wc_worker_cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw worker",
 										  ALLOCSET_DEFAULT_SIZES);
 	wc_serve_init();
@@ -404,7 +406,7 @@ wc_worker_main(Datum arg)
 		/*
 		 * Poll a little before sleeping: the next request of a session that
 		 * is scanning or running queries back to back is often that close,
-		 * and a wake-up costs as much (fdw/client.c, poll_for_answer).
+		 * and a wake-up costs as much (fdw/link/client.c, poll_for_answer).
 		 */
 		if (!idle)
 		{

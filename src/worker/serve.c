@@ -90,10 +90,6 @@ fill_batch(WcClient *c, WcClientScan *cs)
 	wc_client_finish_batch(c, cs);
 }
 
-/* The engines, by the name a server's option engine gives. */
-const WcEngine *const wc_engines[] = {&wc_leveldb_engine};
-const int	wc_nengines = lengthof(wc_engines);
-
 /* Does an engine write a commit that the other COMMITs must wait for? */
 static bool
 commits_held(void)

@@ -10,7 +10,10 @@
  *	- a storage engine, behind engine.h (src/worker/leveldb/);
  *	- src/worker/runtime/: the backends' state, the reader threads, failure
  *	  capture, shared snapshots and the heat map's counters.
- * An engine's own declarations are in its folder (leveldb/leveldb.h).
+ * An engine's own declarations are in its folder (leveldb/leveldb.h).  In
+ * the runtime, clients.c lets go of a backend's snapshots through
+ * snapshare.c, which checks the backend's lost ids in clients.c: a shared
+ * snapshot is one of a backend's, kept with the others.
  *
  *-------------------------------------------------------------------------
  */
@@ -196,9 +199,11 @@ extern void wc_heat_define_settings(void);
 /* in main.c: the main loop and the attached backends */
 extern void wc_worker_register(void);
 
-/* in serve.c: the requests, and the engines */
+/* in engines.c: the storage engines */
 extern const WcEngine *const wc_engines[];
 extern const int wc_nengines;
+
+/* in serve.c: the requests */
 extern void wc_serve_init(void);
 extern void wc_handle_request(WcClient *c, const uint8 *data, size_t len);
 extern bool wc_serve_held(void);

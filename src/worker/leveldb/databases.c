@@ -168,10 +168,11 @@ read_options(const WcOpenRequest *req, WcDbOptions *opts)
 
 /*
  * ldb_open
- *		The database at a path, opened if it is not open yet.
+ *		The database at a path, opened if it is not open yet (by engine:
+ *		this one, which engine.c names).
  */
 WcOpenDb *
-ldb_open(const WcOpenRequest *req)
+ldb_open(const WcOpenRequest *req, const WcEngine *engine)
 {
 	char	   *path = pnstrdup((const char *) req->target.data, req->target.len);
 	WcDbOptions opts = {0};
@@ -192,9 +193,9 @@ ldb_open(const WcOpenRequest *req)
 	exists = stat(path, &st) == 0;
 	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
 	{
-		if (db->engine != &wc_leveldb_engine)
-			continue;
 		odb = ldb_odb(db);
+		if (!ldb_odb_mine(odb))
+			continue;
 		if (strcmp(odb->path, path) == 0 ||
 			(exists && odb->have_file_id && odb->dev == st.st_dev && odb->ino == st.st_ino))
 		{
@@ -206,7 +207,7 @@ ldb_open(const WcOpenRequest *req)
 
 	old = MemoryContextSwitchTo(wc_worker_cxt);
 	odb = palloc0(sizeof(WcOpenDb));
-	odb->base.engine = &wc_leveldb_engine;
+	odb->base.engine = engine;
 	odb->path = pstrdup(path);
 	odb->base.name = odb->path;
 	odb->opts = opts;
@@ -254,7 +255,7 @@ ldb_close_all(void)
 	{
 		WcOpenDb   *odb = ldb_odb(db);
 
-		if (db->engine != &wc_leveldb_engine)
+		if (!ldb_odb_mine(odb))
 			continue;
 		ldb_heat_store(odb, true);
 		if (odb->db)

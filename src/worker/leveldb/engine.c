@@ -83,50 +83,6 @@ start(int nslots)
 	return storage_writer_start(2 * nslots);
 }
 
-/*
- * ldb_collect_commits
- *		Answer the commits the commit writer has written; true if any.
- */
-bool
-ldb_collect_commits(void)
-{
-	void	   *owner;
-	bool		any = false;
-
-	while (storage_next_written(&owner))
-	{
-		WcClient   *c = owner;
-
-		if (ldb_large_commit_owns(owner))
-		{
-			ldb_large_commit_written();
-			any = true;
-			continue;
-		}
-
-		MemoryContextSwitchTo(wc_request_cxt);
-		resetStringInfo(&c->answer);
-		PG_TRY();
-		{
-			storage_finish_written();
-			wc_write_ok(&c->answer);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata = wc_client_take_error(c);
-
-			wc_client_answer_error(c, edata);
-			FreeErrorData(edata);
-		}
-		PG_END_TRY();
-		MemoryContextSwitchTo(wc_worker_cxt);
-		MemoryContextReset(wc_request_cxt);
-		wc_client_answered_later(c);
-		any = true;
-	}
-	return any;
-}
-
 /* At the worker's end: the large commit, then the commit writer's queue. */
 static void
 finish(void)
@@ -174,7 +130,7 @@ idle(void)
 static WcDatabase *
 open_db(const WcOpenRequest *req)
 {
-	return &ldb_open(req)->base;
+	return &ldb_open(req, &wc_leveldb_engine)->base;
 }
 
 /*
@@ -410,6 +366,7 @@ count(WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
 									req->family.len > 0 ? req->family.data : NULL,
 									req->family.len, false),
 					 NULL, 0, false);
+	c->reclaim_engine = &wc_leveldb_engine;
 }
 
 /* widecolumn.compact(): a walk in slices, then LevelDB's compaction. */
@@ -424,6 +381,7 @@ compact(WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
 					 ldb_sweep_begin(odb, req->table.len > 0 ? req->table.data : NULL,
 									req->table.len, false, NULL, 0, false),
 					 req->table.data, req->table.len, true);
+	c->reclaim_engine = &wc_leveldb_engine;
 }
 
 /*
@@ -486,7 +444,7 @@ describe(WcDatabase *db, WcDbStats *s)
 }
 
 const WcEngine wc_leveldb_engine = {
-	.name = "leveldb",
+	.name = LDB_ENGINE_NAME,
 	.title = "LevelDB",
 	.define_settings = define_settings,
 	.start = start,

@@ -65,19 +65,6 @@ static struct
 	TimestampTz reported;
 } large;
 
-bool
-ldb_large_commit_active(void)
-{
-	return large.c != NULL;
-}
-
-/* What reads of odb's latest state read while its large commit runs. */
-WcSnap *
-ldb_large_commit_snapshot(WcOpenDb *odb)
-{
-	return large.c != NULL && large.odb == odb ? large.before : NULL;
-}
-
 /* Whether a commit writer's write is a chunk of the large commit. */
 bool
 ldb_large_commit_owns(void *owner)
@@ -112,6 +99,8 @@ ldb_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 	large.before = storage_snapshot(odb->db);
 	large.c = c;
 	large.odb = odb;
+	odb->large_writing = true;
+	odb->large_before = large.before;
 	large.db = db;
 	large.out = 0;
 	large.written = 0;
@@ -153,6 +142,8 @@ finish(ErrorData *edata)
 	if (large.before != NULL)
 		storage_release(large.odb->db, large.before);
 	large.before = NULL;
+	large.odb->large_before = NULL;
+	large.odb->large_writing = false;
 	large.c = NULL;
 	large.cm = NULL;
 	large.failing = false;
@@ -191,10 +182,56 @@ fail(void)
 	/* the snapshot goes before the database it is of */
 	storage_release(large.odb->db, large.before);
 	large.before = NULL;
+	large.odb->large_before = NULL;
 	if (large.odb->db != NULL && large.odb->commit_partial)
 		ldb_close_after_failure(large.odb);
 	finish(edata);
 	FreeErrorData(edata);
+}
+
+/*
+ * ldb_collect_commits
+ *		Answer the commits the commit writer has written; true if any.
+ *		The large commit's chunks come back here too.
+ */
+bool
+ldb_collect_commits(void)
+{
+	void	   *owner;
+	bool		any = false;
+
+	while (storage_next_written(&owner))
+	{
+		WcClient   *c = owner;
+
+		if (ldb_large_commit_owns(owner))
+		{
+			ldb_large_commit_written();
+			any = true;
+			continue;
+		}
+
+		MemoryContextSwitchTo(wc_request_cxt);
+		resetStringInfo(&c->answer);
+		PG_TRY();
+		{
+			storage_finish_written();
+			wc_write_ok(&c->answer);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata = wc_client_take_error(c);
+
+			wc_client_answer_error(c, edata);
+			FreeErrorData(edata);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(wc_worker_cxt);
+		MemoryContextReset(wc_request_cxt);
+		wc_client_answered_later(c);
+		any = true;
+	}
+	return any;
 }
 
 /*

@@ -9,6 +9,17 @@
  * functions (engine.c, wc_leveldb_engine) alone.  Functions are grouped by
  * the file that defines them.
  *
+ * Inside, calls run down: from engine.c through largecommit.c, reclaim.c
+ * and databases.c; to the reads and the commit (rowscan.c, sizes.c,
+ * sweep.c, rowcommit.c) and the undoing of one (rollback.c); to the records
+ * they read (tablemeta.c, rowdrops.c, xacts.c, heatstore.c) and the cells'
+ * own code (versions.c, rowfilter.c); to LevelDB's wall (storage.c,
+ * commitwriter.c).  Two pairs call each other: tablemeta.c reads a table's
+ * row drops through rowdrops.c, which loads the table's entry in the table
+ * of families through tablemeta.c (one record, read two ways); and
+ * storage.c waits for the commit writer before it closes a database and
+ * counts its fsyncs, while the commit writer writes through storage.c.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef WC_LEVELDB_H
@@ -43,6 +54,10 @@ typedef struct WcOpenDb
 	bool		commit_partial; /* a commit's first batches are written, not
 								 * its last: reopen to roll them back */
 	struct WcXacts *xacts;		/* xacts.c: recent commits' writers */
+	bool		large_writing;	/* largecommit.c: a large commit of it is
+								 * being written */
+	WcSnap	   *large_before;	/* and the state before it, which reads of
+								 * the latest read meanwhile */
 } WcOpenDb;
 
 /*
@@ -92,10 +107,9 @@ struct WcEngineSnap
 								 * see, as of the LevelDB snapshot */
 	int			holds;
 };
-extern bool ldb_collect_commits(void);
 
 /* in databases.c: the databases by path, reopening after failure */
-extern WcOpenDb *ldb_open(const WcOpenRequest *req);
+extern WcOpenDb *ldb_open(const WcOpenRequest *req, const WcEngine *engine);
 extern void ldb_ready(WcDatabase *db);
 extern void ldb_reopen(WcOpenDb *odb);
 extern void ldb_close_after_failure(WcOpenDb *odb);
@@ -105,8 +119,28 @@ extern void ldb_close_all(void);
  * The database of id as this engine's, or NULL past the last: a walk over
  * every database skips those of other engines (ldb_odb_mine).
  */
+#define LDB_ENGINE_NAME	"leveldb"
 #define ldb_odb_nth(id)	((WcOpenDb *) wc_db_nth(id))
-#define ldb_odb_mine(odb)	((odb)->base.engine == &wc_leveldb_engine)
+#define ldb_odb_mine(odb)	(strcmp((odb)->base.engine->name, LDB_ENGINE_NAME) == 0)
+
+/* What reads of odb's latest state read while its large commit runs. */
+static inline WcSnap *
+ldb_large_commit_snapshot(WcOpenDb *odb)
+{
+	return odb->large_writing ? odb->large_before : NULL;
+}
+
+/* Is a large commit being written, of any database (largecommit.c)? */
+static inline bool
+ldb_large_commit_active(void)
+{
+	WcOpenDb   *odb;
+
+	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
+		if (ldb_odb_mine(odb) && odb->large_writing)
+			return true;
+	return false;
+}
 
 /* in rowscan.c: reading rows */
 extern WcLdbScan *ldb_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden,
@@ -233,11 +267,38 @@ extern void ldb_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw,
 extern int	ldb_reclaim_step(void);
 extern void ldb_reclaim_forget(WcClient *c);
 
-/* in rowcommit.c: writing rows, the clock, recovery */
-extern int	ldb_debug_crash_after_commit_batches;
-extern void ldb_load_clock(WcOpenDb *odb);
+/*
+ * A commit whose WRITE payloads come to more than this is written as several
+ * LevelDB batches of about this size, so that LevelDB can switch memtables
+ * and flush the first while the rest is being written, instead of holding
+ * the whole load uncompressed in one memtable and its log.  largecommit.c
+ * writes them while the worker serves, no read seeing part of the commit; a
+ * crash in between is undone at the next open, from the pending-commit file.
+ */
+#define WC_COMMIT_CHUNK_BYTES	(4 * 1024 * 1024)
+
+/*
+ * The record of a commit whose batches are not all written: u64 timestamp,
+ * then str lowest row prefix, str highest row prefix; for a commit of
+ * versions at their own timestamps, then str lowest and str highest row
+ * prefix of the rows that hold them, where nothing was stored before the
+ * commit (ldb_commit_is_large), so that all of them go.  It is a file in the
+ * database's directory, not a LevelDB entry, for the clock's reason: an entry
+ * written before the first batch and deleted with the last would make the
+ * last memtable span the whole load.  LevelDB leaves files it does not name
+ * alone.
+ */
+#define WC_PENDING_FILE "widecolumn-pending-commit"
+
+/* in rollback.c: undoing a commit */
+extern char *ldb_pending_path(WcOpenDb *odb);
+extern bool ldb_at_or_below_row(const uint8 *k, size_t n, const uint8 *highest, size_t len);
 extern void ldb_recover(WcOpenDb *odb);
 extern uint64 ldb_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest);
+
+/* in rowcommit.c: writing rows, and the clock */
+extern int	ldb_debug_crash_after_commit_batches;
+extern void ldb_load_clock(WcOpenDb *odb);
 extern bool ldb_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
 extern WcBatch *ldb_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);
 typedef struct WcCommit WcCommit;
@@ -254,8 +315,7 @@ extern uint64 ldb_commit_large_done(WcCommit *cm);
 /* in largecommit.c: a large commit, written while the worker serves */
 extern void ldb_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db);
 extern int	ldb_debug_large_commit_pause;
-extern bool ldb_large_commit_active(void);
-extern WcSnap *ldb_large_commit_snapshot(WcOpenDb *odb);
+extern bool ldb_collect_commits(void);
 extern bool ldb_large_commit_owns(void *owner);
 extern void ldb_large_commit_written(void);
 extern bool ldb_large_commit_step(void);

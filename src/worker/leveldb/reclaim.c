@@ -259,7 +259,6 @@ ldb_reclaim_start(WcClient *c, WcOpenDb *odb, WcSweep *sw, const uint8 *table, s
 	}
 	initStringInfo(&r->walk_start);
 	c->reclaim = r;
-	c->reclaim_engine = &wc_leveldb_engine;
 	reclaiming++;
 	report_walk(c, true);
 	MemoryContextSwitchTo(old);

@@ -2,15 +2,15 @@
  *
  * rowcommit.c
  *	  Writing rows: a transaction's mutations applied to LevelDB at its
- *	  commit, the clock that stamps them, and the recovery of a large
- *	  commit that a crash interrupted.
+ *	  commit, and the clock that stamps them.
  *
  * A commit's mutations are applied as one WriteBatch, every entry stamped
  * with the same commit timestamp, taken from a clock that never runs
  * backwards (a bound on the timestamps given out is stored, so a restart or a
  * clock step cannot make a new write older than an old one).  A commit of
  * more than WC_COMMIT_CHUNK_BYTES is written in several batches, undone at
- * the next open if the worker dies between them (docs/format.md).
+ * the next open if the worker dies between them (rollback.c,
+ * docs/format.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -56,28 +56,7 @@ ldb_load_clock(WcOpenDb *odb)
 	odb->clock_stored = odb->last_commit_ts;
 }
 
-/*
- * A commit whose WRITE payloads come to more than this is written as several
- * LevelDB batches of about this size, so that LevelDB can switch memtables
- * and flush the first while the rest is being written, instead of holding
- * the whole load uncompressed in one memtable and its log.  largecommit.c
- * writes them while the worker serves, no read seeing part of the commit; a
- * crash in between is undone at the next open, from the pending-commit file.
- */
-#define WC_COMMIT_CHUNK_BYTES	(4 * 1024 * 1024)
 
-/*
- * The record of a commit whose batches are not all written: u64 timestamp,
- * then str lowest row prefix, str highest row prefix; for a commit of
- * versions at their own timestamps, then str lowest and str highest row
- * prefix of the rows that hold them, where nothing was stored before the
- * commit (ldb_commit_is_large), so that all of them go.  It is a file in the
- * database's directory, not a LevelDB entry, for the clock's reason: an entry
- * written before the first batch and deleted with the last would make the
- * last memtable span the whole load.  LevelDB leaves files it does not name
- * alone.
- */
-#define WC_PENDING_FILE "widecolumn-pending-commit"
 
 struct WcCommit
 {
@@ -101,12 +80,6 @@ struct WcCommit
 	StringInfoData marks;
 };
 
-static char *
-pending_path(WcOpenDb *odb)
-{
-	return psprintf("%s/%s", odb->path, WC_PENDING_FILE);
-}
-
 /*
  * Write the pending-commit file, before the first batch.  With sync on it
  * reaches the disk first, so that no batch can survive a crash without it.
@@ -114,7 +87,7 @@ pending_path(WcOpenDb *odb)
 static void
 pending_write(WcCommit *cm)
 {
-	char	   *path = pending_path(cm->odb);
+	char	   *path = ldb_pending_path(cm->odb);
 	char	   *tmp = psprintf("%s.tmp", path);
 	StringInfoData rec;
 	int			fd;
@@ -166,7 +139,7 @@ pending_write(WcCommit *cm)
 static void
 pending_remove(WcOpenDb *odb, bool sync)
 {
-	char	   *path = pending_path(odb);
+	char	   *path = ldb_pending_path(odb);
 
 	if (sync)
 		durable_unlink(path, ERROR);
@@ -268,14 +241,6 @@ put_marks(WcCommit *cm, StringInfo marks, StringInfo key, StringInfo val,
 	}
 }
 
-/* Is key k (n bytes) in a row at or below the row prefix highest? */
-static bool
-at_or_below_row(const uint8 *k, size_t n, const uint8 *highest, size_t len)
-{
-	return wc_compare_bytes(k, n, highest, len) <= 0 ||
-		(n >= len && memcmp(k, highest, len) == 0);
-}
-
 /* Is nothing stored in the rows from row prefix lowest to highest? */
 static bool
 rows_empty(WcOpenDb *odb, StringInfo lowest, StringInfo highest)
@@ -291,7 +256,7 @@ rows_empty(WcOpenDb *odb, StringInfo lowest, StringInfo highest)
 			size_t		n;
 			const uint8 *k = storage_iter_key(it, &n);
 
-			empty = !at_or_below_row(k, n, (uint8 *) highest->data, highest->len);
+			empty = !ldb_at_or_below_row(k, n, (uint8 *) highest->data, highest->len);
 		}
 		storage_iter_check(it);
 	}
@@ -448,7 +413,7 @@ commit_failed(WcCommit *cm)
 	 */
 	if (cm->chunked && !cm->odb->commit_partial)
 	{
-		char	   *path = pending_path(cm->odb);
+		char	   *path = ldb_pending_path(cm->odb);
 
 		(void) unlink(path);
 		pfree(path);
@@ -685,180 +650,4 @@ ldb_commit_large_abort(WcCommit *cm)
 	commit_failed(cm);
 }
 
-/* Read the pending-commit file at path; false if there is none. */
-static bool
-pending_read(const char *path, StringInfo rec)
-{
-	FILE	   *f = AllocateFile(path, PG_BINARY_R);
-	char		buf[1024];
-	size_t		n;
-
-	if (f == NULL)
-	{
-		if (errno == ENOENT)
-			return false;
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not open file \"%s\": %m", path)));
-	}
-	initStringInfo(rec);
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		appendBinaryStringInfo(rec, buf, n);
-	if (ferror(f))
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not read file \"%s\": %m", path)));
-	FreeFile(f);
-	return true;
-}
-
-/* Remove the entry k if the commit stamped tsbuf wrote it (NULL: it did). */
-static void
-recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, const uint8 *k,
-			  size_t n, uint64 *removed)
-{
-	if (tsbuf == NULL ||
-		(n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0))
-	{
-		storage_batch_delete(batch, k, n);
-		(*removed)++;
-	}
-	if (storage_batch_bytes(batch) >= WC_COMMIT_CHUNK_BYTES)
-	{
-		storage_write(odb->db, batch, true);
-		storage_batch_clear(batch);
-	}
-}
-
-/*
- * rollback
- *		Delete every entry stamped ts between the row prefixes lowest and
- *		highest, and in the table of families below lowest: the refill
- *		marks of the row ranges the commit wrote into go there (rowdrops.c),
- *		whatever rows it wrote.  With exact_lowest, every entry of the rows
- *		from it to exact_highest goes too (versions at their own
- *		timestamps, written into rows that were empty).  The number of
- *		entries deleted.
- */
-static uint64
-rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
-		 WcBytes exact_lowest, WcBytes exact_highest)
-{
-	uint8		tsbuf[WC_TS_LEN];
-	WcIter	   *it;
-	WcBatch    *batch;
-	uint64		removed = 0;
-
-	wc_encode_ts(ts, tsbuf);
-	batch = storage_batch_new();
-	it = storage_iter(odb->db, NULL, false);
-	PG_TRY();
-	{
-		for (storage_iter_seek(it, wc_meta_table, sizeof(wc_meta_table)); storage_iter_valid(it); storage_iter_next(it))
-		{
-			size_t		n;
-			const uint8 *k = storage_iter_key(it, &n);
-
-			if (n < sizeof(wc_meta_table) ||
-				memcmp(k, wc_meta_table, sizeof(wc_meta_table)) != 0 ||
-				(lowest.len > 0 && wc_compare_bytes(k, n, lowest.data, lowest.len) >= 0))
-				break;
-			recover_entry(odb, batch, tsbuf, k, n, &removed);
-		}
-		storage_iter_check(it);
-		if (lowest.len > 0)
-		{
-			for (storage_iter_seek(it, lowest.data, lowest.len); storage_iter_valid(it); storage_iter_next(it))
-			{
-				size_t		n;
-				const uint8 *k = storage_iter_key(it, &n);
-
-				if (!at_or_below_row(k, n, highest.data, highest.len))
-					break;
-				recover_entry(odb, batch, tsbuf, k, n, &removed);
-			}
-			storage_iter_check(it);
-		}
-		if (exact_lowest.data != NULL)
-		{
-			for (storage_iter_seek(it, exact_lowest.data, exact_lowest.len);
-				 storage_iter_valid(it); storage_iter_next(it))
-			{
-				size_t		n;
-				const uint8 *k = storage_iter_key(it, &n);
-
-				if (!at_or_below_row(k, n, exact_highest.data, exact_highest.len))
-					break;
-				recover_entry(odb, batch, NULL, k, n, &removed);
-			}
-			storage_iter_check(it);
-		}
-		storage_write(odb->db, batch, true);
-	}
-	PG_FINALLY();
-	{
-		storage_iter_free(it);
-		storage_batch_free(batch);
-	}
-	PG_END_TRY();
-	return removed;
-}
-
-/*
- * ldb_rollback
- *		Delete what the commit stamped ts wrote between the row prefixes
- *		lowest and highest (xacts.c: its writer aborted); the number of
- *		entries deleted.
- */
-uint64
-ldb_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest)
-{
-	WcBytes		none = {NULL, 0};
-
-	return rollback(odb, ts, lowest, highest, none, none);
-}
-
-/*
- * ldb_recover
- *		Undo a commit that was interrupted between its batches (rollback).
- *		A commit of versions at their own timestamps names the rows that
- *		hold them, empty before it: every entry there goes.
- */
-void
-ldb_recover(WcOpenDb *odb)
-{
-	char	   *path = pending_path(odb);
-	StringInfoData rec;
-	WcReader	r;
-	uint64		ts;
-	WcBytes		lowest,
-				highest,
-				exact_lowest = {NULL, 0},
-				exact_highest = {NULL, 0};
-	uint64		removed;
-
-	if (!pending_read(path, &rec))
-		return;
-	wc_reader_init(&r, rec.data, rec.len);
-	ts = wc_get_u64(&r);
-	lowest = wc_get_bytes(&r);
-	highest = wc_get_bytes(&r);
-	/* (written before 0.6.0, the file never has these) */
-	if (wc_reader_left(&r) != 0)
-	{
-		exact_lowest = wc_get_bytes(&r);
-		exact_highest = wc_get_bytes(&r);
-	}
-	if (r.bad || wc_reader_left(&r) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("malformed pending-commit file \"%s\"", path),
-				 errhint("The LevelDB database may hold part of a commit. Restore it from a backup, or remove the file to keep what the commit wrote.")));
-	removed = rollback(odb, ts, lowest, highest, exact_lowest, exact_highest);
-	durable_unlink(path, ERROR);
-	ereport(LOG,
-			(errmsg("widecolumn_fdw rolled back an interrupted commit in LevelDB database \"%s\"",
-					odb->path),
-			 errdetail("%llu entries were removed.", (unsigned long long) removed)));
-}
 

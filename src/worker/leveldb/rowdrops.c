@@ -462,7 +462,7 @@ ldb_rowdrops_commit_begin(WcOpenDb *odb, WcClientWrites *w)
 	if (odb->rowdrops != NULL)
 		odb->rowdrops->pending.nrowdrops = 0;
 
-	/* the table of families' rows come first (fdw/commit.c) */
+	/* the table of families' rows come first (fdw/commit/commit.c) */
 	foreach(lc, w->msgs)
 	{
 		StringInfo	msg = lfirst(lc);

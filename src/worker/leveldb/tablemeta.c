@@ -7,7 +7,7 @@
  *	  were dropped.
  *
  * They live in the table's row of the stored table with the empty name
- * (fdw/families.c, docs/format.md): the cell wc:families lists the
+ * (fdw/meta/families.c, docs/format.md): the cell wc:families lists the
  * families and their policies; drop_family leaves a cell
  * wc:dropped:<family> whose version is the drop's commit time, and
  * drop_table a row tombstone.  Every version older than such a time is
@@ -97,7 +97,7 @@ parse_families(WcTableMeta *m, const char *p, const char *end, int *cap)
 
 /*
  * A family that is in no list keeps one version, the policy that a write
- * through a foreign table creates it with (fdw/families.c): so a table
+ * through a foreign table creates it with (fdw/meta/families.c): so a table
  * written by 0.1.0, or a write whose family another session dropped
  * meanwhile, reads as the simple case should.  The table of families
  * itself keeps every version.

@@ -23,6 +23,7 @@
 
 #include "common/bytebuf.h"
 #include "common/wireheat.h"
+#include "worker/runtime/failure.h"
 
 /* Rows a chunk counts at most: so a long scan spreads over its ranges. */
 #define WC_HEAT_CHUNK_ROWS	64
