@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * fuzz_values.c
- *	  libFuzzer harness of the value codecs: src/fdw/valuecodec.c (cell bytes
- *	  to SQL values and back) and src/fdw/rowkey.c with keyformat.c (stored
+ *	  libFuzzer harness of the value codecs: src/fdw/model/valuecodec.c (cell bytes
+ *	  to SQL values and back) and src/fdw/model/rowkey.c with keyformat.c (stored
  *	  row keys to their typed parts and back).
  *
  * The codecs call PostgreSQL's own type input, output, send and receive

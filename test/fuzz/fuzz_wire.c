@@ -583,7 +583,7 @@ answers(const uint8_t *data, size_t size)
 				if (!wc_read_batch_cell(&r, &col, &v))
 					break;
 				CHECK(within(v, data, size));
-				/* read as a map column's cells, as fdw/mapcolumn.c does */
+				/* read as a map column's cells, as fdw/model/mapcolumn.c does */
 				{
 					WcReader	m;
 					WcBytes		q,

@@ -1,4 +1,4 @@
--- test/fuzz/values.sql: the value codecs (src/fdw/valuecodec.c) on random and
+-- test/fuzz/values.sql: the value codecs (src/fdw/model/valuecodec.c) on random and
 -- mutated cell bytes.
 --
 --   psql -X -v ON_ERROR_STOP=1 [-v n_random=300] [-v n_mutants=4] [-v seed=0.42] -f test/fuzz/values.sql

@@ -3,7 +3,7 @@
 #
 # A session waiting for a scan's next batch polls the answer queue for up
 # to widecolumn_fdw.poll_microseconds before it sleeps on its latch
-# (src/fdw/client.c).  Which of the two happens depends on timing, so each
+# (src/fdw/link/client.c).  Which of the two happens depends on timing, so each
 # setting is tried: 0 (always sleep), the default, and 10000 (nearly always
 # poll), with one session and with four scanning at once, and every result
 # is compared with a native table holding the same rows.
