@@ -37,6 +37,15 @@ static const uint8_t wc_row_tombstone_fq[] = {0x00, 0x01, 0x00, 0x01};
 /* First byte of every stored value. */
 #define WC_VALUE_TOMBSTONE	0x00	/* the cell was deleted at this version */
 #define WC_VALUE_PRESENT	0x01	/* the rest of the value is the data */
+/*
+ * A version at a timestamp of its own (the cells layout's, an import's): the
+ * timestamp of the commit that wrote it, 8 bytes big-endian, then the value
+ * as it would be stored, whose tag may be WC_VALUE_REMOVED: the version is
+ * gone from that commit on (docs/format.md, "Stamped versions").
+ */
+#define WC_VALUE_STAMPED	0x08
+#define WC_VALUE_REMOVED	0x09
+#define WC_STAMP_LEN		(1 + 8)
 
 /*
  * A big-endian unsigned integer of n bytes (n <= 8): how the numbers in

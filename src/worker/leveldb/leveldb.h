@@ -68,6 +68,9 @@ typedef struct WcHidden
 {
 	int			n;
 	uint64	   *ts;
+	bool		preimages;		/* one of them replaced or removed versions
+								 * at their own timestamps: a read takes
+								 * their pre-images (ldb_unstamp) */
 } WcHidden;
 
 /*
@@ -172,7 +175,7 @@ typedef struct WcVersionScan WcVersionScan;
 typedef const struct WcGcPolicy *(*WcVersionPolicyFn) (void *arg, const uint8 *row,
 													   size_t rowlen, size_t fqlen,
 													   uint64 *dropped);
-extern WcVersionScan *ldb_versions_open(const WcScanRequest *req, WcIter *it,
+extern WcVersionScan *ldb_versions_open(const WcScanRequest *req, WcIter *it, WcIter *pre,
 										 const WcHidden *hidden, uint64 now,
 										 uint64 pending_ts, WcVersionPolicyFn policy_of,
 										 void *policy_arg);
@@ -324,7 +327,11 @@ extern void ldb_large_commit_complete(void);
 /* in xacts.c: which transaction wrote each recent commit, who sees it */
 extern void ldb_xacts_load(WcOpenDb *odb);
 extern void ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
-							StringInfo lowest, StringInfo highest);
+							 StringInfo lowest, StringInfo highest, bool preimages);
+extern void ldb_preimage_key(uint64 ts, const uint8 *key, size_t klen, StringInfo out);
+extern bool ldb_unstamp(const WcHidden *hidden, WcIter *pre, WcByteBuf *scratch,
+						const uint8 *key, size_t klen, const uint8 **v, size_t *vlen);
+extern void ldb_preimages_delete(WcOpenDb *odb, WcBatch *batch, uint64 ts);
 extern void ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled,
 							WcHidden *out);
 extern void ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);

@@ -60,22 +60,56 @@ pending_read(const char *path, StringInfo rec)
 	return true;
 }
 
-/* Remove the entry k if the commit stamped tsbuf wrote it (NULL: it did). */
+/* Write batch out once it is large, so that a rollback is not one huge batch. */
 static void
-recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, const uint8 *k,
-			  size_t n, uint64 *removed)
+flush_if_full(WcOpenDb *odb, WcBatch *batch)
 {
-	if (tsbuf == NULL ||
-		(n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0))
-	{
-		storage_batch_delete(batch, k, n);
-		(*removed)++;
-	}
 	if (storage_batch_bytes(batch) >= WC_COMMIT_CHUNK_BYTES)
 	{
 		storage_write(odb->db, batch, true);
 		storage_batch_clear(batch);
 	}
+}
+
+/*
+ * Remove the entry k (value v) if the commit stamped ts (tsbuf) wrote it,
+ * or any entry if tsbuf is NULL.  A version the commit wrote at its own
+ * timestamp names the commit in its stamp, not its key: it goes back to
+ * its pre-image, or goes if it had none.  An entry at the commit's time
+ * that a later commit stamped is that commit's, and stays.
+ */
+static void
+recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, uint64 ts,
+			  const uint8 *k, size_t n, const uint8 *v, size_t vlen, uint64 *removed)
+{
+	bool		stamped = vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED;
+
+	if (tsbuf != NULL && stamped && wc_get_be(v + 1, 8) == ts)
+	{
+		StringInfoData pre;
+		uint8	   *old;
+		size_t		oldlen;
+
+		initStringInfo(&pre);
+		ldb_preimage_key(ts, k, n, &pre);
+		old = storage_get(odb->db, (uint8 *) pre.data, pre.len, &oldlen);
+		if (old != NULL)
+		{
+			storage_batch_put(batch, k, n, old, oldlen);
+			pfree(old);
+		}
+		else
+			storage_batch_delete(batch, k, n);
+		pfree(pre.data);
+		(*removed)++;
+	}
+	else if (tsbuf == NULL ||
+			 (!stamped && n >= WC_TS_LEN && memcmp(k + n - WC_TS_LEN, tsbuf, WC_TS_LEN) == 0))
+	{
+		storage_batch_delete(batch, k, n);
+		(*removed)++;
+	}
+	flush_if_full(odb, batch);
 }
 
 /*
@@ -107,11 +141,15 @@ rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
 			size_t		n;
 			const uint8 *k = storage_iter_key(it, &n);
 
+			size_t		vlen;
+			const uint8 *v;
+
 			if (n < sizeof(wc_meta_table) ||
 				memcmp(k, wc_meta_table, sizeof(wc_meta_table)) != 0 ||
 				(lowest.len > 0 && wc_compare_bytes(k, n, lowest.data, lowest.len) >= 0))
 				break;
-			recover_entry(odb, batch, tsbuf, k, n, &removed);
+			v = storage_iter_value(it, &vlen);
+			recover_entry(odb, batch, tsbuf, ts, k, n, v, vlen, &removed);
 		}
 		storage_iter_check(it);
 		if (lowest.len > 0)
@@ -121,9 +159,13 @@ rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
 				size_t		n;
 				const uint8 *k = storage_iter_key(it, &n);
 
+				size_t		vlen;
+				const uint8 *v;
+
 				if (!ldb_at_or_below_row(k, n, highest.data, highest.len))
 					break;
-				recover_entry(odb, batch, tsbuf, k, n, &removed);
+				v = storage_iter_value(it, &vlen);
+				recover_entry(odb, batch, tsbuf, ts, k, n, v, vlen, &removed);
 			}
 			storage_iter_check(it);
 		}
@@ -137,10 +179,12 @@ rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
 
 				if (!ldb_at_or_below_row(k, n, exact_highest.data, exact_highest.len))
 					break;
-				recover_entry(odb, batch, NULL, k, n, &removed);
+				recover_entry(odb, batch, NULL, ts, k, n, NULL, 0, &removed);
 			}
 			storage_iter_check(it);
 		}
+		/* the pre-images went back where they were: they go too */
+		ldb_preimages_delete(odb, batch, ts);
 		storage_write(odb->db, batch, true);
 	}
 	PG_FINALLY();

@@ -78,6 +78,7 @@ struct WcCommit
 	StringInfoData key;			/* scratch */
 	StringInfoData val;
 	StringInfoData marks;
+	StringInfoData pre;			/* a pre-image's key */
 };
 
 /*
@@ -201,25 +202,59 @@ commit_put(WcCommit *cm, StringInfo key, StringInfo val, size_t plen,
  * INSERT or UPDATE), or the removal of exactly that version (its DELETE),
  * or of the version this commit writes in that cell (a DELETE of a version
  * the transaction wrote at commit time: the batch puts it, then deletes it).
+ *
+ * The version is stamped with the commit (WC_VALUE_STAMPED), a removal
+ * stored as a stamped WC_VALUE_REMOVED, and a version the commit replaces
+ * or removes kept as its pre-image: each read sees the version as it was
+ * or as it is by whether it sees the commit (xacts.c, ldb_unstamp;
+ * docs/architecture.md, "Versions at their own timestamps").  The commit
+ * writer's queue is written before (ldb_commit), so what is stored is what
+ * every earlier commit left.
  */
 static void
 commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
 			 StringInfo val)
 {
 	uint8		tsbuf[WC_TS_LEN];
+	uint8		stamp[WC_STAMP_LEN];
+	uint8	   *old = NULL;
+	size_t		oldlen = 0;
 
-	/* the removal of a version this commit writes: at its own time */
 	wc_encode_ts(cell->now ? cm->ts : cell->ts, tsbuf);
-	if (cell->present)
-	{
-		commit_put(cm, key, val, plen, cell->famqual.data, cell->famqual.len, tsbuf,
-				   WC_VALUE_PRESENT, cell->value.data, cell->value.len);
-		return;
-	}
 	key->len = plen;
 	appendBinaryStringInfo(key, (const char *) cell->famqual.data, cell->famqual.len);
 	appendBinaryStringInfo(key, (const char *) tsbuf, WC_TS_LEN);
-	storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
+	/* the removal of a version this commit writes: hidden as the commit is */
+	if (cell->now)
+	{
+		storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
+		return;
+	}
+	/* a chunked commit writes into empty rows: it replaces nothing */
+	if (!cm->chunked)
+		old = storage_get(cm->odb->db, (uint8 *) key->data, key->len, &oldlen);
+	if (old != NULL)
+	{
+		ldb_preimage_key(cm->ts, (uint8 *) key->data, key->len, &cm->pre);
+		storage_batch_put(cm->batch, (uint8 *) cm->pre.data, cm->pre.len, old, oldlen);
+		pfree(old);
+	}
+	else if (!cell->present)
+	{
+		/* nothing stored: only what this batch may have put goes */
+		storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
+		return;
+	}
+	stamp[0] = WC_VALUE_STAMPED;
+	for (int i = 0; i < 8; i++)
+		stamp[1 + i] = (uint8) (cm->ts >> (56 - 8 * i));
+	resetStringInfo(val);
+	appendBinaryStringInfo(val, (const char *) stamp, sizeof(stamp));
+	appendStringInfoChar(val, (char) (cell->present ? WC_VALUE_PRESENT : WC_VALUE_REMOVED));
+	if (cell->present)
+		appendBinaryStringInfo(val, (const char *) cell->value.data, cell->value.len);
+	storage_batch_put(cm->batch, (uint8 *) key->data, key->len,
+					  (uint8 *) val->data, val->len);
 }
 
 /* Put the refill marks ldb_rowdrops_refill gave, present and empty. */
@@ -372,13 +407,19 @@ commit_new(WcOpenDb *odb, WcClientWrites *w, bool sync, bool chunked)
 	cm->ts = Max(wc_unix_micros(), odb->last_commit_ts + 1);
 	wc_encode_ts(cm->ts, cm->tsbuf);
 	/* in the first batch: no part of the commit is stored without it */
-	ldb_xacts_commit(odb, cm->batch, cm->ts, w->writer, &w->lowest, &w->highest);
+	/*
+	 * A chunked commit's exact versions go into empty rows (ldb_commit_is_large):
+	 * it replaces none, and keeps no pre-image.
+	 */
+	ldb_xacts_commit(odb, cm->batch, cm->ts, w->writer, &w->lowest, &w->highest,
+					 w->exact && !chunked);
 	cm->lowest = &w->lowest;
 	cm->highest = &w->highest;
 	cm->msgs = w->msgs;
 	initStringInfo(&cm->key);
 	initStringInfo(&cm->val);
 	initStringInfo(&cm->marks);
+	initStringInfo(&cm->pre);
 	cm->chunked = chunked;
 	if (chunked && w->exact)
 	{
@@ -445,6 +486,9 @@ ldb_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 		ListCell   *lc;
 
 		ldb_rowdrops_commit_begin(odb, w);
+		/* versions it replaces are read as every earlier commit left them */
+		if (w->exact)
+			storage_writer_drain();
 		/* The rows were checked as they came (serve.c, wc_read_write). */
 		foreach(lc, w->msgs)
 		{

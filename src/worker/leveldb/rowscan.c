@@ -89,6 +89,9 @@ struct WcLdbScan
 	bool		versions;		/* end each row with its version */
 	uint64		as_of;			/* read as of this time; 0: now */
 	WcHidden	hidden;			/* the commits it does not see (xacts.c) */
+	WcIter	   *pre;			/* the pre-images of versions those replaced,
+								 * at the scan's snapshot; NULL: none */
+	WcByteBuf	pre_key;
 	uint64		now;			/* when the scan began, for maxage */
 	WcTableMeta meta;			/* its policies and drop times */
 	WcByteBuf	last_family;	/* the family policy_of looked up last */
@@ -238,7 +241,7 @@ skip_dropped_ranges(WcLdbScan *s, const WcScanRequest *req)
 		s->ends[i].len = r.ranges[i].end.len;
 	}
 	if (req->flags & WC_SCAN_CELLS)
-		s->vs = ldb_versions_open(&r, s->it, &s->hidden, s->now,
+		s->vs = ldb_versions_open(&r, s->it, s->pre, &s->hidden, s->now,
 								   Max(s->now, s->odb->last_commit_ts + 1),
 								   version_policy, s);
 }
@@ -301,6 +304,9 @@ ldb_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcScanR
 	s->fill_cache = fill_cache;
 	s->as_of = req->as_of;
 	ldb_hidden_copy(hidden, &s->hidden, CurrentMemoryContext);
+	/* made now, with s->it: the same state of the database */
+	if (s->hidden.preimages)
+		s->pre = storage_iter(odb->db, snap, false);
 	s->now = wc_unix_micros();
 	s->heat.on = wc_key_stats;
 	if (req->flags & WC_SCAN_FILTER)
@@ -309,7 +315,7 @@ ldb_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcScanR
 	if (s->meta.nrowdrops > 0)
 		skip_dropped_ranges(s, req);
 	else if (req->flags & WC_SCAN_CELLS)
-		s->vs = ldb_versions_open(req, s->it, &s->hidden, s->now,
+		s->vs = ldb_versions_open(req, s->it, s->pre, &s->hidden, s->now,
 								   Max(s->now, odb->last_commit_ts + 1),
 								   version_policy, s);
 	return s;
@@ -339,6 +345,10 @@ ldb_scan_close(WcLdbScan *s)
 	if (s->it)
 		storage_iter_free(s->it);
 	s->it = NULL;
+	if (s->pre)
+		storage_iter_free(s->pre);
+	s->pre = NULL;
+	wc_bytebuf_free(&s->pre_key);
 	if (s->held && s->odb->db)
 		storage_release(s->odb->db, s->held);
 	s->held = NULL;
@@ -571,6 +581,10 @@ row_entry(WcLdbScan *s, const uint8 *k, size_t n,
 	 * nor counted among the cell's versions by its policy.
 	 */
 	if (ldb_hidden_has(&s->hidden, ts))
+		return WC_ENTRY_HIDDEN;
+	/* a version at its own timestamp: as of the commit that wrote it, or before */
+	if (vlen > 0 && v[0] == WC_VALUE_STAMPED &&
+		!ldb_unstamp(&s->hidden, s->pre, &s->pre_key, k, n, &v, &vlen))
 		return WC_ENTRY_HIDDEN;
 
 	if (row->have_last && fqlen == row->lastcell.len &&

@@ -170,6 +170,14 @@ fold_run(WcSweep *sw, const uint8 *k, size_t n, uint64 stop_below)
 		sw->seen++;
 		sw->table_seen++;
 		v = storage_iter_value(sw->it, &vlen);
+		/* a version at its own timestamp (settled: see sweep_row) */
+		if (vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED)
+		{
+			if (v[WC_STAMP_LEN] == WC_VALUE_REMOVED)
+				continue;		/* no version: the run goes on below it */
+			v += WC_STAMP_LEN;
+			vlen -= WC_STAMP_LEN;
+		}
 		if (vlen == 1 + WC_AGG_LEN && wc_agg_is_merge(v[0]))
 		{
 			acc = wc_agg_apply(v[0], true, acc, wc_agg_get(v + 1));
@@ -215,8 +223,19 @@ row_unsettled(WcSweep *sw, const uint8 *row, size_t rowlen)
 	appendBinaryStringInfo(&first, (const char *) k, n);
 	do
 	{
+		size_t		vlen;
+		const uint8 *v;
+
 		if (n >= rowlen + WC_TS_LEN &&
 			ldb_hidden_has(&sw->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
+		{
+			found = true;
+			break;
+		}
+		/* a version at its own timestamp names its commit in its value */
+		v = storage_iter_value(sw->it, &vlen);
+		if (vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED &&
+			ldb_hidden_has(&sw->hidden, wc_get_be(v + 1, 8)))
 		{
 			found = true;
 			break;
@@ -307,6 +326,31 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 
 		sw->seen++;
 		sw->table_seen++;
+		if (vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED)
+		{
+			/*
+			 * A version at its own timestamp.  The walk leaves a row with
+			 * an unsettled stamp alone, so its stamp is settled: it is its
+			 * value, and a removed one is gone for every reader.  A count
+			 * reads what the latest read does: not a version whose commit
+			 * it does not see (nor, until that commit is decided, the
+			 * version it replaced).
+			 */
+			if (sw->count_only && ldb_hidden_has(&sw->hidden, wc_get_be(v + 1, 8)))
+				goto next_entry;
+			if (v[WC_STAMP_LEN] == WC_VALUE_REMOVED)
+			{
+				if (!sw->count_only)
+				{
+					storage_batch_delete(sw->batch, k, n);
+					sw->removed++;
+					sw->table_removed++;
+				}
+				goto next_entry;
+			}
+			v += WC_STAMP_LEN;
+			vlen -= WC_STAMP_LEN;
+		}
 		if (sw->count_only && ldb_hidden_has(&sw->hidden, ts))
 		{
 			/* a count reads what the latest read does (xacts.c) */
@@ -383,6 +427,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 				pending_add(&sw->pending, k, n, ts);
 		}
 
+next_entry:
 		if (!storage_iter_next_key(sw->it, &k, &n) ||
 			n < (size_t) sw->row.len + WC_TS_LEN ||
 			memcmp(k, sw->row.data, sw->row.len) != 0)

@@ -58,6 +58,7 @@ typedef struct WcRange
 struct WcVersionScan
 {
 	WcIter	   *it;
+	WcIter	   *pre;			/* its scan's pre-images (NULL: none) */
 	const WcHidden *hidden;		/* the commits it does not see: its scan's */
 	uint64		as_of;			/* 0: now */
 	uint64		now;
@@ -87,6 +88,11 @@ struct WcVersionScan
 	WcByteBuf	family_prefix;	/* row + family */
 	WcByteBuf	cell;			/* a cell's key before its timestamp */
 	WcByteBuf	successor;		/* skip_past's seek target */
+	WcByteBuf	pre_key;		/* scratch: a pre-image's key */
+	WcByteBuf	stored;			/* the stored entry's value as the scan
+								 * reads it, when it was stamped */
+	const uint8 *sv;			/* that value (NULL: the iterator's) */
+	size_t		svlen;
 	/* the overlay: the transaction's own writes, sorted, one per key */
 	WcOverlay  *ov;
 	int			nov;
@@ -118,13 +124,14 @@ copy_bytes(WcBytes b)
  *		The versions part of a SCAN request, on the scan's iterator.
  */
 WcVersionScan *
-ldb_versions_open(const WcScanRequest *req, WcIter *it, const WcHidden *hidden,
-				   uint64 now, uint64 pending_ts, WcVersionPolicyFn policy_of,
-				   void *policy_arg)
+ldb_versions_open(const WcScanRequest *req, WcIter *it, WcIter *pre, const WcHidden *hidden,
+				  uint64 now, uint64 pending_ts, WcVersionPolicyFn policy_of,
+				  void *policy_arg)
 {
 	WcVersionScan *vs = palloc0(sizeof(WcVersionScan));
 
 	vs->it = it;
+	vs->pre = pre;
 	vs->hidden = hidden;
 	vs->as_of = req->as_of;
 	vs->now = now;
@@ -171,15 +178,32 @@ mi_settle(WcVersionScan *vs)
 		int			cmp = 1;
 
 		/* a commit the scan does not see is not there (xacts.c) */
+		vs->sv = NULL;
 		if (stored)
 		{
-			size_t		n;
+			size_t		n,
+						vlen;
 			const uint8 *k = storage_iter_key(vs->it, &n);
+			const uint8 *v;
 
 			if (n >= WC_TS_LEN && ldb_hidden_has(vs->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
 			{
 				storage_iter_next(vs->it);
 				continue;
+			}
+			/* a version at its own timestamp, as of its commit or before */
+			v = storage_iter_value(vs->it, &vlen);
+			if (vlen > 0 && v[0] == WC_VALUE_STAMPED)
+			{
+				if (!ldb_unstamp(vs->hidden, vs->pre, &vs->pre_key, k, n, &v, &vlen))
+				{
+					storage_iter_next(vs->it);
+					continue;
+				}
+				/* a pre-image's bytes last only until pre moves */
+				wc_bytebuf_set(&vs->stored, v, vlen);
+				vs->sv = vs->stored.data;
+				vs->svlen = vlen;
 			}
 		}
 
@@ -279,6 +303,11 @@ mi_value(WcVersionScan *vs, size_t *n)
 	{
 		*n = vs->ov[vs->ovpos].vlen;
 		return vs->ov[vs->ovpos].val;
+	}
+	if (vs->sv != NULL)
+	{
+		*n = vs->svlen;
+		return vs->sv;
 	}
 	return storage_iter_value(vs->it, n);
 }
@@ -726,4 +755,6 @@ ldb_versions_close(WcVersionScan *vs)
 	wc_bytebuf_free(&vs->family_prefix);
 	wc_bytebuf_free(&vs->cell);
 	wc_bytebuf_free(&vs->successor);
+	wc_bytebuf_free(&vs->pre_key);
+	wc_bytebuf_free(&vs->stored);
 }

@@ -33,6 +33,16 @@
 /* The prefix of the entries naming a commit's writer. */
 static const uint8 xact_prefix[] = {0x00, 0x00, 'x', 'a', 'c', 't'};
 
+/*
+ * The prefix of the pre-images: what a commit replaced or removed of the
+ * versions at their own timestamps, under the commit's timestamp and the
+ * version's key (docs/format.md, "Stamped versions").
+ */
+static const uint8 pre_prefix[] = {0x00, 0x00, 'p', 'r', 'e'};
+
+/* the record's value: u64 writer, str lowest, str highest[, u8 flags] */
+#define XACT_PREIMAGES	0x01
+
 #define XACT_KEY_LEN	(sizeof(xact_prefix) + WC_TS_LEN)
 
 typedef enum WcXactStatus
@@ -51,6 +61,7 @@ typedef struct WcXact
 	/* where its entries are, to delete them if the writer aborted */
 	WcBytes		lowest;
 	WcBytes		highest;
+	bool		preimages;		/* it may have kept pre-images (rowcommit.c) */
 } WcXact;
 
 struct WcXacts
@@ -61,6 +72,8 @@ struct WcXacts
 	WcXact	   *recs;			/* by timestamp, as commits come */
 	StringInfoData settled;		/* keys of settled records, deleted with
 								 * the next commit (ldb_xacts_commit) */
+	StringInfoData settled_pre; /* and the timestamps (u64) of those with
+								 * pre-images, which go then too */
 };
 
 static void
@@ -109,7 +122,7 @@ copy_in(MemoryContext cxt, const uint8 *p, size_t len)
 
 static void
 add_record(struct WcXacts *x, uint64 ts, FullTransactionId writer,
-		   const uint8 *lo, size_t lolen, const uint8 *hi, size_t hilen)
+		   const uint8 *lo, size_t lolen, const uint8 *hi, size_t hilen, bool preimages)
 {
 	WcXact	   *r;
 
@@ -126,6 +139,7 @@ add_record(struct WcXacts *x, uint64 ts, FullTransactionId writer,
 	r->status = WC_XACT_UNKNOWN;
 	r->lowest = copy_in(x->cxt, lo, lolen);
 	r->highest = copy_in(x->cxt, hi, hilen);
+	r->preimages = preimages;
 }
 
 /*
@@ -141,7 +155,10 @@ ldb_xacts_load(WcOpenDb *odb)
 
 	x->n = 0;
 	if (x->settled.data != NULL)
+	{
 		resetStringInfo(&x->settled);
+		resetStringInfo(&x->settled_pre);
+	}
 	PG_TRY();
 	{
 		for (storage_iter_seek(it, xact_prefix, sizeof(xact_prefix));
@@ -155,6 +172,7 @@ ldb_xacts_load(WcOpenDb *odb)
 			uint64		writer;
 			WcBytes		lo,
 						hi;
+			uint8		flags = 0;
 
 			if (n < sizeof(xact_prefix) || memcmp(k, xact_prefix, sizeof(xact_prefix)) != 0)
 				break;
@@ -163,12 +181,16 @@ ldb_xacts_load(WcOpenDb *odb)
 			writer = wc_get_u64(&r);
 			lo = wc_get_bytes(&r);
 			hi = wc_get_bytes(&r);
+			/* (written before 0.10.0, a record has no flags) */
+			if (!r.bad && wc_reader_left(&r) == 1)
+				flags = wc_get_u8(&r);
 			if (n != XACT_KEY_LEN || r.bad || wc_reader_left(&r) != 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_DATA_CORRUPTED),
 						 errmsg("malformed commit writer entry in LevelDB database \"%s\"", odb->path)));
 			add_record(x, wc_decode_ts(k + sizeof(xact_prefix)),
-					   FullTransactionIdFromU64(writer), lo.data, lo.len, hi.data, hi.len);
+					   FullTransactionIdFromU64(writer), lo.data, lo.len, hi.data, hi.len,
+					   (flags & XACT_PREIMAGES) != 0);
 		}
 		storage_iter_check(it);
 	}
@@ -186,12 +208,13 @@ ldb_xacts_load(WcOpenDb *odb)
  * ldb_xacts_commit
  *		Record in batch (the commit's first) and here that the commit
  *		stamped ts, whose entries lie between the row prefixes lowest and
- *		highest, was written by writer.  From now on reads hide it from
- *		every snapshot that does not see writer as committed.
+ *		highest, was written by writer (and may keep pre-images).  From now
+ *		on reads hide it from every snapshot that does not see writer as
+ *		committed.
  */
 void
 ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
-				StringInfo lowest, StringInfo highest)
+				 StringInfo lowest, StringInfo highest, bool preimages)
 {
 	struct WcXacts *x = xacts_of(odb);
 	uint8		key[XACT_KEY_LEN];
@@ -201,6 +224,8 @@ ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 	wc_put_u64(&val, writer);
 	wc_put_bytes(&val, lowest->data, lowest->len);
 	wc_put_bytes(&val, highest->data, highest->len);
+	if (preimages)
+		appendStringInfoChar(&val, XACT_PREIMAGES);
 	xact_key(ts, key);
 	storage_batch_put(batch, key, sizeof(key), (uint8 *) val.data, val.len);
 	pfree(val.data);
@@ -216,10 +241,19 @@ ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 	{
 		for (int off = 0; off < x->settled.len; off += XACT_KEY_LEN)
 			storage_batch_delete(batch, (uint8 *) x->settled.data + off, XACT_KEY_LEN);
+		for (int off = 0; off < x->settled_pre.len; off += sizeof(uint64))
+		{
+			uint64		pts;
+
+			memcpy(&pts, x->settled_pre.data + off, sizeof(pts));
+			ldb_preimages_delete(odb, batch, pts);
+		}
 		resetStringInfo(&x->settled);
+		resetStringInfo(&x->settled_pre);
 	}
 	add_record(x, ts, FullTransactionIdFromU64(writer),
-			   (uint8 *) lowest->data, lowest->len, (uint8 *) highest->data, highest->len);
+			   (uint8 *) lowest->data, lowest->len, (uint8 *) highest->data, highest->len,
+			   preimages);
 }
 
 /* Ask the commit log about a writer that is no longer running. */
@@ -277,6 +311,7 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 
 	out->n = 0;
 	out->ts = NULL;
+	out->preimages = false;
 	if (x == NULL || x->n == 0)
 		return;
 	out->ts = palloc(sizeof(uint64) * x->n);
@@ -309,7 +344,10 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 			hide = r->status != WC_XACT_COMMITTED;
 		}
 		if (hide)
+		{
 			out->ts[out->n++] = r->ts;
+			out->preimages |= r->preimages;
+		}
 	}
 }
 
@@ -319,6 +357,7 @@ ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
 {
 	to->n = h->n;
 	to->ts = NULL;
+	to->preimages = h->preimages;
 	if (h->n > 0)
 	{
 		to->ts = MemoryContextAlloc(cxt, sizeof(uint64) * h->n);
@@ -378,9 +417,13 @@ ldb_xacts_settle(WcOpenDb *odb)
 			MemoryContext old = MemoryContextSwitchTo(wc_worker_cxt);
 
 			initStringInfo(&x->settled);
+			initStringInfo(&x->settled_pre);
 			MemoryContextSwitchTo(old);
 		}
 		appendBinaryStringInfo(&x->settled, (const char *) key, sizeof(key));
+		/* a committed one's pre-images go with its record (rollback's did) */
+		if (r->preimages && r->status == WC_XACT_COMMITTED)
+			appendBinaryStringInfo(&x->settled_pre, (const char *) &r->ts, sizeof(r->ts));
 	}
 	x->n = kept;
 	if (x->n == 0)
@@ -464,4 +507,104 @@ ldb_xacts_settle_due(void)
 		}
 		PG_END_TRY();
 	}
+}
+
+/* The key of the pre-image of the version at key, kept by the commit ts. */
+void
+ldb_preimage_key(uint64 ts, const uint8 *key, size_t klen, StringInfo out)
+{
+	uint8		tsbuf[WC_TS_LEN];
+
+	resetStringInfo(out);
+	appendBinaryStringInfo(out, (const char *) pre_prefix, sizeof(pre_prefix));
+	wc_encode_ts(ts, tsbuf);
+	appendBinaryStringInfo(out, (const char *) tsbuf, WC_TS_LEN);
+	appendBinaryStringInfo(out, (const char *) key, klen);
+}
+
+/*
+ * ldb_preimages_delete
+ *		Add to batch the deletes of every pre-image the commit ts kept.
+ */
+void
+ldb_preimages_delete(WcOpenDb *odb, WcBatch *batch, uint64 ts)
+{
+	uint8		start[sizeof(pre_prefix) + WC_TS_LEN];
+	WcIter	   *it = storage_iter(odb->db, NULL, false);
+
+	memcpy(start, pre_prefix, sizeof(pre_prefix));
+	wc_encode_ts(ts, start + sizeof(pre_prefix));
+	PG_TRY();
+	{
+		for (storage_iter_seek(it, start, sizeof(start)); storage_iter_valid(it);
+			 storage_iter_next(it))
+		{
+			size_t		n;
+			const uint8 *k = storage_iter_key(it, &n);
+
+			if (n < sizeof(start) || memcmp(k, start, sizeof(start)) != 0)
+				break;
+			storage_batch_delete(batch, k, n);
+		}
+		storage_iter_check(it);
+	}
+	PG_FINALLY();
+	{
+		storage_iter_free(it);
+	}
+	PG_END_TRY();
+}
+
+/*
+ * ldb_unstamp
+ *		The value a read takes of the version at key whose stored value *v
+ *		is stamped: the stamped value if the read sees the commit that wrote
+ *		it (false if that is a removal), else the version as it was before,
+ *		its pre-image (false if there was none).  A pre-image may be
+ *		stamped in turn, by an older commit.
+ *
+ * Plain C: reader threads run it.  pre is an iterator at the read's
+ * LevelDB snapshot, NULL if the read hides no commit that kept pre-images
+ * (hidden->preimages); scratch holds the pre-image's key.  *v then points
+ * into pre's entry: valid until pre moves.
+ */
+bool
+ldb_unstamp(const WcHidden *hidden, WcIter *pre, WcByteBuf *scratch,
+			const uint8 *key, size_t klen, const uint8 **v, size_t *vlen)
+{
+	while (*vlen > 0 && (*v)[0] == WC_VALUE_STAMPED)
+	{
+		uint64		stamp;
+		uint8		tsbuf[WC_TS_LEN];
+		const uint8 *k;
+		size_t		n;
+
+		if (*vlen < WC_STAMP_LEN + 1)
+			wc_check_value_tag(*v, 0);	/* malformed: raises */
+		stamp = wc_get_be(*v + 1, 8);
+		if (!ldb_hidden_has(hidden, stamp))
+		{
+			*v += WC_STAMP_LEN;
+			*vlen -= WC_STAMP_LEN;
+			return (*v)[0] != WC_VALUE_REMOVED;
+		}
+		if (pre == NULL)
+			return false;
+		scratch->len = 0;
+		wc_bytebuf_append(scratch, pre_prefix, sizeof(pre_prefix));
+		wc_encode_ts(stamp, tsbuf);
+		wc_bytebuf_append(scratch, tsbuf, WC_TS_LEN);
+		wc_bytebuf_append(scratch, key, klen);
+		storage_iter_seek(pre, scratch->data, scratch->len);
+		if (!storage_iter_valid(pre))
+		{
+			storage_iter_check(pre);
+			return false;
+		}
+		k = storage_iter_key(pre, &n);
+		if (n != scratch->len || memcmp(k, scratch->data, n) != 0)
+			return false;
+		*v = storage_iter_value(pre, vlen);
+	}
+	return true;
 }
