@@ -46,7 +46,7 @@ ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilt
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test results regression.diffs regression.out output_iso tmp_check
+EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test test/readrows_test results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -72,9 +72,14 @@ test/keycodec_test: test/keycodec_test.c src/common/keycodec.c src/common/keycod
 test/gcpolicy_test: test/gcpolicy_test.c src/common/gcpolicy.c src/common/gcpolicy.h
 	$(CC) -O1 -g -Wall -Wextra -Wno-missing-field-initializers -Isrc -o $@ test/gcpolicy_test.c src/common/gcpolicy.c
 
-unit: test/keycodec_test test/gcpolicy_test
+# The merging of Bigtable's ReadRows chunks into rows (plain C).
+test/readrows_test: test/readrows_test.c src/worker/bigtable/readrows.c src/worker/bigtable/readrows.h src/common/bytebuf.c src/common/keycodec.c
+	$(CC) -O1 -g -Wall -Wextra -Wno-missing-field-initializers -Isrc -o $@ test/readrows_test.c src/worker/bigtable/readrows.c src/common/bytebuf.c src/common/keycodec.c
+
+unit: test/keycodec_test test/gcpolicy_test test/readrows_test
 	./test/keycodec_test
 	./test/gcpolicy_test
+	./test/readrows_test
 
 demo: deps
 	sh test/scripts/demo.sh

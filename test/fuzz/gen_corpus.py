@@ -323,10 +323,34 @@ def values_seeds():
     }
 
 
+# ---- test/fuzz/fuzz_readrows.c: the first byte chooses the reading ----
+
+
+def readrows_seeds():
+    def chunk(flags, key=b"", fam=b"", qual=b"", value=b""):
+        out = bytes([flags])
+        if flags & 0x01:
+            out += bytes([len(key)]) + key
+        if flags & 0x02:
+            out += bytes([len(fam)]) + fam
+        if flags & 0x04:
+            out += bytes([len(qual)]) + qual
+        return out + bytes([len(value)]) + value
+    return {
+        # a recipe: 3 rows, cells, splits and a reset where its bytes say
+        "valid": bytes([1, 3, 2, 1, 5, 0, 7, 9, 3, 65, 66, 67, 1, 0, 1, 2, 9, 3, 4, 1, 2, 3, 4, 0, 1]),
+        "valid-reversed": bytes([3, 2, 1, 0, 1, 2, 1, 2, 3, 0, 1, 1, 2, 2, 9]),
+        # arbitrary chunks: a whole row in one; a reset and the row again
+        "arbitrary": bytes([0]) + chunk(0x47, b"r1", b"f", b"q", b"xyz"),
+        "arbitrary-reset": bytes([0]) + chunk(0x07, b"r1", b"f", b"q", b"a") + chunk(0x20)
+        + chunk(0x47, b"r1", b"f", b"q", b"b"),
+    }
+
+
 def main():
     top = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     for target, seeds in (("wire", wire_seeds()), ("keycodec", keycodec_seeds()),
-                          ("values", values_seeds())):
+                          ("values", values_seeds()), ("readrows", readrows_seeds())):
         d = os.path.join(top, target)
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):

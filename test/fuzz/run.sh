@@ -1,10 +1,10 @@
 #!/bin/sh
 # Build the libFuzzer harnesses (test/fuzz/fuzz_*.c) and run each for a while.
 #
-#   sh test/fuzz/run.sh [-merge] [target ...]      targets: keycodec values wire
+#   sh test/fuzz/run.sh [-merge] [target ...]      targets: keycodec readrows values wire
 #                                                  (default: all)
 #
-# keycodec and wire are standalone programs.  values runs inside PostgreSQL
+# keycodec, readrows and wire are standalone programs.  values runs inside PostgreSQL
 # (fuzz_values.c says why): it is built as a shared library, and libFuzzer
 # is started from an SQL function in a single-user backend of a scratch
 # cluster (initdb), with the AddressSanitizer runtime preloaded when clang
@@ -151,6 +151,7 @@ for t in $targets; do
 		# StringInfo come from the frontend library
 		$cc $cflags -DFRONTEND -I"$top/src" -I"$incdir" -o "$bin" "$src" \
 			"$top/src/common/keycodec.c" "$top/src/common/wire.c" "$top/src/common/wirerows.c" "$top/src/common/wirestats.c" "$top/src/common/wireheat.c" \
+			"$top/src/common/bytebuf.c" "$top/src/worker/bigtable/readrows.c" \
 			"$libdir/libpgcommon.a" "$libdir/libpgport.a" >"$log" 2>&1
 	fi
 	if [ $? != 0 ]; then

@@ -34,6 +34,7 @@ run() {
 
 run "unit: key codec" ./test/keycodec_test
 run "unit: garbage-collection policies" ./test/gcpolicy_test
+run "unit: Bigtable's ReadRows chunks" ./test/readrows_test
 
 run "fuzz (libFuzzer, ${FUZZ_SECONDS:-5} s a target; more: FUZZ_SECONDS=300 sh test/fuzz/run.sh)" \
 	env FUZZ_SECONDS="${FUZZ_SECONDS:-5}" sh test/fuzz/run.sh

@@ -227,6 +227,36 @@ INSERT INTO c VALUES ('r2', 'f', 'q', '2020-01-01 00:00+00', 'again');
 	is(shown(), $before, "$label: reclaimed, the versions as they were");
 }
 
+# ---------------------------------------------------------------------
+# Garbage collection by what every snapshot sees: a maxversions=1 family
+# read under a snapshot from before a commit that wrote a newer version at
+# its own timestamp returns the version that snapshot saw, compact or not.
+{
+	my $label = 'maxversions=1 under an old snapshot';
+	$node->safe_psql('postgres', q{
+SELECT widecolumn.create_family('wc', 'one', 'f', 'maxversions=1');
+CREATE FOREIGN TABLE c1 (rowkey text COLLATE "C", family text COLLATE "C",
+  qualifier text COLLATE "C", ts timestamptz, value text)
+  SERVER wc OPTIONS (table 'one', layout 'cells');
+INSERT INTO c1 VALUES ('r', 'f', 'q', '2020-01-01 00:00+00', 'first');
+});
+	my $old = $node->background_psql('postgres');
+	$old->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM n;');
+	$node->safe_psql('postgres', q{
+INSERT INTO c1 VALUES ('r', 'f', 'q', '2020-06-01 00:00+00', 'second');
+});
+	is($node->safe_psql('postgres', q{SELECT string_agg(value, ',') FROM c1}), 'second',
+		"$label: a new reader sees the newer version alone");
+	$node->safe_psql('postgres', q{SELECT widecolumn.compact('wc')});
+	is($old->query_safe(q{SELECT string_agg(value, ',') FROM c1}), 'first',
+		"$label: the old snapshot reads the version it saw, after compact too");
+	$old->query_safe('COMMIT');
+	$old->quit;
+	$node->safe_psql('postgres', q{SELECT widecolumn.compact('wc')});
+	is($node->safe_psql('postgres', q{SELECT string_agg(value, ',') FROM c1}), 'second',
+		"$label: once the snapshot is gone, compact keeps the newer one");
+}
+
 $node->restart;
 same_as_native('after a clean restart');
 $node->safe_psql('postgres', q{SELECT widecolumn.compact('wc')});
