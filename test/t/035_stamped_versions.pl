@@ -124,22 +124,11 @@ sub wait_reclaimed
 	return;
 }
 
-# A session whose COMMIT waits after its foreign writes are stored, held by
-# the advisory lock $key that the returned holder session has.
+# A session whose COMMIT waits after its foreign writes are stored (WcTest).
 sub commit_held
 {
 	my ($tag, $key) = @_;
-	my $holder = $node->background_psql('postgres');
-	$holder->query_safe("SELECT pg_advisory_lock($key)");
-	my $writer = $node->background_psql('postgres', on_error_stop => 0);
-	$writer->query_safe("BEGIN; SET LOCAL widecolumn_fdw.debug_wait_after_store = $key;"
-		  . change_sql($tag));
-	my $pid = $writer->query_safe('SELECT pg_backend_pid()');
-	$writer->query_until(qr/^$/, "COMMIT;\n");
-	$node->poll_query_until('postgres',
-		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND NOT granted")
-	  or die "the writer did not reach the wait after its store";
-	return ($holder, $writer, $pid);
+	return wc_commit_held($node, change_sql($tag), $key);
 }
 
 same_as_native('before any change');

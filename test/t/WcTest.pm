@@ -12,9 +12,28 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held);
 
 my $WORKER = 'widecolumn_fdw storage worker';
+
+# A session whose transaction runs $sql and then COMMITs, held after its
+# foreign writes are stored (widecolumn_fdw.debug_wait_after_store) by the
+# advisory lock $key, which the returned holder session has; returns the
+# holder, the writer and the writer's pid once it waits there.
+sub wc_commit_held
+{
+	my ($node, $sql, $key) = @_;
+	my $holder = $node->background_psql('postgres');
+	$holder->query_safe("SELECT pg_advisory_lock($key)");
+	my $writer = $node->background_psql('postgres', on_error_stop => 0);
+	$writer->query_safe("BEGIN; SET LOCAL widecolumn_fdw.debug_wait_after_store = $key;" . $sql);
+	my $pid = $writer->query_safe('SELECT pg_backend_pid()');
+	$writer->query_until(qr/^$/, "COMMIT;\n");
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND NOT granted")
+	  or die "the writer did not reach the wait after its store";
+	return ($holder, $writer, $pid);
+}
 
 # A new cluster with the extension preloaded, started; $conf is added to its
 # postgresql.conf.
