@@ -138,10 +138,10 @@ struct WcEngine
 
 	/*
 	 * Figures: the fsyncs the engine made (STAT_WORKER); the figures of db
-	 * for STAT_DATABASES (LevelDB's levels; NULL or false: none).
+	 * for STAT_DATABASES (LevelDB's levels; NULL: the engine has none).
 	 */
 	uint64		(*fsyncs) (void);
-	bool		(*describe) (WcDatabase *db, WcDbStats *s);
+	void		(*describe) (WcDatabase *db, WcDbStats *s);
 };
 
 /* the engines (src/worker/<engine>/engine.c) */

@@ -277,7 +277,9 @@ wc_serve_stat_databases(WcClient *c, WcReader *r)
 		WcDbStats	s;
 
 		memset(&s, 0, sizeof(s));
-		if (db->engine->describe != NULL && db->engine->describe(db, &s))
-			wc_write_stat_database(&c->answer, &s);
+		if (db->engine->describe == NULL)
+			continue;
+		db->engine->describe(db, &s);
+		wc_write_stat_database(&c->answer, &s);
 	}
 }

@@ -420,7 +420,7 @@ parse_stats(const char *text, WcDbStats *s)
 }
 
 /* widecolumn.stat_leveldb's figures of a database. */
-static bool
+static void
 describe(WcDatabase *db, WcDbStats *s)
 {
 	WcOpenDb   *odb = ldb_odb(db);
@@ -440,7 +440,6 @@ describe(WcDatabase *db, WcDbStats *s)
 		s->stats.data = (const uint8 *) text;
 		s->stats.len = strlen(text);
 	}
-	return true;
 }
 
 const WcEngine wc_leveldb_engine = {
