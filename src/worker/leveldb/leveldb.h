@@ -10,7 +10,7 @@
  * the file that defines them.
  *
  * Inside, calls run down: from engine.c through largecommit.c, reclaim.c
- * and databases.c; to the reads and the commit (rowscan.c, sizes.c,
+ * and databases.c; to the reads and the commit (rowscan.c and rowread.c, sizes.c,
  * sweep.c, rowcommit.c) and the undoing of one (rollback.c); to the records
  * they read (tablemeta.c, rowdrops.c, xacts.c, heatstore.c) and the cells'
  * own code (versions.c, rowfilter.c); to LevelDB's wall (storage.c,

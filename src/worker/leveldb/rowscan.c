@@ -12,7 +12,11 @@
  * asked for, plus a flag saying whether the row has others.  A family asked
  * for alone (a map column) is sent as one value holding all its live cells.
  * A cell of an aggregate family whose newest version is a merge is the
- * fold of its merges down to its newest plain value (fold_entry).
+ * fold of its merges down to its newest plain value.
+ *
+ * This file is the walk: a scan's opening (its ranges, policies and
+ * dropped ranges), its way over LevelDB's entries forward or backward in
+ * bounded batches, and its end.  What a row's entries make is rowread.c's.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,114 +26,13 @@
 
 #include "utils/memutils.h"
 
-#include "common/aggfold.h"
-#include "common/gcpolicy.h"
 #include "common/keycodec.h"
 #include "worker/runtime/heat.h"
 #include "worker/leveldb/rowfilter.h"
 #include "worker/leveldb/leveldb.h"
+#include "worker/leveldb/rowscan.h"
 
 
-typedef struct WcSlice
-{
-	const uint8 *p;
-	size_t		len;
-	uint16		idx;
-} WcSlice;
-
-/* An entry copied out of the iterator, for reverse scans. */
-typedef struct WcEntry
-{
-	size_t		koff,
-				klen,
-				voff,
-				vlen;
-} WcEntry;
-
-/* The row being assembled into the batch. */
-typedef struct WcRowState
-{
-	int			colpos;			/* first of s->cols not before the cell */
-	bool		other;
-	bool		live;
-	uint64		tomb_ts;
-	uint64		version;		/* WC_SCAN_VERSIONS */
-	WcByteBuf	lastcell;
-	bool		have_last;
-	WcByteBuf  *fam_cells;		/* per family asked for alone: its cells */
-	/* the cell being read (lastcell) */
-	bool		decided;		/* its version was chosen, or it is absent */
-	uint64		cell_versions;	/* its versions seen so far */
-	const WcGcPolicy *policy;	/* its family's, or NULL */
-	uint64		dropped;		/* its versions older than this are gone */
-	uint64		range_dropped;	/* the row's, by drop_row_range or a range
-								 * DELETE (rowdrops.c) */
-	/* an aggregate family's cell whose merges are being folded (fold_entry) */
-	bool		folding;		/* its value is the fold, sent at its end */
-	bool		fold_closed;	/* its older entries are not part of it */
-	uint8		fold_tag;
-	int64		fold_value;
-} WcRowState;
-
-/* What row_entry made of an entry. */
-typedef enum WcEntryKind
-{
-	WC_ENTRY_USED,				/* the version of its cell that counts */
-	WC_ENTRY_OLDER,				/* older than the one that counts */
-	WC_ENTRY_NEWER,				/* newer than as_of: an older one may count */
-	WC_ENTRY_HIDDEN				/* of a commit the snapshot does not see */
-} WcEntryKind;
-
-struct WcLdbScan
-{
-	WcOpenDb   *odb;
-	WcIter	   *it;
-	WcSnap	   *held;			/* a snapshot the scan lets go of at its end */
-	bool		reverse;
-	bool		versions;		/* end each row with its version */
-	uint64		as_of;			/* read as of this time; 0: now */
-	WcHidden	hidden;			/* the commits it does not see (xacts.c) */
-	WcIter	   *pre;			/* the pre-images of versions those replaced,
-								 * at the scan's snapshot; NULL: none */
-	WcByteBuf	pre_key;
-	uint64		now;			/* when the scan began, for maxage */
-	WcTableMeta meta;			/* its policies and drop times */
-	WcByteBuf	last_family;	/* the family policy_of looked up last */
-	bool		have_last_family;
-	const WcFamilyMeta *last_policy;
-	uint64		limit;
-	uint64		emitted;
-	uint64		entries;
-	int			ncols;
-	WcSlice    *cols;			/* sorted bytewise, as a row's cells are */
-	int			nfams;			/* the families asked for alone */
-	WcSlice    *fams;
-	WcByteBuf	qual;			/* a qualifier unescaped, for fam_cells */
-	int			nranges;
-	WcSlice    *starts;
-	WcSlice    *ends;
-	int			range;			/* position in iteration order */
-	bool		positioned;
-	bool		done;
-	int			batch_bytes;	/* a batch ends once it is this large */
-	int			batches;		/* batches filled so far */
-	WcByteBuf	out;			/* the BATCH answer being filled */
-	WcBatchWriter batch;
-	bool		fill_cache;		/* not a bulk scan */
-	WcByteBuf	rowkey;			/* table+row prefix of the current row */
-	WcByteBuf	seek;			/* a key to seek to (seek_in_cell) */
-	WcByteBuf	arena;			/* reverse scans: the row's entries */
-	WcEntry    *entries_buf;	/* malloc'd, as the buffers are */
-	int			entries_cap;
-	WcRowState	row;
-	WcVersionScan *vs;			/* WC_SCAN_CELLS: versions.c reads */
-	WcRowFilter *filter;		/* WC_SCAN_FILTER, else NULL */
-	uint32		skipped;		/* rows it left out of the batch */
-	WcHeatScan	heat;			/* what it read, for the heat map (heat.h) */
-};
-
-static const WcGcPolicy *version_policy(void *arg, const uint8 *row, size_t rowlen,
-										size_t fqlen, uint64 *dropped);
 static void skip_dropped_ranges(WcLdbScan *s, const WcScanRequest *req);
 
 /*
@@ -243,7 +146,7 @@ skip_dropped_ranges(WcLdbScan *s, const WcScanRequest *req)
 	if (req->flags & WC_SCAN_CELLS)
 		s->vs = ldb_versions_open(&r, s->it, s->pre, &s->hidden, s->now,
 								   Max(s->now, s->odb->last_commit_ts + 1),
-								   version_policy, s);
+								   ldb_version_policy, s);
 }
 
 /*
@@ -317,7 +220,7 @@ ldb_scan_open(WcOpenDb *odb, WcSnap *snap, const WcHidden *hidden, const WcScanR
 	else if (req->flags & WC_SCAN_CELLS)
 		s->vs = ldb_versions_open(req, s->it, s->pre, &s->hidden, s->now,
 								   Max(s->now, odb->last_commit_ts + 1),
-								   version_policy, s);
+								   ldb_version_policy, s);
 	return s;
 }
 
@@ -368,324 +271,6 @@ ldb_scan_close(WcLdbScan *s)
 	if (s->vs)
 		ldb_versions_close(s->vs);
 	s->vs = NULL;
-}
-
-static void
-row_begin(WcLdbScan *s, const uint8 *k, size_t rowend)
-{
-	WcRowState *row = &s->row;
-	size_t		tlen,
-				consumed,
-				rlen;
-
-	wc_bytebuf_set(&s->rowkey, k, rowend);
-	wc_heat_row_begin(&s->heat, k, rowend, s->entries, s->out.len);
-
-	/* The batch carries the row key itself, not its escaped form. */
-	if (wc_component_end(k, rowend, &tlen) != 0 ||
-		wc_unescape(k + tlen, rowend - tlen, wc_write_batch_row(&s->batch, rowend),
-					&consumed, &rlen) != 0)
-		wc_corrupt_key(k, rowend);
-	wc_write_batch_row_key(&s->batch, rlen);
-	row->colpos = 0;
-	row->other = false;
-	row->live = false;
-	row->tomb_ts = 0;
-	row->version = 0;
-	row->range_dropped = s->meta.nrowdrops > 0 ?
-		ldb_rowdrops_row(&s->meta, k, rowend, WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS, s->as_of) : 0;
-	row->have_last = false;
-	row->folding = false;
-	for (int i = 0; i < s->nfams; i++)
-		row->fam_cells[i].len = 0;
-	if (s->filter)
-		ldb_row_filter_row_begin(s->filter);
-}
-
-/*
- * family_cell
- *		If the cell (escaped family and qualifier) is in a family asked for
- *		alone, add it and its value to that family's cells and return true.
- */
-static bool
-family_cell(WcLdbScan *s, const uint8 *fq, size_t fqlen, const uint8 *v, size_t vlen)
-{
-	size_t		flen;
-	size_t		consumed;
-	size_t		qlen;
-
-	if (s->nfams == 0 || wc_component_end(fq, fqlen, &flen) != 0)
-		return false;
-	for (int i = 0; i < s->nfams; i++)
-	{
-		if (s->fams[i].len != flen || memcmp(s->fams[i].p, fq, flen) != 0)
-			continue;
-		s->qual.len = 0;
-		wc_bytebuf_reserve(&s->qual, fqlen - flen);
-		if (wc_unescape(fq + flen, fqlen - flen, s->qual.data, &consumed, &qlen) != 0)
-			wc_corrupt_key(fq, fqlen);
-		wc_write_batch_map_entry(&s->row.fam_cells[i], s->qual.data, qlen, v, vlen);
-		return true;
-	}
-	return false;
-}
-
-/*
- * policy_of
- *		What the table's meta row says of the family of a cell (escaped
- *		family and qualifier), or NULL.  Cells come a family at a time: the
- *		last answer is kept.
- */
-static const WcFamilyMeta *
-policy_of(WcLdbScan *s, const uint8 *fq, size_t fqlen)
-{
-	size_t		flen;
-
-	if (s->meta.unlisted == NULL || wc_component_end(fq, fqlen, &flen) != 0)
-		return NULL;
-	if (s->have_last_family && flen == s->last_family.len &&
-		memcmp(fq, s->last_family.data, flen) == 0)
-		return s->last_policy;
-	wc_bytebuf_set(&s->last_family, fq, flen);
-	s->have_last_family = true;
-	s->last_policy = ldb_table_meta_family(&s->meta, fq, fqlen);
-	return s->last_policy;
-}
-
-/* policy_of for versions.c */
-static const WcGcPolicy *
-version_policy(void *arg, const uint8 *row, size_t rowlen, size_t fqlen, uint64 *dropped)
-{
-	WcLdbScan *s = arg;
-	const WcFamilyMeta *fm = policy_of(s, row + rowlen, fqlen);
-
-	*dropped = Max(s->meta.dropped, fm ? fm->dropped : 0);
-	if (s->meta.nrowdrops > 0)
-		*dropped = Max(*dropped, ldb_rowdrops_row(&s->meta, row, rowlen,
-												 WC_ROWDROP_DROPS | WC_ROWDROP_TOMBS,
-												 s->as_of));
-	return fm && fm->has_policy ? &fm->policy : NULL;
-}
-
-/*
- * emit_cell
- *		Send a live cell's data: to its column, if one asked for it, and to
- *		its family, if that was asked for alone.
- */
-static void
-emit_cell(WcLdbScan *s, const uint8 *fq, size_t fqlen, const uint8 *data, size_t len)
-{
-	WcRowState *row = &s->row;
-	bool		in_family = family_cell(s, fq, fqlen, data, len);
-	WcSlice    *col;
-
-	/*
-	 * A row's cells arrive in bytewise order, the order of s->cols: walk the
-	 * two together instead of searching the columns for every cell.
-	 */
-	for (;;)
-	{
-		int			cmp;
-
-		if (row->colpos == s->ncols)
-		{
-			row->other = row->other || !in_family;
-			return;
-		}
-		col = &s->cols[row->colpos];
-		cmp = wc_compare_bytes(col->p, col->len, fq, fqlen);
-		if (cmp == 0)
-			break;
-		if (cmp > 0)
-		{
-			row->other = row->other || !in_family;
-			return;
-		}
-		row->colpos++;
-	}
-	wc_write_batch_cell(&s->batch, col->idx, data, len);
-	if (s->filter)
-		ldb_row_filter_cell(s->filter, col->idx, data, len);
-}
-
-
-/*
- * fold_entry
- *		An older entry of a cell whose newest version is a merge: a merge
- *		joins the fold; the newest plain value is its base and ends it, as
- *		does a tombstone, a row tombstone or a drop (no base then).
- */
-static WcEntryKind
-fold_entry(WcLdbScan *s, uint64 ts, const uint8 *v, size_t vlen)
-{
-	WcRowState *row = &s->row;
-
-	if (row->fold_closed)
-		return WC_ENTRY_OLDER;
-	if (ts < row->dropped || (row->tomb_ts != 0 && ts < row->tomb_ts) || vlen == 0)
-	{
-		row->fold_closed = true;
-		return WC_ENTRY_OLDER;
-	}
-	if (wc_agg_is_merge(v[0]))
-	{
-		if (vlen != 1 + WC_AGG_LEN)
-			wc_corrupt_merge();
-		row->fold_value = wc_agg_apply(v[0], true, row->fold_value, wc_agg_get(v + 1));
-		return WC_ENTRY_USED;
-	}
-	if (v[0] == WC_VALUE_PRESENT && vlen == 1 + WC_AGG_LEN)
-		row->fold_value = wc_agg_apply(row->fold_tag, true, wc_agg_get(v + 1),
-									   row->fold_value);
-	row->fold_closed = true;
-	return WC_ENTRY_USED;
-}
-
-/* The folded cell (row->lastcell) is complete: send its value. */
-static void
-fold_end(WcLdbScan *s)
-{
-	uint8		buf[WC_AGG_LEN];
-
-	s->row.folding = false;
-	wc_agg_put(s->row.fold_value, buf);
-	emit_cell(s, s->row.lastcell.data, s->row.lastcell.len, buf, WC_AGG_LEN);
-}
-
-/*
- * row_entry
- *		Take one entry of the current row, entries in key order (a cell's
- *		versions newest first).
- *
- * One version of a cell counts: the newest, or with as_of the newest at or
- * before it; the cell is absent if that one is a tombstone, older than the
- * row's tombstone or its table's or family's drop, or one its family's
- * policy deletes (it is then gone or going, and is never returned).
- */
-static WcEntryKind
-row_entry(WcLdbScan *s, const uint8 *k, size_t n,
-		  size_t rowend, size_t cellend, const uint8 *v, size_t vlen)
-{
-	WcRowState *row = &s->row;
-	const uint8 *fq = k + rowend;
-	size_t		fqlen = cellend - rowend;
-	uint64		ts = wc_decode_ts(k + cellend);
-	uint64		idx;
-	bool		tombstone = fqlen == sizeof(wc_row_tombstone_fq) &&
-		memcmp(fq, wc_row_tombstone_fq, fqlen) == 0;
-
-	s->entries++;
-
-	/*
-	 * A commit the snapshot does not see is not there for it: not a version,
-	 * nor counted among the cell's versions by its policy.
-	 */
-	if (ldb_hidden_has(&s->hidden, ts))
-		return WC_ENTRY_HIDDEN;
-	/* a version at its own timestamp: as of the commit that wrote it, or before */
-	if (vlen > 0 && v[0] == WC_VALUE_STAMPED &&
-		!ldb_unstamp(&s->hidden, s->pre, &s->pre_key, k, n, &v, &vlen))
-		return WC_ENTRY_HIDDEN;
-
-	if (row->have_last && fqlen == row->lastcell.len &&
-		memcmp(fq, row->lastcell.data, fqlen) == 0)
-	{
-		if (row->decided)
-			return row->folding ? fold_entry(s, ts, v, vlen) : WC_ENTRY_OLDER;
-	}
-	else
-	{
-		if (row->folding)
-			fold_end(s);
-		wc_bytebuf_set(&row->lastcell, fq, fqlen);
-		row->have_last = true;
-		row->decided = false;
-		row->cell_versions = 0;
-		{
-			const WcFamilyMeta *fm = tombstone ? NULL : policy_of(s, fq, fqlen);
-
-			row->policy = fm && fm->has_policy ? &fm->policy : NULL;
-			row->dropped = Max(Max(s->meta.dropped, fm ? fm->dropped : 0),
-							   row->range_dropped);
-		}
-
-		/* any commit that wrote the row wrote the newest entry of some cell */
-		if (s->versions)
-			row->version = Max(row->version, ts);
-	}
-
-	idx = row->cell_versions++;
-	if (s->as_of != 0 && ts > s->as_of)
-	{
-		/*
-		 * Too new: an older version may count, unless the policy keeps no
-		 * more versions than these by their count alone.
-		 */
-		if (row->policy != NULL && row->policy->max_versions != 0 &&
-			idx + 1 >= row->policy->max_versions && row->policy->join != WC_GC_AND)
-			row->decided = true;
-		return row->decided ? WC_ENTRY_OLDER : WC_ENTRY_NEWER;
-	}
-	row->decided = true;
-
-	/* dropped (drop_table, drop_family): gone even as of an older time */
-	if (ts < row->dropped)
-		return WC_ENTRY_USED;
-	if (tombstone)
-	{
-		row->tomb_ts = ts;
-		return WC_ENTRY_USED;
-	}
-	if (row->tomb_ts != 0 && ts < row->tomb_ts)
-		return WC_ENTRY_USED;
-	if (row->policy != NULL &&
-		wc_gc_deletes(row->policy, idx, s->now > ts ? s->now - ts : 0))
-		return WC_ENTRY_USED;
-	wc_check_value_tag(v, vlen);
-	if (v[0] == WC_VALUE_TOMBSTONE)
-		return WC_ENTRY_USED;
-
-	row->live = true;
-	if (wc_agg_is_merge(v[0]))
-	{
-		if (vlen != 1 + WC_AGG_LEN)
-			wc_corrupt_merge();
-		row->folding = true;
-		row->fold_closed = false;
-		row->fold_tag = v[0];
-		row->fold_value = wc_agg_get(v + 1);
-		return WC_ENTRY_USED;
-	}
-	/* the value without its tag byte */
-	emit_cell(s, fq, fqlen, v + 1, vlen - 1);
-	return WC_ENTRY_USED;
-}
-
-/* Finish the row: keep it if it exists, otherwise take it back out. */
-static void
-row_end(WcLdbScan *s)
-{
-	WcRowState *row = &s->row;
-
-	if (row->folding)
-		fold_end(s);
-	/* a row its filters leave out is read, not returned, as a missing one */
-	if (!row->live || (s->filter && !ldb_row_filter_passes(s->filter)))
-	{
-		wc_heat_row_end(&s->heat, false, s->entries, s->out.len);
-		wc_write_batch_row_cancel(&s->batch);
-		s->skipped += row->live;
-		return;
-	}
-	for (int i = 0; i < s->nfams; i++)
-		if (row->fam_cells[i].len > 0)
-			wc_write_batch_cell(&s->batch, s->fams[i].idx,
-								row->fam_cells[i].data, row->fam_cells[i].len);
-	wc_write_batch_row_end(&s->batch, row->other, s->versions, row->version);
-	wc_heat_row_end(&s->heat, true, s->entries, s->out.len);
-	s->emitted++;
-	if (s->limit != 0 && s->emitted >= s->limit)
-		s->done = true;
 }
 
 /*
@@ -769,7 +354,7 @@ scan_forward(WcLdbScan *s, WcByteBuf *out)
 		}
 
 		parse_key(k, n, &rowend, &cellend);
-		row_begin(s, k, rowend);
+		ldb_row_begin(s, k, rowend);
 
 		/*
 		 * Every entry of the row shares its prefix, so it is before the end
@@ -785,7 +370,7 @@ scan_forward(WcLdbScan *s, WcByteBuf *out)
 			WcEntryKind kind;
 
 			v = storage_iter_value(s->it, &vlen);
-			kind = row_entry(s, k, n, rowend, cellend, v, vlen);
+			kind = ldb_row_entry(s, k, n, rowend, cellend, v, vlen);
 			older = kind == WC_ENTRY_OLDER ? older + 1 : 0;
 			newer = kind == WC_ENTRY_NEWER ? newer + 1 : 0;
 			if (older >= WC_VERSIONS_BEFORE_SEEK ||
@@ -809,7 +394,7 @@ scan_forward(WcLdbScan *s, WcByteBuf *out)
 				break;
 			cellend = parse_cell(k, n, rowend);
 		}
-		row_end(s);
+		ldb_row_end(s);
 	}
 }
 
@@ -921,11 +506,11 @@ scan_reverse(WcLdbScan *s, WcByteBuf *out)
 
 			parse_key(ek, s->entries_buf[i].klen, &rowend, &cellend);
 			if (i == count - 1)
-				row_begin(s, ek, rowend);
-			row_entry(s, ek, s->entries_buf[i].klen, rowend, cellend,
+				ldb_row_begin(s, ek, rowend);
+			ldb_row_entry(s, ek, s->entries_buf[i].klen, rowend, cellend,
 					  ev, s->entries_buf[i].vlen);
 		}
-		row_end(s);
+		ldb_row_end(s);
 	}
 }
 
