@@ -12,6 +12,7 @@
 #ifndef WC_KEYCODEC_H
 #define WC_KEYCODEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -67,6 +68,25 @@ wc_get_be(const uint8_t *p, int n)
  * be), escaped: its keys sort before every table's.
  */
 extern const uint8_t wc_meta_table[2];
+
+/* Is v a stamped value (with at least its inner tag)?  Its commit in *stamp. */
+static inline bool
+wc_value_stamp(const uint8_t *v, size_t vlen, uint64_t *stamp)
+{
+	if (vlen < WC_STAMP_LEN + 1 || v[0] != WC_VALUE_STAMPED)
+		return false;
+	*stamp = wc_get_be(v + 1, 8);
+	return true;
+}
+
+/* The stamp of a value the commit ts writes (WC_STAMP_LEN bytes at p). */
+static inline void
+wc_put_stamp(uint64_t ts, uint8_t *p)
+{
+	p[0] = WC_VALUE_STAMPED;
+	for (int i = 0; i < 8; i++)
+		p[1 + i] = (uint8_t) (ts >> (56 - 8 * i));
+}
 
 extern size_t wc_escape(const uint8_t *src, size_t n, uint8_t *dst);
 extern size_t wc_escape_body(const uint8_t *src, size_t n, uint8_t *dst);

@@ -82,9 +82,10 @@ static void
 recover_entry(WcOpenDb *odb, WcBatch *batch, const uint8 *tsbuf, uint64 ts,
 			  const uint8 *k, size_t n, const uint8 *v, size_t vlen, uint64 *removed)
 {
-	bool		stamped = vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED;
+	uint64		stamp = 0;
+	bool		stamped = v != NULL && wc_value_stamp(v, vlen, &stamp);
 
-	if (tsbuf != NULL && stamped && wc_get_be(v + 1, 8) == ts)
+	if (tsbuf != NULL && stamped && stamp == ts)
 	{
 		StringInfoData pre;
 		uint8	   *old;

@@ -245,9 +245,7 @@ commit_exact(WcCommit *cm, StringInfo key, size_t plen, const WcCellWrite *cell,
 		storage_batch_delete(cm->batch, (uint8 *) key->data, key->len);
 		return;
 	}
-	stamp[0] = WC_VALUE_STAMPED;
-	for (int i = 0; i < 8; i++)
-		stamp[1 + i] = (uint8) (cm->ts >> (56 - 8 * i));
+	wc_put_stamp(cm->ts, stamp);
 	resetStringInfo(val);
 	appendBinaryStringInfo(val, (const char *) stamp, sizeof(stamp));
 	appendStringInfoChar(val, (char) (cell->present ? WC_VALUE_PRESENT : WC_VALUE_REMOVED));

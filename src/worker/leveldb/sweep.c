@@ -158,6 +158,7 @@ fold_run(WcSweep *sw, const uint8 *k, size_t n, uint64 stop_below)
 	uint8		tag = v[0];
 	int64		acc = wc_agg_get(v + 1);
 	uint8		folded[1 + WC_AGG_LEN];
+	uint64		stamp = 0;
 	char	   *first = palloc(n);
 	size_t		celllen = n - WC_TS_LEN;
 
@@ -171,7 +172,7 @@ fold_run(WcSweep *sw, const uint8 *k, size_t n, uint64 stop_below)
 		sw->table_seen++;
 		v = storage_iter_value(sw->it, &vlen);
 		/* a version at its own timestamp (settled: see sweep_row) */
-		if (vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED)
+		if (wc_value_stamp(v, vlen, &stamp))
 		{
 			if (v[WC_STAMP_LEN] == WC_VALUE_REMOVED)
 				continue;		/* no version: the run goes on below it */
@@ -225,6 +226,7 @@ row_unsettled(WcSweep *sw, const uint8 *row, size_t rowlen)
 	{
 		size_t		vlen;
 		const uint8 *v;
+		uint64		stamp = 0;
 
 		if (n >= rowlen + WC_TS_LEN &&
 			ldb_hidden_has(&sw->hidden, wc_decode_ts(k + n - WC_TS_LEN)))
@@ -234,8 +236,7 @@ row_unsettled(WcSweep *sw, const uint8 *row, size_t rowlen)
 		}
 		/* a version at its own timestamp names its commit in its value */
 		v = storage_iter_value(sw->it, &vlen);
-		if (vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED &&
-			ldb_hidden_has(&sw->hidden, wc_get_be(v + 1, 8)))
+		if (wc_value_stamp(v, vlen, &stamp) && ldb_hidden_has(&sw->hidden, stamp))
 		{
 			found = true;
 			break;
@@ -322,11 +323,12 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 		uint64		ts = wc_decode_ts(k + n - WC_TS_LEN);
 		size_t		vlen;
 		const uint8 *v = storage_iter_value(sw->it, &vlen);
+		uint64		stamp = 0;
 		bool		gone;
 
 		sw->seen++;
 		sw->table_seen++;
-		if (vlen >= WC_STAMP_LEN && v[0] == WC_VALUE_STAMPED)
+		if (wc_value_stamp(v, vlen, &stamp))
 		{
 			/*
 			 * A version at its own timestamp.  The walk leaves a row with
@@ -336,7 +338,7 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 			 * it does not see (nor, until that commit is decided, the
 			 * version it replaced).
 			 */
-			if (sw->count_only && ldb_hidden_has(&sw->hidden, wc_get_be(v + 1, 8)))
+			if (sw->count_only && ldb_hidden_has(&sw->hidden, stamp))
 				goto next_entry;
 			if (v[WC_STAMP_LEN] == WC_VALUE_REMOVED)
 			{

@@ -572,16 +572,16 @@ bool
 ldb_unstamp(const WcHidden *hidden, WcIter *pre, WcByteBuf *scratch,
 			const uint8 *key, size_t klen, const uint8 **v, size_t *vlen)
 {
+	uint64		stamp = 0;
+
 	while (*vlen > 0 && (*v)[0] == WC_VALUE_STAMPED)
 	{
-		uint64		stamp;
 		uint8		tsbuf[WC_TS_LEN];
 		const uint8 *k;
 		size_t		n;
 
-		if (*vlen < WC_STAMP_LEN + 1)
-			wc_check_value_tag(*v, 0);	/* malformed: raises */
-		stamp = wc_get_be(*v + 1, 8);
+		if (!wc_value_stamp(*v, *vlen, &stamp))
+			wc_check_value_tag(*v, 0);	/* too short: malformed, raises */
 		if (!ldb_hidden_has(hidden, stamp))
 		{
 			*v += WC_STAMP_LEN;
