@@ -46,7 +46,7 @@ ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilt
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test test/readrows_test results regression.diffs regression.out output_iso tmp_check
+EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test test/readrows_test test/bigtable/btwall test/bigtable/build $(BT_GEN) $(BT_DIR)/btclient.o results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -75,6 +75,36 @@ test/gcpolicy_test: test/gcpolicy_test.c src/common/gcpolicy.c src/common/gcpoli
 # The merging of Bigtable's ReadRows chunks into rows (plain C).
 test/readrows_test: test/readrows_test.c src/worker/bigtable/readrows.c src/worker/bigtable/readrows.h src/common/bytebuf.c src/common/keycodec.c
 	$(CC) -O1 -g -Wall -Wextra -Wno-missing-field-initializers -Isrc -o $@ test/readrows_test.c src/worker/bigtable/readrows.c src/common/bytebuf.c src/common/keycodec.c
+
+# Bigtable's messages, compiled from our own .proto files at build time
+# (src/worker/bigtable/bigtable.proto); nothing generated is in git.
+BT_DIR = src/worker/bigtable
+BT_GEN = $(BT_DIR)/gen
+BT_PROTOS = $(BT_DIR)/bigtable.proto $(BT_DIR)/rpcstatus.proto
+BT_GEN_SRCS = $(BT_GEN)/bigtable.pb.cc $(BT_GEN)/bigtable.grpc.pb.cc $(BT_GEN)/rpcstatus.pb.cc
+BT_CXXFLAGS = -O2 -g -Wall -Wno-unused-parameter -I$(BT_GEN) -Isrc $(shell pkg-config --cflags grpc++ protobuf 2>/dev/null)
+BT_LIBS = $(shell pkg-config --libs grpc++ protobuf 2>/dev/null)
+
+$(BT_GEN_SRCS) &: $(BT_PROTOS)
+	mkdir -p $(BT_GEN)
+	protoc -I$(BT_DIR) -I/usr/include --cpp_out=$(BT_GEN) --grpc_out=$(BT_GEN) \
+		--plugin=protoc-gen-grpc=$$(command -v grpc_cpp_plugin) $(BT_PROTOS)
+
+$(BT_GEN)/%.o: $(BT_GEN)/%.cc $(BT_GEN_SRCS)
+	$(CXX) $(BT_CXXFLAGS) -c -o $@ $<
+
+$(BT_DIR)/btclient.o: $(BT_DIR)/btclient.cc $(BT_DIR)/btclient.h $(BT_DIR)/readrows.h $(BT_GEN_SRCS)
+	$(CXX) $(BT_CXXFLAGS) -Wextra -Werror -c -o $@ $<
+
+# The wall as a command, for the tests against the emulator (036).
+BTWALL_C = test/bigtable/btwall.c $(BT_DIR)/readrows.c src/common/bytebuf.c src/common/keycodec.c
+test/bigtable/btwall: $(BTWALL_C) $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o)
+	mkdir -p test/bigtable/build
+	for f in $(BTWALL_C); do \
+		$(CC) -O1 -g -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
+			-c -o test/bigtable/build/$$(basename $$f .c).o $$f || exit 1; \
+	done
+	$(CXX) -o $@ test/bigtable/build/*.o $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o) $(BT_LIBS)
 
 unit: test/keycodec_test test/gcpolicy_test test/readrows_test
 	./test/keycodec_test

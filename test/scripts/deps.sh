@@ -6,7 +6,8 @@ set -e
 
 pkgs="make gcc clang libclang-rt-14-dev postgresql-15 postgresql-server-dev-15 libleveldb-dev \
 postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libipc-run-perl \
-libavro-dev libsnappy-dev zlib1g-dev python3-avro python3-snappy chromium fonts-dejavu-core"
+libavro-dev libsnappy-dev zlib1g-dev python3-avro python3-snappy chromium fonts-dejavu-core \
+g++ pkg-config libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc"
 
 missing=""
 for p in $pkgs; do
