@@ -80,8 +80,9 @@ test/readrows_test: test/readrows_test.c src/worker/bigtable/readrows.c src/work
 # (src/worker/bigtable/bigtable.proto); nothing generated is in git.
 BT_DIR = src/worker/bigtable
 BT_GEN = $(BT_DIR)/gen
-BT_PROTOS = $(BT_DIR)/bigtable.proto $(BT_DIR)/rpcstatus.proto
-BT_GEN_SRCS = $(BT_GEN)/bigtable.pb.cc $(BT_GEN)/bigtable.grpc.pb.cc $(BT_GEN)/rpcstatus.pb.cc
+BT_PROTOS = $(BT_DIR)/bigtable.proto $(BT_DIR)/bigtable_admin.proto $(BT_DIR)/rpcstatus.proto
+BT_GEN_SRCS = $(BT_GEN)/bigtable.pb.cc $(BT_GEN)/bigtable.grpc.pb.cc $(BT_GEN)/bigtable_admin.pb.cc \
+	$(BT_GEN)/bigtable_admin.grpc.pb.cc $(BT_GEN)/rpcstatus.pb.cc
 BT_CXXFLAGS = -O2 -g -Wall -Wno-unused-parameter -I$(BT_GEN) -Isrc $(shell pkg-config --cflags grpc++ protobuf 2>/dev/null)
 BT_LIBS = $(shell pkg-config --libs grpc++ protobuf 2>/dev/null)
 
@@ -97,7 +98,7 @@ $(BT_DIR)/btclient.o: $(BT_DIR)/btclient.cc $(BT_DIR)/btclient.h $(BT_DIR)/readr
 	$(CXX) $(BT_CXXFLAGS) -Wextra -Werror -c -o $@ $<
 
 # The wall as a command, for the tests against the emulator (036).
-BTWALL_C = test/bigtable/btwall.c $(BT_DIR)/readrows.c src/common/bytebuf.c src/common/keycodec.c
+BTWALL_C = test/bigtable/btwall.c $(BT_DIR)/readrows.c src/common/bytebuf.c src/common/keycodec.c src/common/gcpolicy.c
 test/bigtable/btwall: $(BTWALL_C) $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o)
 	mkdir -p test/bigtable/build
 	for f in $(BTWALL_C); do \

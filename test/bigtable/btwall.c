@@ -21,6 +21,17 @@
  *	   sets the cell if a cell of the row has a value matching VALUE_REGEX,
  *	   else deletes the row's FAMILY; prints "matched true|false".
  *
+ *   btwall ENDPOINT INSTANCE createtable ID [FAMILY=POLICY[/AGGREGATE]]...
+ *   btwall ENDPOINT INSTANCE tables
+ *	   INSTANCE is projects/P/instances/I; POLICY in cbt's grammar
+ *	   (gcpolicy.h), AGGREGATE sum, min or max; tables prints full names.
+ *   btwall ENDPOINT TABLE families
+ *	   prints "FAMILY POLICY AGGREGATE" per family ("?" for a policy with no
+ *	   gcpolicy.h form, "-" for no aggregate).
+ *   btwall ENDPOINT TABLE family create|update|drop FAMILY[=POLICY[/AGGREGATE]]
+ *   btwall ENDPOINT TABLE deletetable
+ *   btwall ENDPOINT TABLE droprange PREFIX|--all
+ *
  * An error prints "error CODE MESSAGE" and exits 1.  TABLE is the full name,
  * projects/P/instances/I/tables/T.
  */
@@ -365,6 +376,109 @@ check(WcBtClient *c, const char *table, int64_t timeout, int argc, char **argv)
 	return 0;
 }
 
+static const char *const aggregates[] = {"-", "sum", "min", "max", "other"};
+
+/* FAMILY[=POLICY[/AGGREGATE]] into f (the text is cut up in place). */
+static void
+parse_family(char *arg, WcBtFamily *f)
+{
+	char	   *eq = strchr(arg, '=');
+	size_t		where;
+
+	memset(f, 0, sizeof(*f));
+	f->name = arg;
+	if (eq == NULL)
+		return;
+	*eq++ = '\0';
+	if (strrchr(eq, '/') != NULL)
+	{
+		char	   *slash = strrchr(eq, '/');
+
+		*slash++ = '\0';
+		for (int i = 1; i <= 3; i++)
+			if (strcmp(slash, aggregates[i]) == 0)
+				f->aggregate = (WcBtAggregate) i;
+		if (f->aggregate == WC_BT_AGG_NONE)
+		{
+			fprintf(stderr, "btwall: unknown aggregate %s\n", slash);
+			exit(2);
+		}
+	}
+	if (wc_gc_parse(eq, &f->policy, &where) != WC_GC_OK)
+	{
+		fprintf(stderr, "btwall: bad policy %s\n", eq);
+		exit(2);
+	}
+}
+
+static bool
+print_family(void *arg, const WcBtFamily *f)
+{
+	char		policy[WC_GC_MAX_TEXT];
+
+	(void) arg;
+	if (f->policy_known)
+		wc_gc_format(&f->policy, policy, sizeof(policy));
+	else
+		strcpy(policy, "?");
+	printf("%s\t%s\t%s\n", f->name, policy, aggregates[f->aggregate]);
+	return true;
+}
+
+static bool
+print_table(void *arg, const char *name)
+{
+	(void) arg;
+	printf("%s\n", name);
+	return true;
+}
+
+static int
+admin(WcBtClient *c, const char *name, int64_t timeout, const char *cmd, int argc, char **argv)
+{
+	WcBtStatus	st;
+	bool		ok;
+
+	if (strcmp(cmd, "createtable") == 0 && argc >= 1)
+	{
+		WcBtFamily *fams = calloc(argc, sizeof(WcBtFamily));
+
+		for (int i = 1; i < argc; i++)
+			parse_family(argv[i], &fams[i - 1]);
+		ok = wc_bt_create_table(c, name, argv[0], fams, argc - 1, timeout, &st);
+	}
+	else if (strcmp(cmd, "tables") == 0)
+		ok = wc_bt_list_tables(c, name, print_table, NULL, timeout, &st);
+	else if (strcmp(cmd, "families") == 0)
+		ok = wc_bt_get_table(c, name, print_family, NULL, timeout, &st);
+	else if (strcmp(cmd, "family") == 0 && argc == 2)
+	{
+		WcBtFamily	f;
+		WcBtFamilyChange change = strcmp(argv[0], "create") == 0 ? WC_BT_FAMILY_CREATE :
+			strcmp(argv[0], "update") == 0 ? WC_BT_FAMILY_UPDATE : WC_BT_FAMILY_DROP;
+
+		parse_family(argv[1], &f);
+		ok = wc_bt_modify_family(c, name, change, &f, timeout, &st);
+	}
+	else if (strcmp(cmd, "deletetable") == 0)
+		ok = wc_bt_delete_table(c, name, timeout, &st);
+	else if (strcmp(cmd, "droprange") == 0 && argc == 1)
+	{
+		bool		all = strcmp(argv[0], "--all") == 0;
+		size_t		len = all ? 0 : unescape(argv[0]);
+
+		ok = wc_bt_drop_row_range(c, name, (const uint8_t *) argv[0], len, all, timeout, &st);
+	}
+	else
+	{
+		fprintf(stderr, "btwall: unknown command %s\n", cmd);
+		return 2;
+	}
+	if (!ok)
+		fail(&st);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -396,6 +510,5 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[3], "check") == 0)
 		return check(c, argv[2], timeout, argc - 4, argv + 4);
-	fprintf(stderr, "btwall: unknown command %s\n", argv[3]);
-	return 2;
+	return admin(c, argv[2], timeout, argv[3], argc - 4, argv + 4);
 }

@@ -10,6 +10,9 @@
 # - SampleRowKeys, CheckAndMutateRow both ways, a MutateRows entry that
 #   fails while the others are applied, a read stopped part-way, a large
 #   value;
+# - the table admin API against cbt ls: families with every kind of policy
+#   and the aggregates in both directions, their changes, tables, row-range
+#   drops;
 # - errors within the deadline: a missing table, a refused connection, an
 #   endpoint that never answers.
 # Skipped where the emulator or cbt is not installed.
@@ -321,6 +324,112 @@ is($code, 1, 'a read stopped part-way ends with an error');
 like($out, qr/^rows 5\nerror 1 /m, 'it gave 5 rows and says it was cancelled');
 ($out, $code) = wall('', $T, 'read', 'limit=1');
 like($out, qr/^rows 1$/m, 'the emulator answers the next read');
+
+# ---------------------------------------------------------------------
+# The table admin API, held against cbt ls: families with each kind of
+# policy and the aggregates, both directions; changes; tables; row-range
+# drops.
+my $I = 'projects/p/instances/i';
+my @families = (
+	'info=maxversions=1', 'history=never', 'views=maxversions=1/sum', 'low=maxversions=1/min',
+	'high=never/max', 'recent=maxage=7d', 'hourly=maxage=36h or maxversions=2',
+	'kept=maxage=90m and maxversions=3');
+($out, $code) = wall('', $I, 'createtable', 't2', @families);
+is($code, 0, 'CreateTable with eight families') or diag($out);
+
+# A policy's rules in one order, so that cbt's and ours compare.
+sub normal_policy
+{
+	my ($p) = @_;
+	foreach my $join (' or ', ' and ')
+	{
+		my @r = split /\Q$join\E/, $p;
+		return join($join, sort @r) if @r == 2;
+	}
+	return $p;
+}
+
+# cbt ls TABLE, as "family|policy|aggregate" lines (032_cbt_schema.pl's reading)
+sub cbt_families
+{
+	my ($table) = @_;
+	my @listed;
+	foreach my $row (split /\n/, `cbt ls $table 2>/dev/null`)
+	{
+		next if $row =~ /^(Family Name|-+)/;
+		my @f = grep { $_ ne '' } split /\t/, $row;
+		my $family = shift @f;
+		my $type = @f && $f[-1] =~ /^\{/ ? pop @f : '';
+		my $aggregate = $type =~ /"(sum|min|max)":\{\}/ ? $1 : '-';
+		my $gc = join('', @f);
+		$gc = 'never' if $gc eq '<never>' || $gc eq '';
+		$gc =~ s/^\((.*)\)$/$1/;
+		$gc =~ s/versions\(\) > (\d+)/maxversions=$1/g;
+		$gc =~ s/age\(\) > (\w+)/maxage=$1/g;
+		$gc =~ s/ \|\| / or /g;
+		$gc =~ s/ && / and /g;
+		$gc = '?' if $gc =~ /[()]/;
+		push @listed, join('|', $family, normal_policy($gc), $aggregate);
+	}
+	return join("\n", sort @listed);
+}
+
+sub wall_families
+{
+	my ($table) = @_;
+	my ($o) = wall('', "$I/tables/$table", 'families');
+	return join("\n", sort map { my @f = split /\t/; join('|', $f[0], normal_policy($f[1]), $f[2]) } split /\n/, $o);
+}
+
+my $expected = join("\n", sort map {
+	my ($f, $rest) = split /=/, $_, 2;
+	my ($p, $agg) = split m{/}, $rest;
+	join('|', $f, normal_policy($p), $agg // '-') } @families);
+is(cbt_families('t2'), $expected, 'cbt ls shows the families CreateTable made: policies and aggregates');
+is(wall_families('t2'), $expected, 'GetTable reads them back the same');
+
+is(system(q{cbt createfamily t2 cbtmade >/dev/null 2>&1 && cbt setgcpolicy t2 cbtmade maxversions=4 >/dev/null 2>&1}), 0,
+	'cbt makes a family with a policy');
+is(system(q{cbt createfamily t2 nested >/dev/null 2>&1 && cbt setgcpolicy t2 nested "(maxversions=1 or maxage=1d) and maxversions=3" >/dev/null 2>&1}),
+	0, 'cbt makes a family with a nested policy');
+like(wall_families('t2'), qr/^cbtmade\|maxversions=4\|-$/m, 'GetTable reads the family cbt made');
+like(wall_families('t2'), qr/^nested\|\?\|-$/m, 'a policy beyond two rules reads as unknown, not as something else');
+
+($out, $code) = wall('', "$I/tables/t2", 'family', 'update', 'info=maxage=12h or maxversions=2');
+is($code, 0, 'ModifyColumnFamilies updates a policy');
+($out, $code) = wall('', "$I/tables/t2", 'family', 'drop', 'low');
+is($code, 0, 'ModifyColumnFamilies drops a family');
+($out, $code) = wall('', "$I/tables/t2", 'family', 'create', 'fresh=maxage=30m');
+is($code, 0, 'ModifyColumnFamilies creates a family');
+my $now = cbt_families('t2');
+like($now, qr/^info\|maxage=12h or maxversions=2\|-$/m, 'cbt ls shows the updated policy');
+unlike($now, qr/^low\|/m, 'cbt ls no longer shows the dropped family');
+like($now, qr/^fresh\|maxage=30m\|-$/m, 'cbt ls shows the created family');
+like(wall_families('t2'), qr/^fresh\|maxage=30m\|-$/m, 'and GetTable reads it');
+
+($out, $code) = wall('', $I, 'createtable', 't2');
+like($out, qr/^error 6 /m, 'CreateTable of an existing table is ALREADY_EXISTS');
+
+($out) = wall('', $I, 'tables');
+is($out, "$I/tables/t\n$I/tables/t2\n", 'ListTables names both tables');
+($out, $code) = wall('', "$I/tables/t2", 'deletetable');
+is($code, 0, 'DeleteTable succeeds');
+($out) = wall('', $I, 'tables');
+is($out, "$I/tables/t\n", 'ListTables no longer names it');
+unlike(`cbt ls 2>/dev/null`, qr/^t2$/m, 'nor does cbt ls');
+
+# drop the rows under a prefix, then every row
+($out, $code) = wall('', $T, 'droprange', 'row00');
+is($code, 0, 'DropRowRange of a prefix succeeds');
+delete $model{$_} for grep { /^row00/ } keys %model;
+delete $model{big};
+($out) = wall('', $T, 'read', 'range=c,');
+is($out, model_cells(), 'the rows under the prefix are gone, the others are there');
+# (cbt's client takes no answer over 4 MB: not the 5 MB row)
+is(cbt_cells('start=c'), model_cells(), 'cbt reads the same');
+($out, $code) = wall('', $T, 'droprange', '--all');
+is($code, 0, 'DropRowRange of every row succeeds');
+like(`cbt count t 2>/dev/null`, qr/^0$/m, 'cbt counts no row left');
 
 # ---------------------------------------------------------------------
 # Errors, each within the deadline.

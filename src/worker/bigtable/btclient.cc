@@ -13,23 +13,28 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <vector>
 #include <memory>
 #include <string>
 
 #include <grpcpp/grpcpp.h>
 
 #include "bigtable.grpc.pb.h"
+#include "bigtable_admin.grpc.pb.h"
 
 #include "worker/bigtable/btclient.h"
 
 namespace v2 = google::bigtable::v2;
+namespace admin = google::bigtable::admin::v2;
 
 struct WcBtClient
 {
 	std::shared_ptr<grpc::Channel> channel;
 	std::unique_ptr<v2::Bigtable::Stub> stub;
+	std::unique_ptr<admin::BigtableTableAdmin::Stub> admin;
 	std::string features;		/* the "bigtable-features" metadata */
 };
 
@@ -114,14 +119,15 @@ url_escape(const char *s)
 }
 
 /*
- * The deadline and the metadata every call carries: the request's table
- * (Bigtable routes by it) and what this client can take.
+ * The deadline and the metadata every call carries: the resource it is
+ * about, under the request field's name (Bigtable routes by it), and what
+ * this client can take.
  */
 static void
-prepare(grpc::ClientContext &ctx, const WcBtClient *c, const char *table,
+prepare(grpc::ClientContext &ctx, const WcBtClient *c, const char *param, const char *resource,
 		const char *app_profile, int64_t timeout_ms)
 {
-	std::string params = "table_name=" + url_escape(table);
+	std::string params = std::string(param) + "=" + url_escape(resource);
 
 	if (app_profile != NULL && app_profile[0] != '\0')
 		params += "&app_profile_id=" + url_escape(app_profile);
@@ -298,6 +304,7 @@ wc_bt_connect(const char *endpoint, bool insecure, WcBtStatus *st)
 		c = new WcBtClient;
 		c->channel = grpc::CreateCustomChannel(endpoint, creds, args);
 		c->stub = v2::Bigtable::NewStub(c->channel);
+		c->admin = admin::BigtableTableAdmin::NewStub(c->channel);
 		features.set_reverse_scans(true);
 		c->features = base64url(features.SerializeAsString());
 		set_status(st, WC_BT_OK, "");
@@ -333,7 +340,7 @@ wc_bt_read_rows(WcBtClient *c, const WcBtRead *req, WcBtRowFn fn, void *arg,
 		bool		stopped = false;
 		bool		broken = false;
 
-		prepare(ctx, c, req->table, req->app_profile, req->timeout_ms);
+		prepare(ctx, c, "table_name", req->table, req->app_profile, req->timeout_ms);
 		r.set_table_name(req->table);
 		if (req->app_profile != NULL)
 			r.set_app_profile_id(req->app_profile);
@@ -425,7 +432,7 @@ wc_bt_sample_row_keys(WcBtClient *c, const char *table, const char *app_profile,
 		v2::SampleRowKeysResponse resp;
 		bool		stopped = false;
 
-		prepare(ctx, c, table, app_profile, timeout_ms);
+		prepare(ctx, c, "table_name", table, app_profile, timeout_ms);
 		r.set_table_name(table);
 		if (app_profile != NULL)
 			r.set_app_profile_id(app_profile);
@@ -472,7 +479,7 @@ wc_bt_mutate_rows(WcBtClient *c, const char *table, const char *app_profile,
 
 		first.code = WC_BT_OK;
 		first.message[0] = '\0';
-		prepare(ctx, c, table, app_profile, timeout_ms);
+		prepare(ctx, c, "table_name", table, app_profile, timeout_ms);
 		r.set_table_name(table);
 		if (app_profile != NULL)
 			r.set_app_profile_id(app_profile);
@@ -532,7 +539,7 @@ wc_bt_check_and_mutate(WcBtClient *c, const char *table, const char *app_profile
 		v2::CheckAndMutateRowRequest r;
 		v2::CheckAndMutateRowResponse resp;
 
-		prepare(ctx, c, table, app_profile, timeout_ms);
+		prepare(ctx, c, "table_name", table, app_profile, timeout_ms);
 		r.set_table_name(table);
 		if (app_profile != NULL)
 			r.set_app_profile_id(app_profile);
@@ -547,6 +554,286 @@ wc_bt_check_and_mutate(WcBtClient *c, const char *table, const char *app_profile
 			return false;
 		*matched = resp.predicate_matched();
 		return true;
+	}
+	catch (const std::exception &e)
+	{
+		return from_exception(st, e);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * The table admin API
+ * --------------------------------------------------------------------- */
+
+static void
+fill_rule(admin::GcRule *r, uint64_t versions, uint64_t age_us)
+{
+	if (versions > 0)
+		r->set_max_num_versions((int32_t) versions);
+	else
+	{
+		r->mutable_max_age()->set_seconds((int64_t) (age_us / 1000000));
+		r->mutable_max_age()->set_nanos((int32_t) (age_us % 1000000) * 1000);
+	}
+}
+
+static void
+fill_family(admin::ColumnFamily *f, const WcBtFamily *w)
+{
+	const WcGcPolicy *p = &w->policy;
+
+	if (p->join == WC_GC_SINGLE)
+	{
+		if (p->max_versions > 0 || p->max_age_us > 0)
+			fill_rule(f->mutable_gc_rule(), p->max_versions, p->max_age_us);
+	}
+	else
+	{
+		google::protobuf::RepeatedPtrField<admin::GcRule> *rules =
+			p->join == WC_GC_AND ? f->mutable_gc_rule()->mutable_intersection()->mutable_rules() :
+			f->mutable_gc_rule()->mutable_union_()->mutable_rules();
+
+		fill_rule(rules->Add(), p->max_versions, 0);
+		fill_rule(rules->Add(), 0, p->max_age_us);
+	}
+	if (w->aggregate != WC_BT_AGG_NONE)
+	{
+		admin::Type::Aggregate *a = f->mutable_value_type()->mutable_aggregate_type();
+
+		a->mutable_input_type()->mutable_int64_type()->mutable_encoding()->mutable_big_endian_bytes();
+		if (w->aggregate == WC_BT_AGG_SUM)
+			a->mutable_sum();
+		else if (w->aggregate == WC_BT_AGG_MIN)
+			a->mutable_min();
+		else
+			a->mutable_max();
+	}
+}
+
+/* One rule into policy's versions or age; false if it is not a plain one. */
+static bool
+read_rule(const admin::GcRule &r, WcGcPolicy *p)
+{
+	if (r.rule_case() == admin::GcRule::kMaxNumVersions && r.max_num_versions() > 0 &&
+		p->max_versions == 0)
+	{
+		p->max_versions = (uint64_t) r.max_num_versions();
+		return true;
+	}
+	if (r.rule_case() == admin::GcRule::kMaxAge && p->max_age_us == 0 &&
+		r.max_age().seconds() >= 0 && r.max_age().nanos() >= 0 &&
+		(r.max_age().seconds() > 0 || r.max_age().nanos() >= 1000))
+	{
+		p->max_age_us = (uint64_t) r.max_age().seconds() * 1000000 + r.max_age().nanos() / 1000;
+		return true;
+	}
+	return false;
+}
+
+static void
+read_family(const std::string &name, const admin::ColumnFamily &f, WcBtFamily *w)
+{
+	const admin::GcRule &r = f.gc_rule();
+
+	w->name = name.c_str();
+	w->policy.max_versions = 0;
+	w->policy.max_age_us = 0;
+	w->policy.join = WC_GC_SINGLE;
+	w->policy_known = true;
+	switch (r.rule_case())
+	{
+		case admin::GcRule::RULE_NOT_SET:
+			break;
+		case admin::GcRule::kIntersection:
+		case admin::GcRule::kUnion:
+			{
+				const google::protobuf::RepeatedPtrField<admin::GcRule> &rules =
+					r.rule_case() == admin::GcRule::kIntersection ?
+					r.intersection().rules() : r.union_().rules();
+
+				/* one rule joined to nothing is that rule */
+				if (rules.size() == 2)
+					w->policy.join = r.rule_case() == admin::GcRule::kIntersection ?
+						WC_GC_AND : WC_GC_OR;
+				if (rules.size() < 1 || rules.size() > 2)
+					w->policy_known = false;
+				for (const admin::GcRule &one : rules)
+					if (!read_rule(one, &w->policy))
+						w->policy_known = false;
+			}
+			break;
+		default:
+			w->policy_known = read_rule(r, &w->policy);
+			break;
+	}
+	w->aggregate = WC_BT_AGG_NONE;
+	if (f.value_type().has_aggregate_type())
+	{
+		const admin::Type::Aggregate &a = f.value_type().aggregate_type();
+
+		w->aggregate = a.has_sum() ? WC_BT_AGG_SUM : a.has_min() ? WC_BT_AGG_MIN :
+			a.has_max() ? WC_BT_AGG_MAX : WC_BT_AGG_OTHER;
+	}
+}
+
+extern "C" bool
+wc_bt_create_table(WcBtClient *c, const char *instance, const char *table_id,
+				   const WcBtFamily *families, int nfamilies,
+				   int64_t timeout_ms, WcBtStatus *st)
+{
+	try
+	{
+		grpc::ClientContext ctx;
+		admin::CreateTableRequest r;
+		admin::Table resp;
+
+		prepare(ctx, c, "parent", instance, NULL, timeout_ms);
+		r.set_parent(instance);
+		r.set_table_id(table_id);
+		for (int i = 0; i < nfamilies; i++)
+			fill_family(&(*r.mutable_table()->mutable_column_families())[families[i].name],
+						&families[i]);
+		return from_grpc(st, c->admin->CreateTable(&ctx, r, &resp));
+	}
+	catch (const std::exception &e)
+	{
+		return from_exception(st, e);
+	}
+}
+
+extern "C" bool
+wc_bt_modify_family(WcBtClient *c, const char *table, WcBtFamilyChange change,
+					const WcBtFamily *family, int64_t timeout_ms, WcBtStatus *st)
+{
+	try
+	{
+		grpc::ClientContext ctx;
+		admin::ModifyColumnFamiliesRequest r;
+		admin::Table resp;
+		admin::ModifyColumnFamiliesRequest::Modification *m = r.add_modifications();
+
+		prepare(ctx, c, "name", table, NULL, timeout_ms);
+		r.set_name(table);
+		m->set_id(family->name);
+		if (change == WC_BT_FAMILY_CREATE)
+			fill_family(m->mutable_create(), family);
+		else if (change == WC_BT_FAMILY_UPDATE)
+			fill_family(m->mutable_update(), family);
+		else
+			m->set_drop(true);
+		return from_grpc(st, c->admin->ModifyColumnFamilies(&ctx, r, &resp));
+	}
+	catch (const std::exception &e)
+	{
+		return from_exception(st, e);
+	}
+}
+
+extern "C" bool
+wc_bt_get_table(WcBtClient *c, const char *table, WcBtFamilyFn fn, void *arg,
+				int64_t timeout_ms, WcBtStatus *st)
+{
+	try
+	{
+		grpc::ClientContext ctx;
+		admin::GetTableRequest r;
+		admin::Table resp;
+		std::vector<std::string> names;
+
+		prepare(ctx, c, "name", table, NULL, timeout_ms);
+		r.set_name(table);
+		r.set_view(admin::Table::SCHEMA_VIEW);
+		if (!from_grpc(st, c->admin->GetTable(&ctx, r, &resp)))
+			return false;
+		/* a map's order is none: by name, as LevelDB's families are */
+		for (const auto &f : resp.column_families())
+			names.push_back(f.first);
+		std::sort(names.begin(), names.end());
+		for (const std::string &n : names)
+		{
+			WcBtFamily	w;
+
+			read_family(n, resp.column_families().at(n), &w);
+			if (!fn(arg, &w))
+				break;
+		}
+		return true;
+	}
+	catch (const std::exception &e)
+	{
+		return from_exception(st, e);
+	}
+}
+
+extern "C" bool
+wc_bt_list_tables(WcBtClient *c, const char *instance, WcBtTableFn fn, void *arg,
+				  int64_t timeout_ms, WcBtStatus *st)
+{
+	try
+	{
+		std::string token;
+
+		do
+		{
+			grpc::ClientContext ctx;
+			admin::ListTablesRequest r;
+			admin::ListTablesResponse resp;
+
+			prepare(ctx, c, "parent", instance, NULL, timeout_ms);
+			r.set_parent(instance);
+			r.set_view(admin::Table::NAME_ONLY);
+			r.set_page_token(token);
+			if (!from_grpc(st, c->admin->ListTables(&ctx, r, &resp)))
+				return false;
+			for (const admin::Table &t : resp.tables())
+				if (!fn(arg, t.name().c_str()))
+					return true;
+			token = resp.next_page_token();
+		} while (!token.empty());
+		return true;
+	}
+	catch (const std::exception &e)
+	{
+		return from_exception(st, e);
+	}
+}
+
+extern "C" bool
+wc_bt_delete_table(WcBtClient *c, const char *table, int64_t timeout_ms, WcBtStatus *st)
+{
+	try
+	{
+		grpc::ClientContext ctx;
+		admin::DeleteTableRequest r;
+		google::protobuf::Empty resp;
+
+		prepare(ctx, c, "name", table, NULL, timeout_ms);
+		r.set_name(table);
+		return from_grpc(st, c->admin->DeleteTable(&ctx, r, &resp));
+	}
+	catch (const std::exception &e)
+	{
+		return from_exception(st, e);
+	}
+}
+
+extern "C" bool
+wc_bt_drop_row_range(WcBtClient *c, const char *table, const uint8_t *prefix,
+					 size_t prefix_len, bool all, int64_t timeout_ms, WcBtStatus *st)
+{
+	try
+	{
+		grpc::ClientContext ctx;
+		admin::DropRowRangeRequest r;
+		google::protobuf::Empty resp;
+
+		prepare(ctx, c, "name", table, NULL, timeout_ms);
+		r.set_name(table);
+		if (all)
+			r.set_delete_all_data_from_table(true);
+		else
+			r.set_row_key_prefix(bytes(prefix, prefix_len));
+		return from_grpc(st, c->admin->DropRowRange(&ctx, r, &resp));
 	}
 	catch (const std::exception &e)
 	{

@@ -24,6 +24,7 @@ extern "C"
 {
 #endif
 
+#include "common/gcpolicy.h"
 #include "worker/bigtable/readrows.h"
 
 /* gRPC's status codes that callers tell apart (grpc/status.h's numbers) */
@@ -182,6 +183,63 @@ extern bool wc_bt_check_and_mutate(WcBtClient *c, const char *table, const char 
 								   const WcBtMutation *if_true, int ntrue,
 								   const WcBtMutation *if_false, int nfalse,
 								   int64_t timeout_ms, bool *matched, WcBtStatus *st);
+
+/*
+ * The table admin API: tables, and their families with garbage-collection
+ * policies (gcpolicy.h's, Bigtable's GcRule of at most two rules) and
+ * aggregate types (Bigtable's Aggregate over big-endian Int64).
+ */
+typedef enum WcBtAggregate
+{
+	WC_BT_AGG_NONE,
+	WC_BT_AGG_SUM,
+	WC_BT_AGG_MIN,
+	WC_BT_AGG_MAX,
+	WC_BT_AGG_OTHER				/* read only: a type Bigtable has and we lack */
+} WcBtAggregate;
+
+typedef struct WcBtFamily
+{
+	const char *name;
+	WcGcPolicy	policy;			/* 0 and 0: never */
+	bool		policy_known;	/* read: false if Bigtable's rule has no
+								 * gcpolicy.h form (three rules, nesting) */
+	WcBtAggregate aggregate;
+} WcBtFamily;
+
+/* A table instance/tables/table_id with its families; instance is projects/P/instances/I. */
+extern bool wc_bt_create_table(WcBtClient *c, const char *instance, const char *table_id,
+							   const WcBtFamily *families, int nfamilies,
+							   int64_t timeout_ms, WcBtStatus *st);
+
+typedef enum WcBtFamilyChange
+{
+	WC_BT_FAMILY_CREATE,
+	WC_BT_FAMILY_UPDATE,		/* its policy */
+	WC_BT_FAMILY_DROP			/* and every cell in it */
+} WcBtFamilyChange;
+
+extern bool wc_bt_modify_family(WcBtClient *c, const char *table, WcBtFamilyChange change,
+								const WcBtFamily *family, int64_t timeout_ms, WcBtStatus *st);
+
+/* A table's families, by name; false from fn stops. */
+typedef bool (*WcBtFamilyFn) (void *arg, const WcBtFamily *family);
+
+extern bool wc_bt_get_table(WcBtClient *c, const char *table, WcBtFamilyFn fn, void *arg,
+							int64_t timeout_ms, WcBtStatus *st);
+
+/* An instance's tables (their full names), every page. */
+typedef bool (*WcBtTableFn) (void *arg, const char *name);
+
+extern bool wc_bt_list_tables(WcBtClient *c, const char *instance, WcBtTableFn fn, void *arg,
+							  int64_t timeout_ms, WcBtStatus *st);
+extern bool wc_bt_delete_table(WcBtClient *c, const char *table, int64_t timeout_ms,
+							   WcBtStatus *st);
+
+/* Every row whose key begins with prefix, or (all) every row. */
+extern bool wc_bt_drop_row_range(WcBtClient *c, const char *table, const uint8_t *prefix,
+								 size_t prefix_len, bool all, int64_t timeout_ms,
+								 WcBtStatus *st);
 
 #ifdef __cplusplus
 }
