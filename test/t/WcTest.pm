@@ -12,7 +12,7 @@ use IPC::Run;
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -33,6 +33,20 @@ sub wc_commit_held
 		"SELECT count(*) = 1 FROM pg_locks WHERE pid = $pid AND locktype = 'advisory' AND NOT granted")
 	  or die "the writer did not reach the wait after its store";
 	return ($holder, $writer, $pid);
+}
+
+# The Bigtable emulator to test against, and whether it is Google's:
+# Google's where it is installed, else the one make deps builds from
+# Debian's packages (test/bigtable/emulator), else none.  WC_TEST_EMULATOR
+# names another, taken as the older kind.
+sub wc_bt_emulator
+{
+	my $google = '/usr/lib/google-cloud-sdk/platform/bigtable-emulator/cbtemulator';
+	my $debian = '/usr/local/lib/widecolumn_fdw/cbtemulator';
+	return ($ENV{WC_TEST_EMULATOR}, 0) if $ENV{WC_TEST_EMULATOR};
+	return ($google, 1) if -x $google;
+	return ($debian, 0) if -x $debian;
+	return (undef, 0);
 }
 
 # A new cluster with the extension preloaded, started; $conf is added to its
