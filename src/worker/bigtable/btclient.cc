@@ -273,30 +273,50 @@ fill_mutation(v2::Mutation *m, const WcBtMutation *w)
 	}
 }
 
-/* What an exception says, as a status: memory, most likely. */
+/*
+ * body, with no exception let out: its C caller could not unwind one.
+ * What one says (memory, most likely) becomes the call's status.
+ */
+template <typename Body>
 static bool
-from_exception(WcBtStatus *st, const std::exception &e)
+guarded(WcBtStatus *st, Body body)
 {
-	set_status(st, 8 /* RESOURCE_EXHAUSTED */ , std::string("Bigtable client: ") + e.what());
-	return false;
+	try
+	{
+		return body();
+	}
+	catch (const std::exception &e)
+	{
+		set_status(st, 8 /* RESOURCE_EXHAUSTED */ , std::string("Bigtable client: ") + e.what());
+		return false;
+	}
+}
+
+/* A ReadRows answer against readrows.c's rules, as a status. */
+static void
+set_broken(WcBtStatus *st, const WcBtRows *rows)
+{
+	set_status(st, 13 /* INTERNAL */ ,
+			   std::string("Bigtable's ReadRows answer broke the protocol: ") + rows->error);
 }
 
 extern "C" WcBtClient *
 wc_bt_connect(const char *endpoint, bool insecure, WcBtStatus *st)
 {
-	try
+	WcBtClient *c = NULL;
+
+	if (!guarded(st, [&]
 	{
 		std::shared_ptr<grpc::ChannelCredentials> creds =
 			insecure ? grpc::InsecureChannelCredentials() : grpc::GoogleDefaultCredentials();
 		grpc::ChannelArguments args;
 		v2::FeatureFlags features;
-		WcBtClient *c;
 
 		if (!creds)
 		{
 			set_status(st, WC_BT_UNAUTHENTICATED,
 					   "Google's application-default credentials were not found");
-			return NULL;
+			return false;
 		}
 		/* a row may be 256 MB, and a response carries whole chunks of it */
 		args.SetMaxReceiveMessageSize(-1);
@@ -308,13 +328,13 @@ wc_bt_connect(const char *endpoint, bool insecure, WcBtStatus *st)
 		features.set_reverse_scans(true);
 		c->features = base64url(features.SerializeAsString());
 		set_status(st, WC_BT_OK, "");
-		return c;
-	}
-	catch (const std::exception &e)
+		return true;
+	}))
 	{
-		from_exception(st, e);
+		delete c;
 		return NULL;
 	}
+	return c;
 }
 
 extern "C" void
@@ -328,11 +348,11 @@ wc_bt_read_rows(WcBtClient *c, const WcBtRead *req, WcBtRowFn fn, void *arg,
 				uint64_t *nrows, WcBtStatus *st)
 {
 	WcBtRows	rows;
-	bool		ok = false;
+	bool		ok;
 
 	*nrows = 0;
 	wc_bt_rows_init(&rows, req->reversed);
-	try
+	ok = guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		v2::ReadRowsRequest r;
@@ -400,23 +420,17 @@ wc_bt_read_rows(WcBtClient *c, const WcBtRead *req, WcBtRowFn fn, void *arg,
 		grpc::Status s = reader->Finish();
 
 		if (broken)
-			set_status(st, 13 /* INTERNAL */ ,
-					   std::string("Bigtable's ReadRows answer broke the protocol: ") + rows.error);
+			set_broken(st, &rows);
 		else if (stopped)
 			set_status(st, WC_BT_CANCELLED, "the read was stopped");
 		else if (from_grpc(st, s))
 		{
-			if (wc_bt_rows_end(&rows) == WC_BT_BAD)
-				set_status(st, 13 /* INTERNAL */ ,
-						   std::string("Bigtable's ReadRows answer broke the protocol: ") + rows.error);
-			else
-				ok = true;
+			if (wc_bt_rows_end(&rows) != WC_BT_BAD)
+				return true;
+			set_broken(st, &rows);
 		}
-	}
-	catch (const std::exception &e)
-	{
-		from_exception(st, e);
-	}
+		return false;
+	});
 	wc_bt_rows_free(&rows);
 	return ok;
 }
@@ -425,7 +439,7 @@ extern "C" bool
 wc_bt_sample_row_keys(WcBtClient *c, const char *table, const char *app_profile,
 					  int64_t timeout_ms, WcBtSampleFn fn, void *arg, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		v2::SampleRowKeysRequest r;
@@ -455,11 +469,7 @@ wc_bt_sample_row_keys(WcBtClient *c, const char *table, const char *app_profile,
 			return false;
 		}
 		return from_grpc(st, s);
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
@@ -469,7 +479,7 @@ wc_bt_mutate_rows(WcBtClient *c, const char *table, const char *app_profile,
 {
 	for (int i = 0; i < nentries; i++)
 		codes[i] = WC_BT_UNAVAILABLE;
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		v2::MutateRowsRequest r;
@@ -518,11 +528,7 @@ wc_bt_mutate_rows(WcBtClient *c, const char *table, const char *app_profile,
 		else
 			set_status(st, WC_BT_UNAVAILABLE, "Bigtable did not say what became of every row");
 		return false;
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
@@ -533,7 +539,7 @@ wc_bt_check_and_mutate(WcBtClient *c, const char *table, const char *app_profile
 					   const WcBtMutation *if_false, int nfalse,
 					   int64_t timeout_ms, bool *matched, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		v2::CheckAndMutateRowRequest r;
@@ -554,11 +560,7 @@ wc_bt_check_and_mutate(WcBtClient *c, const char *table, const char *app_profile
 			return false;
 		*matched = resp.predicate_matched();
 		return true;
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 /* ---------------------------------------------------------------------
@@ -681,7 +683,7 @@ wc_bt_create_table(WcBtClient *c, const char *instance, const char *table_id,
 				   const WcBtFamily *families, int nfamilies,
 				   int64_t timeout_ms, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		admin::CreateTableRequest r;
@@ -694,18 +696,14 @@ wc_bt_create_table(WcBtClient *c, const char *instance, const char *table_id,
 			fill_family(&(*r.mutable_table()->mutable_column_families())[families[i].name],
 						&families[i]);
 		return from_grpc(st, c->admin->CreateTable(&ctx, r, &resp));
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
 wc_bt_modify_family(WcBtClient *c, const char *table, WcBtFamilyChange change,
 					const WcBtFamily *family, int64_t timeout_ms, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		admin::ModifyColumnFamiliesRequest r;
@@ -722,18 +720,14 @@ wc_bt_modify_family(WcBtClient *c, const char *table, WcBtFamilyChange change,
 		else
 			m->set_drop(true);
 		return from_grpc(st, c->admin->ModifyColumnFamilies(&ctx, r, &resp));
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
 wc_bt_get_table(WcBtClient *c, const char *table, WcBtFamilyFn fn, void *arg,
 				int64_t timeout_ms, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		admin::GetTableRequest r;
@@ -758,18 +752,14 @@ wc_bt_get_table(WcBtClient *c, const char *table, WcBtFamilyFn fn, void *arg,
 				break;
 		}
 		return true;
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
 wc_bt_list_tables(WcBtClient *c, const char *instance, WcBtTableFn fn, void *arg,
 				  int64_t timeout_ms, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		std::string token;
 
@@ -791,17 +781,13 @@ wc_bt_list_tables(WcBtClient *c, const char *instance, WcBtTableFn fn, void *arg
 			token = resp.next_page_token();
 		} while (!token.empty());
 		return true;
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
 wc_bt_delete_table(WcBtClient *c, const char *table, int64_t timeout_ms, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		admin::DeleteTableRequest r;
@@ -810,18 +796,14 @@ wc_bt_delete_table(WcBtClient *c, const char *table, int64_t timeout_ms, WcBtSta
 		prepare(ctx, c, "name", table, NULL, timeout_ms);
 		r.set_name(table);
 		return from_grpc(st, c->admin->DeleteTable(&ctx, r, &resp));
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
 
 extern "C" bool
 wc_bt_drop_row_range(WcBtClient *c, const char *table, const uint8_t *prefix,
 					 size_t prefix_len, bool all, int64_t timeout_ms, WcBtStatus *st)
 {
-	try
+	return guarded(st, [&]
 	{
 		grpc::ClientContext ctx;
 		admin::DropRowRangeRequest r;
@@ -834,9 +816,5 @@ wc_bt_drop_row_range(WcBtClient *c, const char *table, const uint8_t *prefix,
 		else
 			r.set_row_key_prefix(bytes(prefix, prefix_len));
 		return from_grpc(st, c->admin->DropRowRange(&ctx, r, &resp));
-	}
-	catch (const std::exception &e)
-	{
-		return from_exception(st, e);
-	}
+	});
 }
