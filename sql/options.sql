@@ -74,5 +74,72 @@ DROP SERVER opt_user_srv;
 REVOKE pg_write_server_files FROM opt_user;
 REVOKE USAGE ON FOREIGN DATA WRAPPER widecolumn_fdw FROM opt_user;
 DROP ROLE opt_user;
+
+-- A server's engine: LevelDB by default, or Bigtable, whose servers name
+-- their instance and take none of LevelDB's options (nor it theirs).
+CREATE SERVER opt_eng_bad FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (engine 'rocksdb');
+CREATE SERVER opt_eng_ldb FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (engine 'leveldb', sync 'off');
+CREATE SERVER opt_bt_noinst FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'my-project');
+CREATE SERVER opt_bt_noproj FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', instance 'my-instance');
+-- LevelDB's options on a Bigtable server: where they belong, and the
+-- nearest of Bigtable's or the whole list
+CREATE SERVER opt_bt_path FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', path '/tmp/x');
+CREATE SERVER opt_bt_sync FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', sync 'off');
+-- ... and Bigtable's on a LevelDB server
+CREATE SERVER opt_ldb_proj FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (project 'p');
+CREATE SERVER opt_ldb_timeout FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (timeout '1s');
+CREATE SERVER opt_ldb_inst FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (engine 'leveldb', instance 'i');
+-- a misspelling gets the nearest option of the server's engine
+CREATE SERVER opt_bt_typo FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instanse 'i');
+-- values
+CREATE SERVER opt_bt_v1 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint 'localhost');
+CREATE SERVER opt_bt_v2 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint 'localhost:99999');
+CREATE SERVER opt_bt_v3 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint ':8086');
+CREATE SERVER opt_bt_v4 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint 'a b:1');
+CREATE SERVER opt_bt_v5 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', credentials 'anonymous');
+CREATE SERVER opt_bt_v6 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', timeout '30 parsecs');
+CREATE SERVER opt_bt_v7 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', timeout '0');
+CREATE SERVER opt_bt_v8 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', timeout '-5s');
+CREATE SERVER opt_bt_v9 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p/../q', instance 'i');
+CREATE SERVER opt_bt_v10 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance '');
+CREATE SERVER opt_bt_v11 FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', app_profile 'a profile');
+CREATE SERVER opt_bt_ok FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'example.com:my-project', instance 'my-instance',
+           endpoint '[::1]:8086', credentials 'insecure', app_profile 'batch_1', timeout '500ms');
+ALTER SERVER opt_bt_ok OPTIONS (SET timeout '2min', SET endpoint 'bigtable.googleapis.com:443',
+                                SET credentials 'google_default');
+-- dropping the instance, or switching the engine with Bigtable's options
+-- still there, is refused: the options are checked as they end up
+ALTER SERVER opt_bt_ok OPTIONS (DROP instance);
+ALTER SERVER opt_bt_ok OPTIONS (SET engine 'leveldb');
+ALTER SERVER opt_eng_ldb OPTIONS (SET engine 'bigtable');
+SELECT srvname, srvoptions FROM pg_foreign_server WHERE srvname IN ('opt_bt_ok', 'opt_eng_ldb')
+ ORDER BY srvname;
+-- This version checks a Bigtable server's options but serves none of its
+-- tables: their first use says so, and stores nothing anywhere.
+CREATE FOREIGN TABLE opt_bt_t (rowkey text COLLATE "C", v text) SERVER opt_bt_ok OPTIONS (table 'weather');
+SELECT * FROM opt_bt_t;
+INSERT INTO opt_bt_t VALUES ('a', 'b');
+SELECT widecolumn.families('opt_bt_ok');
+SELECT pg_stat_file('bigtable.googleapis.com:443', true) IS NULL AS no_directory_made;
+DROP FOREIGN TABLE opt_bt_t;
+DROP SERVER opt_bt_ok;
+DROP SERVER opt_eng_ldb;
 DROP SERVER opt_ok;
 DROP SERVER opt_srv CASCADE;

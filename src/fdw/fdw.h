@@ -40,6 +40,24 @@
 #include "common/wire.h"
 
 /* How a foreign table column is stored. */
+/* A server's storage engine (its option engine). */
+typedef enum WcEngineKind
+{
+	WC_ENGINE_LEVELDB,
+	WC_ENGINE_BIGTABLE
+} WcEngineKind;
+
+/* A Bigtable server's options (engine 'bigtable'). */
+typedef struct WcBigtableServer
+{
+	char	   *project;
+	char	   *instance;
+	char	   *endpoint;		/* host:port */
+	bool		insecure;		/* credentials 'insecure': no TLS, no token */
+	char	   *app_profile;	/* NULL: the instance's default */
+	int			timeout_ms;		/* each request's deadline */
+} WcBigtableServer;
+
 typedef enum WcColumnKind
 {
 	WC_COL_DROPPED,
@@ -79,7 +97,13 @@ typedef struct WcTable
 	Oid			relid;
 	char	   *relname;
 	Oid			serverid;
-	char	   *path;			/* database directory as the worker sees it */
+	WcEngineKind engine;
+	/*
+	 * The database as the worker names it: a LevelDB directory as the
+	 * worker sees it; a Bigtable instance as endpoint/projects/P/instances/I.
+	 */
+	char	   *path;
+	WcBigtableServer *bigtable; /* engine 'bigtable': its options; else NULL */
 	bool		sync;
 	uint32		cache_mb;
 	uint32		write_buffer_mb;

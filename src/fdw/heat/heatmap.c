@@ -285,7 +285,7 @@ stats_call(Oid serverid, bool reset, int *n, WcStatsAnswerTable **tables)
 	WcReader	r;
 	WcStatsRequest req;
 
-	if (stat(meta->path, &st) != 0)
+	if (meta->engine == WC_ENGINE_BIGTABLE || stat(meta->path, &st) != 0)
 		return false;
 	req.db = wc_client_db_id(wc_client_open_db(meta));
 	req.reset = reset;

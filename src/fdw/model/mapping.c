@@ -52,9 +52,62 @@ escape_str(const char *s, size_t len, size_t *outlen)
 	return buf;
 }
 
+/* Bigtable's public endpoint, where neither option nor environment names one. */
+#define WC_BIGTABLE_ENDPOINT		"bigtable.googleapis.com:443"
+#define WC_BIGTABLE_TIMEOUT_MS		30000
+
+/*
+ * read_bigtable_options
+ *		A Bigtable server's instance and how to reach it.  With no option
+ *		endpoint, BIGTABLE_EMULATOR_HOST in the server's environment (as
+ *		Google's clients read it) names an emulator, reached with no
+ *		credentials by default; else Bigtable's own endpoint with Google's
+ *		application-default credentials.
+ */
+static void
+read_bigtable_options(WcTable *t, ForeignServer *server)
+{
+	WcBigtableServer *bt = palloc0(sizeof(WcBigtableServer));
+	const char *emulator = getenv("BIGTABLE_EMULATOR_HOST");
+	bool		have_credentials = false;
+	ListCell   *lc;
+
+	bt->timeout_ms = WC_BIGTABLE_TIMEOUT_MS;
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+
+		if (strcmp(def->defname, "project") == 0)
+			bt->project = defGetString(def);
+		else if (strcmp(def->defname, "instance") == 0)
+			bt->instance = defGetString(def);
+		else if (strcmp(def->defname, "endpoint") == 0)
+			bt->endpoint = defGetString(def);
+		else if (strcmp(def->defname, "credentials") == 0)
+		{
+			bt->insecure = wc_parse_credentials_insecure(def);
+			have_credentials = true;
+		}
+		else if (strcmp(def->defname, "app_profile") == 0)
+			bt->app_profile = defGetString(def);
+		else if (strcmp(def->defname, "timeout") == 0)
+			bt->timeout_ms = wc_parse_timeout(def);
+	}
+	if (bt->endpoint == NULL && emulator != NULL && emulator[0] != '\0')
+	{
+		bt->endpoint = pstrdup(emulator);
+		if (!have_credentials)
+			bt->insecure = true;
+	}
+	else if (bt->endpoint == NULL)
+		bt->endpoint = WC_BIGTABLE_ENDPOINT;
+	t->bigtable = bt;
+	t->path = psprintf("%s/projects/%s/instances/%s", bt->endpoint, bt->project, bt->instance);
+}
+
 /*
  * read_server_options
- *		Where the server's database is, and its LevelDB settings.
+ *		Where the server's database is, and its engine's settings.
  */
 static void
 read_server_options(WcTable *t, ForeignServer *server)
@@ -62,6 +115,21 @@ read_server_options(WcTable *t, ForeignServer *server)
 	ListCell   *lc;
 
 	t->serverid = server->serverid;
+	t->engine = WC_ENGINE_LEVELDB;
+	t->bigtable = NULL;
+	foreach(lc, server->options)
+	{
+		DefElem    *def = lfirst(lc);
+
+		if (strcmp(def->defname, "engine") == 0)
+			t->engine = wc_parse_engine(def);
+	}
+	if (t->engine == WC_ENGINE_BIGTABLE)
+	{
+		read_bigtable_options(t, server);
+		return;
+	}
+
 	t->sync = true;
 	t->cache_mb = WC_DEFAULT_CACHE_MB;
 	t->write_buffer_mb = WC_DEFAULT_WRITE_BUFFER_MB;

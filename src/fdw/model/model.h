@@ -58,6 +58,9 @@ extern int	wc_parse_size_option(DefElem *def, int min, int max);
 extern char wc_parse_delimiter(DefElem *def);
 extern bool wc_parse_compression(DefElem *def);
 extern Oid	wc_parse_map_values(DefElem *def);
+extern WcEngineKind wc_parse_engine(DefElem *def);
+extern int	wc_parse_timeout(DefElem *def);
+extern bool wc_parse_credentials_insecure(DefElem *def);
 
 /* in mapping.c */
 extern WcTable *wc_get_table(Oid relid);

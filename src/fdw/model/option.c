@@ -27,6 +27,7 @@
 #include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/guc.h"
 #include "utils/varlena.h"
 
 #include "common/shmem.h"
@@ -36,15 +37,26 @@ typedef struct WcOption
 {
 	const char *name;
 	Oid			context;
+	WcEngineKind engine;		/* a server's: the engine it belongs to, or
+								 * WC_ENGINE_ANY */
 } WcOption;
 
+#define WC_ENGINE_ANY ((WcEngineKind) -1)
+
 static const WcOption valid_options[] = {
-	{"path", ForeignServerRelationId},
-	{"sync", ForeignServerRelationId},
-	{"block_cache_size", ForeignServerRelationId},
-	{"write_buffer_size", ForeignServerRelationId},
-	{"bloom_bits", ForeignServerRelationId},
-	{"compression", ForeignServerRelationId},
+	{"engine", ForeignServerRelationId, WC_ENGINE_ANY},
+	{"path", ForeignServerRelationId, WC_ENGINE_LEVELDB},
+	{"sync", ForeignServerRelationId, WC_ENGINE_LEVELDB},
+	{"block_cache_size", ForeignServerRelationId, WC_ENGINE_LEVELDB},
+	{"write_buffer_size", ForeignServerRelationId, WC_ENGINE_LEVELDB},
+	{"bloom_bits", ForeignServerRelationId, WC_ENGINE_LEVELDB},
+	{"compression", ForeignServerRelationId, WC_ENGINE_LEVELDB},
+	{"project", ForeignServerRelationId, WC_ENGINE_BIGTABLE},
+	{"instance", ForeignServerRelationId, WC_ENGINE_BIGTABLE},
+	{"endpoint", ForeignServerRelationId, WC_ENGINE_BIGTABLE},
+	{"credentials", ForeignServerRelationId, WC_ENGINE_BIGTABLE},
+	{"app_profile", ForeignServerRelationId, WC_ENGINE_BIGTABLE},
+	{"timeout", ForeignServerRelationId, WC_ENGINE_BIGTABLE},
 	{"table", ForeignTableRelationId},
 	{"family", ForeignTableRelationId},
 	{"layout", ForeignTableRelationId},
@@ -59,8 +71,16 @@ static const WcOption valid_options[] = {
 	{NULL, InvalidOid}
 };
 
+/* The engines' names, as the server option engine gives them. */
+static const char *const engine_names[] = {"leveldb", "bigtable"};
+static const char *const engine_titles[] = {"LevelDB", "Bigtable"};
+
+/*
+ * The nearest option name an object of context takes (a server's: of the
+ * engine it has), or NULL.
+ */
 static const char *
-closest_option(const char *name, Oid context)
+closest_option(const char *name, Oid context, WcEngineKind engine)
 {
 	const char *best = NULL;
 	int			best_dist = 4;	/* further than this is no suggestion */
@@ -70,6 +90,9 @@ closest_option(const char *name, Oid context)
 		int			d;
 
 		if (o->context != context)
+			continue;
+		if (context == ForeignServerRelationId && o->engine != WC_ENGINE_ANY &&
+			o->engine != engine)
 			continue;
 		d = varstr_levenshtein_less_equal(name, strlen(name), o->name, strlen(o->name),
 										  1, 1, 1, best_dist, true);
@@ -88,9 +111,9 @@ closest_option(const char *name, Oid context)
  *		belongs if it is one of ours, else the nearest name, if any.
  */
 static void
-unknown_option(const char *name, Oid catalog)
+unknown_option(const char *name, Oid catalog, WcEngineKind engine)
 {
-	const char *hint = closest_option(name, catalog);
+	const char *hint = closest_option(name, catalog, engine);
 
 	for (const WcOption *o = valid_options; o->name; o++)
 	{
@@ -153,6 +176,38 @@ unknown_option(const char *name, Oid catalog)
 					 errmsg("invalid option \"%s\"", name),
 					 errhint("See the widecolumn_fdw documentation for the options of this object.")));
 	}
+}
+
+/*
+ * wrong_engine_option
+ *		The error for an option of the other engine's servers: which engine
+ *		it belongs to, and the nearest name this server's engine takes, or
+ *		all of them.
+ */
+static void
+wrong_engine_option(const char *name, WcEngineKind mine, WcEngineKind theirs)
+{
+	const char *hint = closest_option(name, ForeignServerRelationId, mine);
+	StringInfoData names;
+
+	if (hint != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+				 errmsg("invalid option \"%s\" for a %s server", name, engine_titles[mine]),
+				 errdetail("Option \"%s\" is valid only for servers with engine \"%s\".",
+						   name, engine_names[theirs]),
+				 errhint("Perhaps you meant the option \"%s\".", hint)));
+	initStringInfo(&names);
+	for (const WcOption *o = valid_options; o->name; o++)
+		if (o->context == ForeignServerRelationId &&
+			(o->engine == WC_ENGINE_ANY || o->engine == mine))
+			appendStringInfo(&names, "%s\"%s\"", names.len > 0 ? ", " : "", o->name);
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+			 errmsg("invalid option \"%s\" for a %s server", name, engine_titles[mine]),
+			 errdetail("Option \"%s\" is valid only for servers with engine \"%s\".",
+					   name, engine_names[theirs]),
+			 errhint("The options of a %s server are %s.", engine_titles[mine], names.data)));
 }
 
 /*
@@ -260,6 +315,119 @@ wc_parse_compression(DefElem *def)
 	return false;
 }
 
+/* The server option engine: "leveldb" or "bigtable". */
+WcEngineKind
+wc_parse_engine(DefElem *def)
+{
+	char	   *v = defGetString(def);
+
+	for (int e = 0; e < lengthof(engine_names); e++)
+		if (strcmp(v, engine_names[e]) == 0)
+			return (WcEngineKind) e;
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+			 errmsg("invalid value for option \"engine\": \"%s\"", v),
+			 errdetail("Valid values are \"leveldb\" (the default: a LevelDB database kept by the cluster) and \"bigtable\" (a Google Cloud Bigtable instance).")));
+	return WC_ENGINE_LEVELDB;
+}
+
+/*
+ * The server option timeout: a duration as a setting takes it ("30s",
+ * "500ms"; a bare number is milliseconds), from 1 ms to INT_MAX ms.
+ */
+int
+wc_parse_timeout(DefElem *def)
+{
+	char	   *v = defGetString(def);
+	const char *hint = NULL;
+	int			ms;
+
+	if (!parse_int(v, &ms, GUC_UNIT_MS, &hint) || ms < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"timeout\": \"%s\"", v),
+				 errdetail("The value must be a positive duration, at most %d ms.", INT_MAX),
+				 hint ? errhint("%s", _(hint)) :
+				 errhint("For example: '30s' or '500ms'.")));
+	return ms;
+}
+
+/*
+ * The server option credentials: Google's application-default credentials
+ * over TLS, or none over plain TCP (an emulator).
+ */
+bool
+wc_parse_credentials_insecure(DefElem *def)
+{
+	char	   *v = defGetString(def);
+
+	if (strcmp(v, "insecure") == 0)
+		return true;
+	if (strcmp(v, "google_default") == 0)
+		return false;
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+			 errmsg("invalid value for option \"credentials\": \"%s\"", v),
+			 errdetail("Valid values are \"google_default\" (Google's application-default credentials, over TLS) and \"insecure\" (no credentials and no TLS, for an emulator).")));
+	return false;
+}
+
+/*
+ * check_endpoint
+ *		host:port, as BIGTABLE_EMULATOR_HOST has it: a host name, an IPv4
+ *		address or a bracketed IPv6 address, and a port from 1 to 65535.
+ */
+static void
+check_endpoint(DefElem *def)
+{
+	char	   *v = defGetString(def);
+	const char *colon = strrchr(v, ':');
+	bool		ok = colon != NULL && colon > v && colon[1] != '\0';
+
+	if (ok)
+	{
+		size_t		plen = strlen(colon + 1);
+
+		ok = plen <= 5 && strspn(colon + 1, "0123456789") == plen &&
+			atoi(colon + 1) >= 1 && atoi(colon + 1) <= 65535;
+	}
+	if (ok && v[0] == '[')
+		ok = colon[-1] == ']' && colon - v > 2;
+	else if (ok)
+		for (const char *c = v; c < colon && ok; c++)
+			ok = isalnum((unsigned char) *c) || *c == '.' || *c == '-' || *c == '_';
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"endpoint\": \"%s\"", v),
+				 errdetail("The value must be host:port, with a port from 1 to 65535."),
+				 errhint("For example: 'bigtable.googleapis.com:443', or '127.0.0.1:8086' for an emulator.")));
+}
+
+/*
+ * check_resource_id
+ *		A project, instance or app profile id, which go into Bigtable's
+ *		resource names (projects/P/instances/I) and request metadata: not
+ *		empty, and letters, digits, "-", "_", "." and ":" (a domain-scoped
+ *		project, "example.com:proj"), at most 64 bytes.  Bigtable's own
+ *		rules are narrower; it answers for those itself.
+ */
+static void
+check_resource_id(DefElem *def)
+{
+	char	   *v = defGetString(def);
+	size_t		len = strlen(v);
+	bool		ok = len > 0 && len <= 64;
+
+	for (const char *c = v; *c && ok; c++)
+		ok = isalnum((unsigned char) *c) || *c == '-' || *c == '_' || *c == '.' || *c == ':';
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_INVALID_ATTRIBUTE_VALUE),
+				 errmsg("invalid value for option \"%s\": \"%s\"", def->defname, v),
+				 errdetail("The value must be 1 to 64 letters, digits, \"-\", \"_\", \".\" or \":\".")));
+}
+
 /*
  * The type a map column's values decode as (mapcolumn.c): the SQL types
  * that JSON holds without loss, and bytea as hex.
@@ -326,6 +494,30 @@ check_map_column(List *seen)
 				 errhint("To map one cell, use OPTIONS (column 'family:qualifier') instead.")));
 }
 
+/*
+ * check_bigtable_server
+ *		A Bigtable server names its instance: options project and instance.
+ */
+static void
+check_bigtable_server(List *seen)
+{
+	bool		project = false;
+	bool		instance = false;
+	ListCell   *lc;
+
+	foreach(lc, seen)
+	{
+		project |= strcmp(lfirst(lc), "project") == 0;
+		instance |= strcmp(lfirst(lc), "instance") == 0;
+	}
+	if (!project || !instance)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_DYNAMIC_PARAMETER_VALUE_NEEDED),
+				 errmsg("a Bigtable server needs option \"%s\"", project ? "instance" : "project"),
+				 errdetail("Options \"project\" and \"instance\" name the Bigtable instance the server's tables are in."),
+				 errhint("For example: OPTIONS (engine 'bigtable', project 'my-project', instance 'my-instance').")));
+}
+
 PG_FUNCTION_INFO_V1(widecolumn_fdw_validator);
 
 /*
@@ -339,6 +531,17 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 	Oid			catalog = PG_GETARG_OID(1);
 	ListCell   *lc;
 	List	   *seen = NIL;
+	WcEngineKind engine = WC_ENGINE_LEVELDB;
+
+	/* A server's options are those of its engine. */
+	if (catalog == ForeignServerRelationId)
+		foreach(lc, options)
+		{
+			DefElem    *def = lfirst(lc);
+
+			if (strcmp(def->defname, "engine") == 0)
+				engine = wc_parse_engine(def);
+		}
 
 	foreach(lc, options)
 	{
@@ -350,7 +553,9 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 			if (o->context == catalog && strcmp(o->name, def->defname) == 0)
 				break;
 		if (o->name == NULL)
-			unknown_option(def->defname, catalog);
+			unknown_option(def->defname, catalog, engine);
+		if (o->engine != WC_ENGINE_ANY && o->engine != engine)
+			wrong_engine_option(def->defname, engine, o->engine);
 
 		foreach(lc2, seen)
 			if (strcmp(lfirst(lc2), def->defname) == 0)
@@ -412,6 +617,16 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 			(void) wc_parse_size_option(def, 0, 64);
 		else if (strcmp(def->defname, "compression") == 0)
 			(void) wc_parse_compression(def);
+		else if (strcmp(def->defname, "project") == 0 ||
+				 strcmp(def->defname, "instance") == 0 ||
+				 strcmp(def->defname, "app_profile") == 0)
+			check_resource_id(def);
+		else if (strcmp(def->defname, "endpoint") == 0)
+			check_endpoint(def);
+		else if (strcmp(def->defname, "credentials") == 0)
+			(void) wc_parse_credentials_insecure(def);
+		else if (strcmp(def->defname, "timeout") == 0)
+			(void) wc_parse_timeout(def);
 		else if (strcmp(def->defname, "table") == 0)
 		{
 			char	   *name = defGetString(def);
@@ -451,6 +666,8 @@ widecolumn_fdw_validator(PG_FUNCTION_ARGS)
 	}
 	if (catalog == AttributeRelationId)
 		check_map_column(seen);
+	if (catalog == ForeignServerRelationId && engine == WC_ENGINE_BIGTABLE)
+		check_bigtable_server(seen);
 	PG_RETURN_VOID();
 }
 
