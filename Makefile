@@ -30,7 +30,8 @@ OBJS = src/widecolumn_fdw.o \
        src/worker/runtime/state.o src/worker/runtime/clients.o src/worker/runtime/failure.o src/worker/runtime/readers.o src/worker/runtime/snapshare.o src/worker/runtime/heat.o \
        src/worker/leveldb/engine.o src/worker/leveldb/databases.o src/worker/leveldb/largecommit.o \
        src/worker/leveldb/rowscan.o src/worker/leveldb/rowread.o src/worker/leveldb/versions.o src/worker/leveldb/rowfilter.o src/worker/leveldb/tablemeta.o src/worker/leveldb/sweep.o src/worker/leveldb/reclaim.o src/worker/leveldb/rowdrops.o src/worker/leveldb/sizes.o src/worker/leveldb/rowcommit.o src/worker/leveldb/rollback.o \
-       src/worker/leveldb/heatstore.o src/worker/leveldb/xacts.o src/worker/leveldb/commitwriter.o src/worker/leveldb/storage.o
+       src/worker/leveldb/heatstore.o src/worker/leveldb/xacts.o src/worker/leveldb/commitwriter.o src/worker/leveldb/storage.o \
+       src/worker/bigtable/engine.o src/worker/bigtable/btscan.o src/worker/bigtable/readrows.o
 # The install script of this version, the first version's (an older version
 # installs through it and the upgrade scripts: sql/upgrade.sql) and the
 # upgrade scripts.
@@ -39,7 +40,9 @@ PG_CPPFLAGS = -I$(srcdir)/src
 # before PGXS, which adds PG_CFLAGS to CFLAGS; "override" keeps the
 # PG_CFLAGS of a command line (test/scripts/build.sh's) too
 override PG_CFLAGS += -MMD -MP
-SHLIB_LINK = -lleveldb -lavro -lsnappy -lz
+# gRPC's wall (C++, no bitcode: linked as objects, not OBJS) and its libraries
+BT_OBJS = src/worker/bigtable/btclient.o $(patsubst %.cc,%.o,$(BT_GEN_SRCS))
+SHLIB_LINK = -lleveldb -lavro -lsnappy -lz $(BT_OBJS) $(BT_LIBS) -lstdc++
 
 REGRESS = types options ddl dml transactions commandids errors privileges pushdown storefilter rowkey_parts rowkey_format versions families asof maps cells gc aggregates upgrade seeds seeds_dynamodb seeds_tenants differential sizes keyjoins droprange parallel import monitor heatmap advise avro
 ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilter rrconflict snapshots families dropfamilies commitlocks maps aggregates droprange parallel import storefilter
@@ -83,8 +86,11 @@ BT_GEN = $(BT_DIR)/gen
 BT_PROTOS = $(BT_DIR)/bigtable.proto $(BT_DIR)/bigtable_admin.proto $(BT_DIR)/rpcstatus.proto
 BT_GEN_SRCS = $(BT_GEN)/bigtable.pb.cc $(BT_GEN)/bigtable.grpc.pb.cc $(BT_GEN)/bigtable_admin.pb.cc \
 	$(BT_GEN)/bigtable_admin.grpc.pb.cc $(BT_GEN)/rpcstatus.pb.cc
-BT_CXXFLAGS = -O2 -g -Wall -Wno-unused-parameter -I$(BT_GEN) -Isrc $(shell pkg-config --cflags grpc++ protobuf 2>/dev/null)
+BT_CXXFLAGS = -O2 -g -fPIC -Wall -Wno-unused-parameter -I$(BT_GEN) -Isrc $(shell pkg-config --cflags grpc++ protobuf 2>/dev/null)
 BT_LIBS = $(shell pkg-config --libs grpc++ protobuf 2>/dev/null)
+
+# the library is linked with the wall's objects
+$(shlib): $(BT_OBJS)
 
 $(BT_GEN_SRCS) &: $(BT_PROTOS)
 	mkdir -p $(BT_GEN)

@@ -146,5 +146,6 @@ struct WcEngine
 
 /* the engines (src/worker/<engine>/engine.c) */
 extern const WcEngine wc_leveldb_engine;
+extern const WcEngine wc_bigtable_engine;
 
 #endif							/* WC_ENGINE_H */

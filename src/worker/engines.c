@@ -13,5 +13,5 @@
 
 #include "worker/worker.h"
 
-const WcEngine *const wc_engines[] = {&wc_leveldb_engine};
+const WcEngine *const wc_engines[] = {&wc_leveldb_engine, &wc_bigtable_engine};
 const int	wc_nengines = lengthof(wc_engines);

@@ -668,18 +668,6 @@ wc_client_open_db(WcTable *t)
 			return (link_serial << WC_DB_ID_BITS) | kd->id;
 	}
 
-	/*
-	 * The Bigtable engine's options are checked and read, and its wall to
-	 * gRPC is built and tested (worker/bigtable/btclient.cc), but the
-	 * engine that serves tables with it is not in the worker yet.
-	 */
-	if (t->engine == WC_ENGINE_BIGTABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("tables on a Bigtable server cannot be read or written by this version of widecolumn_fdw"),
-				 errdetail("The server names Bigtable instance \"%s\"; this version checks a Bigtable server's options but does not yet connect to it.",
-						   t->path),
-				 errhint("Use a server with engine \"leveldb\" (the default), and export_avro to move a table to Bigtable.")));
 	req.target.data = (const uint8 *) t->path;
 	req.target.len = strlen(t->path);
 	engine_options(&req, t);

@@ -1,0 +1,40 @@
+/*-------------------------------------------------------------------------
+ *
+ * bigtable.h
+ *	  The Bigtable engine's parts, shared by its files: a database (an
+ *	  instance and its channel) and a scan.  Private to this folder.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef WC_BIGTABLE_H
+#define WC_BIGTABLE_H
+
+#include "worker/worker.h"
+#include "worker/bigtable/btclient.h"
+
+/* A Bigtable instance the worker reaches (engine.c). */
+typedef struct WcBtDb
+{
+	WcDatabase	base;			/* base.name: endpoint/projects/P/instances/I */
+	char	   *endpoint;
+	char	   *project;
+	char	   *instance;
+	bool		insecure;
+	char	   *app_profile;	/* "": the instance's default */
+	int			timeout_ms;
+	char	   *instance_name;	/* projects/P/instances/I */
+	WcBtClient *client;			/* shared by the threads that call it */
+	struct WcBtDb *next;
+} WcBtDb;
+
+typedef struct WcBtScan WcBtScan;
+
+/* in btscan.c */
+extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);
+extern bool bt_scan_fill(WcBtScan *s);
+extern const WcByteBuf *bt_scan_batch(WcBtScan *s);
+extern void bt_scan_close(WcBtScan *s);
+extern void bt_key_bound(const uint8 *k, size_t n, bool is_end,
+						 uint8 *out, size_t *outlen, bool *adjust);
+
+#endif							/* WC_BIGTABLE_H */

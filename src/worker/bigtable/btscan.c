@@ -1,0 +1,443 @@
+/*-------------------------------------------------------------------------
+ *
+ * btscan.c
+ *	  A SCAN of a table on a Bigtable server: its key ranges become one
+ *	  ReadRows request's row set, its columns the cells each row's BATCH
+ *	  row carries.
+ *
+ * The backend's ranges are in the LevelDB key space (common/keycodec.h:
+ * the escaped table, then the escaped row key); bt_key_bound turns each
+ * bound back into a row key and whether Bigtable's range is open or closed
+ * there, exactly, so that a range reads the rows LevelDB's would.  A batch
+ * is one request, stopped (its call cancelled) once the batch is full; the
+ * next goes on after the last row it kept, in either direction.
+ *
+ * What a scan of this kind cannot do yet is refused at its opening, on
+ * the main thread (0A000): the cells layout, map columns, storage filters
+ * and a transaction's own writes.  A row's latest cell of each column is
+ * read (a cells_per_column_limit filter, under as_of's timestamp range);
+ * the families' policies are not applied on read yet.
+ *
+ * bt_scan_fill runs on a reader thread: plain C, errors through wc_fail.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/keycodec.h"
+#include "worker/bigtable/bigtable.h"
+#include "worker/runtime/failure.h"
+
+/* Bytes of rows a batch holds before its request is stopped. */
+#define BT_BATCH_BYTES		(256 * 1024)
+
+typedef struct BtColumn
+{
+	uint8	   *family;
+	size_t		family_len;
+	uint8	   *qualifier;
+	size_t		qualifier_len;
+	uint16		idx;			/* its place in the request's columns */
+} BtColumn;
+
+struct WcBtScan
+{
+	WcBtDb	   *db;
+	char	   *table;			/* projects/P/instances/I/tables/T */
+	bool		meta;			/* the table of families: no rows here yet */
+	bool		reverse;
+	bool		versions;		/* each row ends with its newest timestamp */
+	uint64		limit;			/* 0: none */
+	uint64		as_of;			/* µs; 0: now */
+	int			ncols;
+	BtColumn   *cols;
+	int			nranges;
+	WcBtRange  *ranges;			/* raw row keys; none: the scan is empty */
+	WcBtRange  *work;			/* the next request's, clipped */
+	WcBtFilter	filters[2];
+	WcBtFilter	chain;
+	/* as it goes */
+	bool		done;
+	bool		have_last;
+	WcByteBuf	last;			/* the last row a batch kept */
+	uint64		emitted;
+	bool		full;			/* the call was stopped: the batch is full */
+	WcByteBuf	out;
+	WcBatchWriter batch;
+};
+
+pg_attribute_noreturn() static void
+refuse(WcBtDb *db, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on a Bigtable server yet", what),
+			 errdetail("Bigtable instance \"%s\": this version reads the mapped columns of tables on a Bigtable server, and writes none.",
+					   db->base.name)));
+}
+
+/*
+ * bt_key_bound
+ *		The row key a bound of a range in the LevelDB key space stands for
+ *		(k: what follows the table's component), into out (n bytes at
+ *		most).
+ *
+ * k is a row key's escaped body, perhaps followed by bytes that are not
+ * an escaped byte: its terminator (0x00 0x01, then maybe a cell's
+ * family), or a byte the key space has between rows (0x00 0x02: after
+ * every cell of the row, a successor's).  A start bound includes the row
+ * key unless *adjust (Bigtable's start_key_open); an end bound excludes
+ * it unless *adjust (end_key_closed).
+ */
+void
+bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen, bool *adjust)
+{
+	size_t		i = 0,
+				o = 0;
+
+	while (i < n)
+	{
+		if (k[i] != 0x00)
+			out[o++] = k[i++];
+		else if (i + 1 < n && k[i + 1] == 0xFF)
+		{
+			out[o++] = 0x00;
+			i += 2;
+		}
+		else
+			break;
+	}
+	*outlen = o;
+	*adjust = false;
+	if (i + 1 >= n)				/* the body alone, or a lone 0x00 after it */
+		return;
+	if (k[i + 1] == 0x01)
+	{
+		/* the row itself; an end inside the row's cells takes it in */
+		*adjust = is_end && n > i + 2;
+		return;
+	}
+	/* 0x00 then 0x02..0xFE: after every key of the row, before q\0... */
+	if (k[i + 1] != 0x00)
+		*adjust = true;
+}
+
+/* The bytes of a bound after the table's escaped component, or NULL. */
+static const uint8 *
+after_table(const WcBytes *b, const uint8 *table, size_t tlen, size_t *rest)
+{
+	if (b->len < tlen || memcmp(b->data, table, tlen) != 0)
+		return NULL;
+	*rest = b->len - tlen;
+	return b->data + tlen;
+}
+
+/*
+ * bt_scan_open
+ *		The scan of req, on the main thread: its table, columns and raw key
+ *		ranges.
+ */
+WcBtScan *
+bt_scan_open(WcBtDb *db, const WcScanRequest *req)
+{
+	WcBtScan   *s = palloc0(sizeof(WcBtScan));
+	size_t		tlen = 0;
+	uint8	   *tname;
+	size_t		tname_len;
+	int			nf = 0;
+
+	s->db = db;
+	s->reverse = (req->flags & WC_SCAN_REVERSE) != 0;
+	s->versions = (req->flags & WC_SCAN_VERSIONS) != 0;
+	s->limit = req->limit;
+	s->as_of = req->as_of;
+
+	/* the table: the first component of every range's start */
+	if (req->nranges == 0 ||
+		wc_component_end(req->ranges[0].start.data, req->ranges[0].start.len, &tlen) != 0)
+		wc_malformed("SCAN");
+	tname = palloc(tlen);
+	if (wc_unescape(req->ranges[0].start.data, tlen, tname, &tlen, &tname_len) != 0)
+		wc_malformed("SCAN");
+	s->table = psprintf("%s/tables/%.*s", db->instance_name, (int) tname_len, tname);
+	/* the table of families (the empty name) has no rows here yet */
+	if (tname_len == 0)
+	{
+		s->meta = s->done = true;
+		return s;
+	}
+	if (req->flags & WC_SCAN_CELLS)
+		refuse(db, "a table of the cells layout");
+	if (req->flags & WC_SCAN_FILTER)
+		refuse(db, "a storage filter");
+	if (req->noverlay > 0)
+		refuse(db, "reading a transaction's own writes");
+	if (req->nfams > 0 || req->nquals > 0)
+		refuse(db, "reading chosen families or qualifiers");
+
+	/* the columns: an escaped family and qualifier each */
+	s->ncols = req->ncols;
+	s->cols = palloc0(sizeof(BtColumn) * Max(req->ncols, 1));
+	for (int i = 0; i < req->ncols; i++)
+	{
+		const WcBytes *c = &req->cols[i];
+		BtColumn   *col = &s->cols[i];
+		size_t		used,
+					used2;
+
+		col->idx = i;
+		col->family = palloc(c->len);
+		col->qualifier = palloc(c->len);
+		if (wc_unescape(c->data, c->len, col->family, &used, &col->family_len) != 0)
+			wc_malformed("SCAN");
+		if (used == c->len)
+			refuse(db, "a map column");
+		if (wc_unescape(c->data + used, c->len - used, col->qualifier, &used2,
+						&col->qualifier_len) != 0 || used + used2 != c->len)
+			wc_malformed("SCAN");
+	}
+
+	/* the ranges, as row keys */
+	s->ranges = palloc0(sizeof(WcBtRange) * req->nranges);
+	s->work = palloc0(sizeof(WcBtRange) * req->nranges);
+	for (int i = 0; i < req->nranges; i++)
+	{
+		const WcWireRange *wr = &req->ranges[i];
+		WcBtRange  *r = &s->ranges[s->nranges];
+		const uint8 *k;
+		size_t		rest;
+		uint8	   *buf;
+		size_t		len;
+		bool		adjust;
+
+		k = after_table(&wr->start, req->ranges[0].start.data, tlen, &rest);
+		if (k == NULL)
+			wc_malformed("SCAN");
+		buf = palloc(rest + 1);
+		bt_key_bound(k, rest, false, buf, &len, &adjust);
+		r->start = buf;
+		r->start_len = len;
+		r->start_open = adjust;
+
+		/* no end, or one past the table's keys: the table's last row */
+		k = after_table(&wr->end, req->ranges[0].start.data, tlen, &rest);
+		if (k != NULL)
+		{
+			buf = palloc(rest + 1);
+			bt_key_bound(k, rest, true, buf, &len, &adjust);
+			/* an end at the empty row key: before every row Bigtable has */
+			if (len == 0)
+				continue;
+			r->end = buf;
+			r->end_len = len;
+			r->end_closed = adjust;
+		}
+		s->nranges++;
+	}
+
+	/* each column's latest cell, as of as_of (Bigtable's milliseconds) */
+	if (s->as_of != 0)
+	{
+		s->filters[nf].kind = WC_BT_FILTER_TIMESTAMP_RANGE;
+		s->filters[nf].lo = 0;
+		s->filters[nf].hi = (int64) (s->as_of / 1000 + 1) * 1000;
+		nf++;
+	}
+	s->filters[nf].kind = WC_BT_FILTER_CELLS_PER_COLUMN;
+	s->filters[nf].n = 1;
+	nf++;
+	s->chain.kind = WC_BT_FILTER_CHAIN;
+	s->chain.children = s->filters;
+	s->chain.nchildren = nf;
+	s->done = s->meta || s->nranges == 0;
+	return s;
+}
+
+static int
+compare_key(const uint8 *a, size_t alen, const WcByteBuf *b)
+{
+	return wc_compare_bytes(a, alen, b->data, b->len);
+}
+
+/*
+ * clip
+ *		The ranges still to read after the last row kept, into s->work;
+ *		how many.
+ */
+static int
+clip(WcBtScan *s)
+{
+	int			n = 0;
+
+	for (int i = 0; i < s->nranges; i++)
+	{
+		WcBtRange  *r = &s->work[n];
+
+		*r = s->ranges[i];
+		if (!s->have_last)
+		{
+			n++;
+			continue;
+		}
+		if (!s->reverse)
+		{
+			/* rows up to last are read */
+			if (r->end_len > 0 && compare_key(r->end, r->end_len, &s->last) <= 0)
+				continue;
+			if (compare_key(r->start, r->start_len, &s->last) <= 0)
+			{
+				r->start = s->last.data;
+				r->start_len = s->last.len;
+				r->start_open = true;
+			}
+		}
+		else
+		{
+			/* rows from last on are read */
+			if (r->start_len > 0 && compare_key(r->start, r->start_len, &s->last) >= 0)
+				continue;
+			if (r->end_len == 0 || compare_key(r->end, r->end_len, &s->last) >= 0)
+			{
+				r->end = s->last.data;
+				r->end_len = s->last.len;
+				r->end_closed = false;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+/* A row as it comes: its cells to their columns, into the batch. */
+static bool
+take_row(void *arg, const WcBtRows *rows)
+{
+	WcBtScan   *s = arg;
+	const uint8 *a = rows->arena.data;
+	bool		other = false;
+	int64		newest = 0;
+
+	memcpy(wc_write_batch_row(&s->batch, rows->key.len), rows->key.data, rows->key.len);
+	wc_write_batch_row_key(&s->batch, rows->key.len);
+	for (int i = 0; i < rows->ncells; i++)
+	{
+		const WcBtCell *c = &rows->cells[i];
+		int			j;
+
+		newest = Max(newest, c->timestamp_micros);
+		for (j = 0; j < s->ncols; j++)
+		{
+			const BtColumn *col = &s->cols[j];
+
+			if (col->family_len == c->family_len && col->qualifier_len == c->qualifier_len &&
+				memcmp(col->family, a + c->family_off, c->family_len) == 0 &&
+				memcmp(col->qualifier, a + c->qualifier_off, c->qualifier_len) == 0)
+				break;
+		}
+		if (j == s->ncols)
+			other = true;
+		else
+			wc_write_batch_cell(&s->batch, s->cols[j].idx, a + c->value_off, c->value_len);
+	}
+	wc_write_batch_row_end(&s->batch, other, s->versions, (uint64) newest);
+	wc_bytebuf_set(&s->last, rows->key.data, rows->key.len);
+	s->have_last = true;
+	s->emitted++;
+	if (s->limit != 0 && s->emitted >= s->limit)
+	{
+		s->done = true;
+		return false;
+	}
+	if (s->out.len >= BT_BATCH_BYTES)
+	{
+		s->full = true;
+		return false;
+	}
+	return true;
+}
+
+/* A failed call, as the SQLSTATE its gRPC code stands for. */
+pg_attribute_noreturn() static void
+call_failed(WcBtScan *s, const WcBtStatus *st)
+{
+	int			sqlstate;
+
+	switch (st->code)
+	{
+		case WC_BT_NOT_FOUND:
+			wc_fail(ERRCODE_UNDEFINED_TABLE, "Bigtable table does not exist",
+					"Create it with cbt createtable, or widecolumn.create_family on a LevelDB server and export_schema.",
+					"%s: %s", s->table, st->message);
+		case WC_BT_DEADLINE_EXCEEDED:
+			wc_fail(ERRCODE_QUERY_CANCELED, "Bigtable request timed out",
+					"The server option timeout sets how long a request may take.",
+					"ReadRows of %s took more than %d ms: %s", s->table, s->db->timeout_ms,
+					st->message);
+		case WC_BT_UNAVAILABLE:
+			sqlstate = ERRCODE_CONNECTION_FAILURE;
+			break;
+		case WC_BT_PERMISSION_DENIED:
+		case WC_BT_UNAUTHENTICATED:
+			sqlstate = ERRCODE_INSUFFICIENT_PRIVILEGE;
+			break;
+		default:
+			sqlstate = ERRCODE_SYSTEM_ERROR;
+	}
+	wc_fail(sqlstate, "Bigtable request failed", NULL, "ReadRows of %s at %s (gRPC code %d): %s",
+			s->table, s->db->endpoint, st->code, st->message);
+}
+
+/*
+ * bt_scan_fill
+ *		The next batch: one ReadRows call from where the last one stopped;
+ *		true at the last.
+ */
+bool
+bt_scan_fill(WcBtScan *s)
+{
+	WcBtRead	req;
+	WcBtStatus	st;
+	uint64		got = 0;
+	int			n;
+
+	s->out.len = 0;
+	wc_write_batch_begin(&s->batch, &s->out);
+	n = s->done ? 0 : clip(s);
+	if (n == 0)
+	{
+		s->done = true;
+		wc_write_batch_end(&s->batch, true, 0, 0);
+		return true;
+	}
+	memset(&req, 0, sizeof(req));
+	req.table = s->table;
+	req.app_profile = s->db->app_profile;
+	req.nranges = n;
+	req.ranges = s->work;
+	req.filter = &s->chain;
+	req.rows_limit = s->limit != 0 ? (int64) (s->limit - s->emitted) : 0;
+	req.reversed = s->reverse;
+	req.timeout_ms = s->db->timeout_ms;
+	s->full = false;
+	if (!wc_bt_read_rows(s->db->client, &req, take_row, s, &got, &st) &&
+		!s->full && !s->done)
+		call_failed(s, &st);
+	if (!s->full)
+		s->done = true;
+	wc_write_batch_end(&s->batch, s->done, got, 0);
+	return s->done;
+}
+
+const WcByteBuf *
+bt_scan_batch(WcBtScan *s)
+{
+	return &s->out;
+}
+
+/* What the scan holds outside its memory context. */
+void
+bt_scan_close(WcBtScan *s)
+{
+	wc_bytebuf_free(&s->out);
+	wc_bytebuf_free(&s->last);
+}

@@ -1,0 +1,322 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine.c
+ *	  The Bigtable engine's table of functions (engine.h): a database is a
+ *	  Bigtable instance, reached through gRPC's wall (btclient.h).
+ *
+ * What this engine serves so far: OPEN (the instance's channel, made
+ * after fork on the worker's main thread with every signal blocked, so
+ * that gRPC's threads never take one) and SCAN of a columns-layout
+ * table's mapped columns (btscan.c), on the reader threads.  Everything
+ * else a request can ask of it is refused with 0A000 naming what it was,
+ * until it is built (docs/architecture.md, "The Bigtable engine").
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <signal.h>
+
+#include "utils/memutils.h"
+
+#include "worker/bigtable/bigtable.h"
+
+static WcBtDb *databases = NULL;
+
+/* Refuse what the engine does not do yet: what it was, and where it stands. */
+pg_attribute_noreturn() static void
+not_yet(WcDatabase *db, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not supported on a Bigtable server yet", what),
+			 errdetail("Bigtable instance \"%s\": this version reads the mapped columns of tables on a Bigtable server, and writes none.",
+					   db->name)));
+}
+
+static void
+define_settings(void)
+{
+}
+
+static int
+start(int nslots)
+{
+	return -1;
+}
+
+static void
+nothing(void)
+{
+}
+
+static void
+close_all(void)
+{
+	for (WcBtDb *d = databases; d != NULL; d = d->next)
+		if (d->client != NULL)
+			wc_bt_close(d->client);
+	databases = NULL;
+}
+
+static bool
+step(void)
+{
+	return false;
+}
+
+static long
+idle(void)
+{
+	return 60 * 1000L;
+}
+
+#define OPTION_IS(o, s) ((o)->name.len == strlen(s) && memcmp((o)->name.data, s, strlen(s)) == 0)
+
+static char *
+option_text(const WcEngineOption *o)
+{
+	return pnstrdup((const char *) o->value.data, o->value.len);
+}
+
+/*
+ * open_db
+ *		The instance req->target names (endpoint/projects/P/instances/I),
+ *		with its channel; connecting happens at the first call.
+ */
+static WcDatabase *
+open_db(const WcOpenRequest *req)
+{
+	MemoryContext old;
+	WcBtDb	   *d;
+	WcBtStatus	st;
+	sigset_t	all,
+				mask;
+
+	for (d = databases; d != NULL; d = d->next)
+		if (strlen(d->base.name) == req->target.len &&
+			memcmp(d->base.name, req->target.data, req->target.len) == 0)
+			return &d->base;
+
+	old = MemoryContextSwitchTo(wc_worker_cxt);
+	d = palloc0(sizeof(WcBtDb));
+	d->base.engine = &wc_bigtable_engine;
+	d->base.name = pnstrdup((const char *) req->target.data, req->target.len);
+	d->timeout_ms = 30000;
+	d->app_profile = "";
+	for (int i = 0; i < req->noptions; i++)
+	{
+		const WcEngineOption *o = &req->options[i];
+
+		if (OPTION_IS(o, "endpoint"))
+			d->endpoint = option_text(o);
+		else if (OPTION_IS(o, "project"))
+			d->project = option_text(o);
+		else if (OPTION_IS(o, "instance"))
+			d->instance = option_text(o);
+		else if (OPTION_IS(o, "insecure"))
+			d->insecure = o->value.len == 1 && o->value.data[0] == '1';
+		else if (OPTION_IS(o, "app_profile"))
+			d->app_profile = option_text(o);
+		else if (OPTION_IS(o, "timeout_ms"))
+			d->timeout_ms = atoi(option_text(o));
+		else
+			ereport(ERROR,
+					(errcode(ERRCODE_PROTOCOL_VIOLATION),
+					 errmsg("request from a backend names unknown Bigtable option \"%.*s\"",
+							(int) o->name.len, (const char *) o->name.data)));
+	}
+	if (d->endpoint == NULL || d->project == NULL || d->instance == NULL || d->timeout_ms <= 0)
+		wc_malformed("OPEN");
+	d->instance_name = psprintf("projects/%s/instances/%s", d->project, d->instance);
+	MemoryContextSwitchTo(old);
+
+	/* gRPC's threads, made from here on, inherit a mask of every signal */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
+	d->client = wc_bt_connect(d->endpoint, d->insecure, &st);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (d->client == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+				 errmsg("could not make a channel to Bigtable at \"%s\": %s", d->endpoint, st.message),
+				 errhint("Off an emulator, Google's application-default credentials must be available to the PostgreSQL server (GOOGLE_APPLICATION_CREDENTIALS).")));
+	wc_db_add(&d->base);
+	d->next = databases;
+	databases = d;
+	return &d->base;
+}
+
+static void
+ready(WcDatabase *db)
+{
+}
+
+/*
+ * Bigtable keeps no snapshot across rows: a scan reads what each row is
+ * when Bigtable reads it (README, "Bigtable servers").  The snapshot is a
+ * count of its holds, for the worker's bookkeeping.
+ */
+typedef struct WcBtSnap
+{
+	int			holds;
+} WcBtSnap;
+
+static WcEngineSnap *
+snapshot(WcDatabase *db, const WcXidSnapshot *xs)
+{
+	WcBtSnap   *s = MemoryContextAlloc(wc_worker_cxt, sizeof(WcBtSnap));
+
+	s->holds = 1;
+	return (WcEngineSnap *) s;
+}
+
+static WcEngineSnap *
+snapshot_hold(WcEngineSnap *snap)
+{
+	((WcBtSnap *) snap)->holds++;
+	return snap;
+}
+
+static void
+snapshot_release(WcDatabase *db, WcEngineSnap *snap)
+{
+	if (--((WcBtSnap *) snap)->holds == 0)
+		pfree(snap);
+}
+
+static WcEngineScan *
+scan_open(WcDatabase *db, WcEngineSnap *snap, const WcScanRequest *req)
+{
+	return (WcEngineScan *) bt_scan_open((WcBtDb *) db, req);
+}
+
+static bool
+scan_fill(WcEngineScan *scan)
+{
+	return bt_scan_fill((WcBtScan *) scan);
+}
+
+/* Every scan is a call to Bigtable: on a reader thread. */
+static bool
+scan_is_small(WcEngineScan *scan)
+{
+	return false;
+}
+
+static const WcByteBuf *
+scan_batch(WcEngineScan *scan)
+{
+	return bt_scan_batch((WcBtScan *) scan);
+}
+
+static void
+scan_close(WcEngineScan *scan)
+{
+	bt_scan_close((WcBtScan *) scan);
+}
+
+static WcCommitOutcome
+commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
+{
+	not_yet(db, "writing");
+}
+
+static bool
+holds_commits(void)
+{
+	return false;
+}
+
+/*
+ * The planner's figures, without a call to Bigtable on the main thread:
+ * postgres_fdw's default guess, a table of 1,000 rows that a walk did not
+ * count (complete false) and whose bytes are unknown.
+ */
+static uint64
+estimate(WcDatabase *db, const WcEstimateRequest *req)
+{
+	return 0;
+}
+
+static void
+rows(WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
+{
+	a->rows = 1000;
+	a->complete = false;
+	a->walked_bytes = 0;
+	a->bytes = 0;
+}
+
+static void
+sample(WcDatabase *db, const WcSampleRequest *req, StringInfo out)
+{
+	not_yet(db, "sampling row keys");
+}
+
+static uint64
+range_bytes(WcDatabase *db, const uint8 *start, size_t slen,
+			const uint8 *end, size_t elen)
+{
+	return 0;
+}
+
+static void
+count(struct WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
+{
+	not_yet(db, "counting versions");
+}
+
+/* Bigtable compacts on its own: there is nothing for compact() to do. */
+static void
+compact(struct WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("compact() does not apply to a Bigtable server"),
+			 errdetail("Bigtable collects garbage and compacts its tables itself.")));
+}
+
+static void
+client_gone(struct WcClient *c)
+{
+}
+
+static uint64
+fsyncs(void)
+{
+	return 0;
+}
+
+const WcEngine wc_bigtable_engine = {
+	.name = "bigtable",
+	.title = "Bigtable",
+	.define_settings = define_settings,
+	.start = start,
+	.finish = nothing,
+	.stop = nothing,
+	.close_all = close_all,
+	.step = step,
+	.idle = idle,
+	.open = open_db,
+	.ready = ready,
+	.snapshot = snapshot,
+	.snapshot_hold = snapshot_hold,
+	.snapshot_release = snapshot_release,
+	.scan_open = scan_open,
+	.scan_fill = scan_fill,
+	.scan_is_small = scan_is_small,
+	.scan_batch = scan_batch,
+	.scan_close = scan_close,
+	.commit = commit,
+	.holds_commits = holds_commits,
+	.estimate = estimate,
+	.rows = rows,
+	.sample = sample,
+	.range_bytes = range_bytes,
+	.count = count,
+	.compact = compact,
+	.client_gone = client_gone,
+	.fsyncs = fsyncs,
+	.describe = NULL,
+};

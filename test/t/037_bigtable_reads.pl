@@ -1,0 +1,197 @@
+# The Bigtable engine's reads (src/worker/bigtable/engine.c, btscan.c):
+# SQL over a foreign table on a Bigtable server (engine 'bigtable') against
+# Google's emulator, each query's answer held against a native twin with
+# the same rows:
+# - rows written by the wall (test/bigtable/btwall: versions, a row with
+#   only a cell no column maps, rows large enough for many batches) and by
+#   Google's cbt;
+# - full scans both ways, points, IN lists, ranges, prefixes, the edges of
+#   the key space around a key (k010, k010a, k0100), ORDER BY DESC with
+#   LIMIT, LIMIT, count(*), a join with a native table, as_of;
+# - what the engine does not do yet says so (0A000) and the session goes
+#   on; a missing table is 42P01; an endpoint that does not answer is an
+#   error within the server's timeout.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use IO::Socket::INET;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+
+my ($EMULATOR, $google) = wc_bt_emulator();
+plan skip_all => 'no Bigtable emulator: make deps builds one' unless $EMULATOR;
+my $CBT = `command -v cbt 2>/dev/null`;
+chomp $CBT;
+my $have_cbt = $CBT ne '' && !$ENV{WC_TEST_NO_CBT};
+
+my $WALL = "$FindBin::RealBin/../bigtable/btwall";
+BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
+
+my $port = PostgreSQL::Test::Cluster::get_free_port();
+my $emulator = IPC::Run::start([ $EMULATOR, '-host', '127.0.0.1', '-port', $port ],
+	'>', \my $emu_out, '2>', \my $emu_err);
+END { local $?; $emulator->kill_kill if $emulator; }
+my $endpoint = "127.0.0.1:$port";
+my $I = 'projects/p/instances/i';
+my $T = "$I/tables/weather";
+
+sub wall
+{
+	my ($input, @args) = @_;
+	my ($out, $err);
+	IPC::Run::run([ $WALL, $endpoint, @args ], '<', \$input, '>', \$out, '2>', \$err);
+	return ($out, $? >> 8);
+}
+
+my $up = 0;
+for (1 .. 60)
+{
+	if ((wall('', $I, 'tables'))[1] == 0) { $up = 1; last; }
+	sleep 1;
+}
+BAIL_OUT("the emulator did not come up: $emu_err") unless $up;
+
+# The rows: k000..k299 (and the key-space edges k010a, k0100), cells m:temp
+# and m:city; some rows without temp; one with only m:other; a few cells with
+# an older version at 1 s and the newest at 2 s (µs); 600 rows of 1 KB cities
+# in big:, for scans of many batches.
+my (@put, @native);
+sub lit { my ($s) = @_; $s =~ s/'/''/g; return "'$s'"; }
+foreach my $i (0 .. 299, 'edge1', 'edge2')
+{
+	my $k = $i eq 'edge1' ? 'k010a' : $i eq 'edge2' ? 'k0100' : sprintf('k%03d', $i);
+	my $temp = $i =~ /^\d+$/ && $i % 7 == 0 ? undef : length($k) * 3 + ($i =~ /^\d+$/ ? $i % 13 : 1);
+	my $city = "city-$k";
+	if ($i =~ /^\d+$/ && $i % 50 == 0)
+	{
+		push @put, "set\t$k\tm\tcity\t1000000\told-$city";
+	}
+	push @put, "set\t$k\tm\tcity\t2000000\t$city";
+	push @put, "set\t$k\tm\ttemp\t2000000\t$temp" if defined $temp;
+	push @native, "(" . join(', ', lit($k), defined $temp ? lit($temp) : 'NULL', lit($city),
+		lit($i =~ /^\d+$/ && $i % 50 == 0 ? "old-$city" : $city)) . ")";
+}
+push @put, "set\tlonely\tm\tother\t2000000\tx";
+push @native, "('lonely', NULL, NULL, NULL)";
+my ($out, $code) = wall('', $I, 'createtable', 'weather', 'm=maxversions=2');
+is($code, 0, 'the table is made') or diag $out;
+($out, $code) = wall(join("\n", @put) . "\n", $T, 'put');
+like($out, qr/^applied (\d+) of \1$/m, 'the wall wrote every row') or diag $out;
+
+my $bigcity = 'x' x 1000;
+my @big = map { sprintf("set\tb%04d\tm\tcity\t2000000\t%s%04d", $_, $bigcity, $_) } 0 .. 599;
+($out, $code) = wall(join("\n", @big) . "\n", $T, 'put');
+like($out, qr/^applied 600 of 600$/m, 'the large rows too') or diag $out;
+push @native, map { sprintf("('b%04d', NULL, '%s%04d', '%s%04d')", $_, $bigcity, $_, $bigcity, $_) } 0 .. 599;
+
+my $node = wc_node('bt', "widecolumn_fdw.worker_threads = 2\n");
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER bt FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint '$endpoint', credentials 'insecure', timeout '20s');
+CREATE FOREIGN TABLE w (rowkey text COLLATE "C", temp text OPTIONS (column 'm:temp'),
+  city text OPTIONS (column 'm:city')) SERVER bt OPTIONS (table 'weather');
+CREATE TABLE n (rowkey text COLLATE "C" PRIMARY KEY, temp text, city text, city_at_1s text);
+INSERT INTO n VALUES @{[ join(",\n", @native) ]};
+CREATE TABLE probe (k text COLLATE "C");
+INSERT INTO probe VALUES ('k005'), ('k123'), ('nope'), ('b0042'), ('lonely');
+});
+
+# Each query on the foreign table and on its native twin: the same rows.
+sub same
+{
+	my ($name, $sql) = @_;
+	(my $nsql = $sql) =~ s/\bw\b/n/g;
+	my $f = $node->safe_psql('postgres', $sql);
+	my $n = $node->safe_psql('postgres', $nsql);
+	is($f, $n, $name) or diag "foreign:\n" . substr($f, 0, 400) . "\nnative:\n" . substr($n, 0, 400);
+	return $f;
+}
+
+my $all = same('a full scan', 'SELECT rowkey, temp, city FROM w ORDER BY rowkey');
+is(scalar(() = $all =~ /\n/g) + 1, 903, 'every row, the one with no mapped cell too');
+is($node->safe_psql('postgres', 'SELECT rowkey, temp FROM w'),
+	$node->safe_psql('postgres', 'SELECT rowkey, temp FROM n ORDER BY rowkey'),
+	"a full scan gives the store's order, the row keys' bytes");
+same('count(*)', 'SELECT count(*) FROM w');
+same('a point', "SELECT rowkey, temp, city FROM w WHERE rowkey = 'k005'");
+same('a missing point', "SELECT rowkey, temp, city FROM w WHERE rowkey = 'k005x'");
+same('an IN list', "SELECT rowkey, temp FROM w WHERE rowkey IN ('k001', 'k050', 'k299', 'zzz', 'lonely') ORDER BY 1");
+same('a range', "SELECT rowkey, temp FROM w WHERE rowkey >= 'k010' AND rowkey < 'k020' ORDER BY 1");
+same('a closed range', "SELECT rowkey FROM w WHERE rowkey BETWEEN 'k010' AND 'k0100' ORDER BY 1");
+same('an open range', "SELECT rowkey FROM w WHERE rowkey > 'k010' AND rowkey <= 'k011' ORDER BY 1");
+same('a prefix', "SELECT rowkey, city FROM w WHERE rowkey LIKE 'k010%' ORDER BY 1");
+same('a prefix by regex', "SELECT rowkey FROM w WHERE rowkey ~ '^k29' ORDER BY 1");
+same('an OR of ranges', "SELECT rowkey FROM w WHERE rowkey < 'b0003' OR rowkey > 'k297' ORDER BY 1");
+same('DESC with LIMIT', 'SELECT rowkey, temp FROM w ORDER BY rowkey DESC LIMIT 7');
+same('a reverse scan of many batches', 'SELECT rowkey, length(city) FROM w ORDER BY rowkey DESC');
+same('DESC within a range', "SELECT rowkey FROM w WHERE rowkey >= 'k100' AND rowkey < 'k200' ORDER BY rowkey DESC LIMIT 30");
+same('LIMIT', 'SELECT rowkey FROM w ORDER BY rowkey LIMIT 5');
+same('a local qual', "SELECT rowkey, temp FROM w WHERE temp = '12' ORDER BY 1");
+same('NULLs of a row without the cell', "SELECT rowkey FROM w WHERE temp IS NULL ORDER BY 1");
+same('a join with a native table',
+	'SELECT p.k, w.temp FROM probe p JOIN w ON w.rowkey = p.k ORDER BY 1');
+same('an aggregate', "SELECT count(temp), min(city), max(rowkey) FROM w WHERE rowkey LIKE 'k%'");
+
+# as_of: the version at 1.5 s after the epoch, the old one where it was written
+my $at1 = $node->safe_psql('postgres', q{
+SET widecolumn.as_of = '1970-01-01 00:00:01.5+00';
+SELECT rowkey, city FROM w WHERE rowkey LIKE 'k%' ORDER BY 1;
+});
+my $n1 = $node->safe_psql('postgres',
+	"SELECT rowkey, city_at_1s FROM n WHERE rowkey LIKE 'k%' AND city_at_1s LIKE 'old-%' ORDER BY 1");
+is($at1, $n1, 'as_of reads the version of its time');
+
+# What cbt writes, SQL reads.
+SKIP:
+{
+	skip "Google's cbt is not installed", 1 unless $have_cbt;
+	my $home = PostgreSQL::Test::Utils::tempdir;
+	local $ENV{HOME} = $home;
+	local $ENV{BIGTABLE_EMULATOR_HOST} = $endpoint;
+	system($CBT, '-project', 'p', '-instance', 'i', 'set', 'weather', 'k150', 'm:temp=99', 'm:city=from cbt') == 0
+	  or die "cbt set failed";
+	is($node->safe_psql('postgres', "SELECT temp, city FROM w WHERE rowkey = 'k150'"),
+		'99|from cbt', "cbt's cells, read by SQL");
+}
+
+# What the engine does not do yet says so, and the session goes on.
+my ($rc, $o, $e) = $node->psql('postgres', q{
+\set VERBOSITY verbose
+\set ON_ERROR_STOP 0
+INSERT INTO w VALUES ('new', '1', 'x');
+SELECT 'after' AS still_here;
+});
+like($e, qr/0A000: writing is not supported on a Bigtable server yet/, 'a write: 0A000');
+like($o, qr/after/, 'the session goes on');
+
+$node->safe_psql('postgres', q{
+CREATE FOREIGN TABLE nosuch (rowkey text COLLATE "C", v text) SERVER bt OPTIONS (table 'nosuch');
+});
+($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT * FROM nosuch;");
+like($e, qr/42P01: Bigtable table does not exist/, 'a missing table: 42P01');
+
+# An endpoint that accepts connections and never answers: an error within
+# the timeout, not a hang.
+my $silent = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp')
+  or die "listen: $!";
+my $sport = $silent->sockport;
+$node->safe_psql('postgres', qq{
+CREATE SERVER silent FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint '127.0.0.1:$sport', credentials 'insecure', timeout '2s');
+CREATE FOREIGN TABLE s (rowkey text COLLATE "C", v text) SERVER silent OPTIONS (table 'weather');
+});
+($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT * FROM s;");
+like($e, qr/57014: Bigtable request timed out/, 'an endpoint that never answers: its deadline (57014)');
+is($node->safe_psql('postgres', "SELECT temp FROM w WHERE rowkey = 'k001'"),
+	$node->safe_psql('postgres', "SELECT temp FROM n WHERE rowkey = 'k001'"),
+	'and the other server is still read');
+
+$node->stop;
+done_testing();
