@@ -58,18 +58,14 @@ sub with_google
 my $WALL = "$FindBin::RealBin/../bigtable/btwall";
 BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
 
-my $port = PostgreSQL::Test::Cluster::get_free_port();
-my $emulator = IPC::Run::start([ $EMULATOR, '-host', '127.0.0.1', '-port', $port ],
-	'>', \my $emu_out, '2>', \my $emu_err);
-END { local $?; $emulator->kill_kill if $emulator; }
+our $endpoint = wc_bt_start_emulator($EMULATOR);
 
 my $home = PostgreSQL::Test::Utils::tempdir;
 open my $rc, '>', "$home/.cbtrc" or die "$home/.cbtrc: $!";
 print $rc "project = p\ninstance = i\n";
 close $rc;
 local $ENV{HOME} = $home;
-local $ENV{BIGTABLE_EMULATOR_HOST} = "127.0.0.1:$port";
-our $endpoint = "127.0.0.1:$port";
+local $ENV{BIGTABLE_EMULATOR_HOST} = $endpoint;
 my $T = 'projects/p/instances/i/tables/t';
 
 # Run the wall; its output lines, and its exit code.  Within a row, the
@@ -102,13 +98,7 @@ sub wall
 }
 
 my $I = 'projects/p/instances/i';
-my $up = 0;
-for (1 .. 60)
-{
-	if ((wall('', $I, 'tables'))[1] == 0) { $up = 1; last; }
-	sleep 1;
-}
-ok($up, 'the emulator answers') or BAIL_OUT('no emulator');
+ok((wall('', $I, 'tables'))[1] == 0, 'the emulator answers ListTables');
 is((wall('', $I, 'createtable', 't', 'cf', 'other', 'gone'))[1], 0, 'CreateTable makes a table of three families');
 
 # The bytes of the wall's escapes (\xNN, \\).

@@ -33,11 +33,7 @@ my $have_cbt = $CBT ne '' && !$ENV{WC_TEST_NO_CBT};
 my $WALL = "$FindBin::RealBin/../bigtable/btwall";
 BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
 
-my $port = PostgreSQL::Test::Cluster::get_free_port();
-my $emulator = IPC::Run::start([ $EMULATOR, '-host', '127.0.0.1', '-port', $port ],
-	'>', \my $emu_out, '2>', \my $emu_err);
-END { local $?; $emulator->kill_kill if $emulator; }
-my $endpoint = "127.0.0.1:$port";
+my $endpoint = wc_bt_start_emulator($EMULATOR);
 my $I = 'projects/p/instances/i';
 my $T = "$I/tables/weather";
 
@@ -49,13 +45,6 @@ sub wall
 	return ($out, $? >> 8);
 }
 
-my $up = 0;
-for (1 .. 60)
-{
-	if ((wall('', $I, 'tables'))[1] == 0) { $up = 1; last; }
-	sleep 1;
-}
-BAIL_OUT("the emulator did not come up: $emu_err") unless $up;
 
 # The rows: k000..k299 (and the key-space edges k010a, k0100), cells m:temp
 # and m:city; some rows without temp; one with only m:other; a few cells with

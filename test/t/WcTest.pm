@@ -9,10 +9,12 @@ use File::Copy ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use IPC::Run;
+use FindBin;
+use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -48,6 +50,34 @@ sub wc_bt_emulator
 	return ($debian, 0) if -x $debian;
 	return (undef, 0);
 }
+
+# The emulator $binary (wc_bt_emulator's) on a free loopback port, once it
+# answers the wall (test/bigtable/btwall) within a minute: its endpoint.
+# It is stopped when the test ends.
+my $bt_emulator;
+
+sub wc_bt_start_emulator
+{
+	my ($binary) = @_;
+	my $port = PostgreSQL::Test::Cluster::get_free_port();
+	my $endpoint = "127.0.0.1:$port";
+	my $wall = "$FindBin::RealBin/../bigtable/btwall";
+	my ($out, $err) = ('', '');
+
+	$bt_emulator = IPC::Run::start([ $binary, '-host', '127.0.0.1', '-port', $port ],
+		'>', \$out, '2>', \$err);
+	for (1 .. 60)
+	{
+		my ($in, $o, $e) = ('', '', '');
+		IPC::Run::run([ $wall, $endpoint, 'projects/p/instances/i', 'tables' ],
+			'<', \$in, '>', \$o, '2>', \$e);
+		return $endpoint if $? == 0;
+		sleep 1;
+	}
+	Test::More::BAIL_OUT("the Bigtable emulator did not come up: $err");
+}
+
+END { local $?; $bt_emulator->kill_kill if $bt_emulator; }
 
 # A new cluster with the extension preloaded, started; $conf is added to its
 # postgresql.conf.
