@@ -150,6 +150,43 @@ SKIP:
 		'99|from cbt', "cbt's cells, read by SQL");
 }
 
+# Isolation on a server with no snapshot across rows: READ COMMITTED reads
+# what each statement finds, as the native twin does; REPEATABLE READ reads
+# the cells as of the transaction's start (the twin: its snapshot);
+# SERIALIZABLE is refused.  The change comes from outside in mid-transaction:
+# the wall's write with Bigtable's own timestamp, the twin's by psql.
+sub isolation_run
+{
+	my ($table, $level, $change) = @_;
+	return $node->safe_psql('postgres', qq{
+BEGIN ISOLATION LEVEL $level;
+SELECT temp FROM $table WHERE rowkey = 'k151';
+SELECT count(*) FROM $table WHERE rowkey LIKE 'k15%';
+\\! $change
+SELECT temp FROM $table WHERE rowkey = 'k151';
+SELECT count(*) FROM $table WHERE rowkey LIKE 'k15%';
+COMMIT;
+SELECT temp FROM $table WHERE rowkey = 'k151';
+});
+}
+my $connstr = $node->connstr('postgres');
+my $psql = "psql -X -q -d \"$connstr\"";
+foreach my $case ([ 'READ COMMITTED', 'rc' ], [ 'REPEATABLE READ', 'rr' ])
+{
+	my ($level, $tag) = @$case;
+	my $put = "printf 'set\\tk151\\tm\\ttemp\\t-1\\t$tag\\nset\\tk15$tag\\tm\\ttemp\\t-1\\tnew\\n' | $WALL $endpoint $T put >/dev/null";
+	my $upd = "$psql -c \"UPDATE n SET temp = '$tag' WHERE rowkey = 'k151'; INSERT INTO n VALUES ('k15$tag', 'new')\"";
+	is(isolation_run('w', $level, $put), isolation_run('n', $level, $upd),
+		"$level: a change from outside seen as by the native twin");
+}
+my ($src, $so, $se) = $node->psql('postgres', q{
+\set VERBOSITY verbose
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM w WHERE rowkey = 'k001';
+});
+like($se, qr/0A000: SERIALIZABLE transactions cannot read tables on a Bigtable server/,
+	'SERIALIZABLE: refused');
+
 # What the engine does not do yet says so, and the session goes on.
 my ($rc, $o, $e) = $node->psql('postgres', q{
 \set VERBOSITY verbose

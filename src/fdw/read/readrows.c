@@ -499,6 +499,8 @@ wc_read_rows_begin(WcTable *t, uint32 db, uint32 snapshot)
 	ss->snapshot = snapshot;
 	ss->horizon = wc_txn_horizon();
 	ss->as_of = wc_as_of_for_read();
+	if (t->engine == WC_ENGINE_BIGTABLE)
+		ss->as_of = wc_bigtable_read_time(ss->as_of);
 	wc_scan_open(ss, list_make1(wc_table_range(t)));
 	return ss;
 }

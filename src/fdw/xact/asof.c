@@ -13,6 +13,8 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
+
 #include "utils/datetime.h"
 #include "utils/guc.h"
 #include "utils/timestamp.h"
@@ -102,6 +104,30 @@ wc_as_of_for_read(void)
 				 errdetail("The transaction's own writes are of now, not of \"%s\".", as_of_text),
 				 errhint("Set widecolumn.as_of before the transaction writes, or in another transaction.")));
 	return as_of_us;
+}
+
+/*
+ * wc_bigtable_read_time
+ *		The time a read of a Bigtable server returns the data as of, given
+ *		as_of (wc_as_of_for_read's): Bigtable has no snapshot across rows,
+ *		so REPEATABLE READ reads each row's cells as of the transaction's
+ *		start (to Bigtable's millisecond; a row deleted since is still
+ *		gone), and SERIALIZABLE, which nothing of Bigtable's could make
+ *		true, is refused (README, "Bigtable servers").
+ */
+uint64
+wc_bigtable_read_time(uint64 as_of)
+{
+	if (IsolationIsSerializable())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("SERIALIZABLE transactions cannot read tables on a Bigtable server"),
+				 errdetail("Bigtable has no transactions across rows, so no serializable order can be kept."),
+				 errhint("Use REPEATABLE READ, which reads a Bigtable table as of the transaction's start, or READ COMMITTED.")));
+	if (as_of == 0 && IsolationUsesXactSnapshot())
+		return (uint64) (GetCurrentTransactionStartTimestamp() +
+						 (TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+	return as_of;
 }
 
 /*
