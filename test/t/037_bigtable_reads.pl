@@ -197,6 +197,10 @@ SELECT 'after' AS still_here;
 like($e, qr/0A000: writing is not supported on a Bigtable server yet/, 'a write: 0A000');
 like($o, qr/after/, 'the session goes on');
 
+($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT * FROM widecolumn.key_heatmap('w');");
+like($e, qr/0A000: key_heatmap\(\) does not apply to a table on a Bigtable server.*HINT:  Use Key Visualizer/s,
+	'key_heatmap: points to Key Visualizer');
+
 $node->safe_psql('postgres', q{
 CREATE FOREIGN TABLE nosuch (rowkey text COLLATE "C", v text) SERVER bt OPTIONS (table 'nosuch');
 });

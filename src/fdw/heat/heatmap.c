@@ -214,6 +214,12 @@ wc_key_heatmap(PG_FUNCTION_ARGS)
 	int			ncols;
 	WcHeatAnswerColumn *cols;
 
+	if (t->engine == WC_ENGINE_BIGTABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("key_heatmap() does not apply to a table on a Bigtable server"),
+				 errdetail("The storage worker counts key accesses only for LevelDB servers; Bigtable counts its own."),
+				 errhint("Use Key Visualizer, in the Google Cloud console's Bigtable pages, for the table's heat map.")));
 	require(fcinfo, 1, "metric");
 	require(fcinfo, 2, "since");
 	require(fcinfo, 3, "buckets");

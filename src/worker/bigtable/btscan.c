@@ -62,6 +62,8 @@ struct WcBtScan
 	WcByteBuf	last;			/* the last row a batch kept */
 	uint64		emitted;
 	bool		full;			/* the call was stopped: the batch is full */
+	bool		failed;			/* ... or writing a row failed: failure */
+	WcFailure	failure;
 	WcByteBuf	out;
 	WcBatchWriter batch;
 };
@@ -308,11 +310,19 @@ clip(WcBtScan *s)
 	return n;
 }
 
-/* A row as it comes: its cells to their columns, into the batch. */
-static bool
-take_row(void *arg, const WcBtRows *rows)
+/* A row for write_row, which wc_trapped calls with one argument. */
+typedef struct BtRowJob
 {
-	WcBtScan   *s = arg;
+	WcBtScan   *s;
+	const WcBtRows *rows;
+} BtRowJob;
+
+/* A row as it comes: its cells to their columns, into the batch. */
+static void
+write_row(void *arg)
+{
+	WcBtScan   *s = ((BtRowJob *) arg)->s;
+	const WcBtRows *rows = ((BtRowJob *) arg)->rows;
 	const uint8 *a = rows->arena.data;
 	bool		other = false;
 	int64		newest = 0;
@@ -342,6 +352,24 @@ take_row(void *arg, const WcBtRows *rows)
 	wc_write_batch_row_end(&s->batch, other, s->versions, (uint64) newest);
 	wc_bytebuf_set(&s->last, rows->key.data, rows->key.len);
 	s->have_last = true;
+}
+
+/*
+ * The wall's callback, called from inside gRPC's C++ frames: a failure of
+ * write_row (an allocation's, wc_fail's) must not jump across them.  It
+ * is caught here, stops the call, and is raised once the call is over.
+ */
+static bool
+take_row(void *arg, const WcBtRows *rows)
+{
+	WcBtScan   *s = arg;
+	BtRowJob	job = {s, rows};
+
+	if (!wc_trapped(write_row, &job, &s->failure))
+	{
+		s->failed = true;
+		return false;
+	}
 	s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)
 	{
@@ -421,7 +449,12 @@ bt_scan_fill(WcBtScan *s)
 	s->full = false;
 	if (!wc_bt_read_rows(s->db->client, &req, take_row, s, &got, &st) &&
 		!s->full && !s->done)
+	{
+		if (s->failed)
+			wc_fail(s->failure.sqlstate, s->failure.message,
+					s->failure.hint[0] ? s->failure.hint : NULL, "%s", s->failure.detail);
 		call_failed(s, &st);
+	}
 	if (!s->full)
 		s->done = true;
 	wc_write_batch_end(&s->batch, s->done, got, 0);
