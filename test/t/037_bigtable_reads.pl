@@ -128,6 +128,15 @@ same('a join with a native table',
 	'SELECT p.k, w.temp FROM probe p JOIN w ON w.rowkey = p.k ORDER BY 1');
 same('an aggregate', "SELECT count(temp), min(city), max(rowkey) FROM w WHERE rowkey LIKE 'k%'");
 
+# Parallel query, however cheap it is made, does not split a Bigtable table
+# yet: the answer is still the twin's.
+is($node->safe_psql('postgres', q{
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SELECT count(*), count(temp), min(rowkey), max(rowkey) FROM w;
+}), $node->safe_psql('postgres', 'SELECT count(*), count(temp), min(rowkey), max(rowkey) FROM n'),
+	'parallel settings: the same answer');
+
 # as_of: the version at 1.5 s after the epoch, the old one where it was written
 my $at1 = $node->safe_psql('postgres', q{
 SET widecolumn.as_of = '1970-01-01 00:00:01.5+00';
