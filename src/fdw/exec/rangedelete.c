@@ -148,6 +148,9 @@ wc_plan_range_delete(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
 	if (fscan == NULL || fscan->scan.plan.qual != NIL)
 		return false;
 	t = wc_get_table(planner_rt_fetch(resultRelation, root)->relid);
+	/* a Bigtable server's rows are deleted one by one (no range records yet) */
+	if (t->engine == WC_ENGINE_BIGTABLE)
+		return false;
 	if (!has_range(list_nth(fscan->fdw_private, WcScanPrivateCond)) ||
 		!likes_are_prefixes(list_nth(fscan->fdw_private, WcScanPrivateCond), fscan->fdw_exprs,
 							t->nparts == 0 &&

@@ -418,6 +418,21 @@ too_many_families(const char *table)
  *		(WC_FAMILY_DROP: policy is NULL); the family must be new only for
  *		WC_FAMILY_CREATE.  A drop returns the versions it deletes.
  */
+/*
+ * A Bigtable server's families are Bigtable's own: this version does not
+ * change them yet (the engine sends no records of the table of families).
+ */
+static void
+refuse_on_bigtable(Oid serverid, const char *function)
+{
+	if (wc_get_meta_table(serverid)->engine == WC_ENGINE_BIGTABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s is not supported on a Bigtable server yet", function),
+				 errdetail("A Bigtable table's families are Bigtable's own."),
+				 errhint("Use cbt (createfamily, setgcpolicy, deletefamily, deletetable) for now.")));
+}
+
 static uint64
 change_family(ForeignServer *server, const char *table, const char *family,
 			  const char *policy, const char *aggregate, WcFamilyChange change)
@@ -430,6 +445,10 @@ change_family(ForeignServer *server, const char *table, const char *family,
 	char	   *list;
 	bool		found;
 	int			count;
+
+	refuse_on_bigtable(server->serverid,
+					   create ? "create_family()" :
+					   change == WC_FAMILY_DROP ? "drop_family()" : "set_gc_policy()");
 
 	PreventCommandIfReadOnly(change == WC_FAMILY_CREATE ? "widecolumn.create_family()" :
 							 change == WC_FAMILY_SET ? "widecolumn.set_gc_policy()" :
@@ -842,6 +861,7 @@ wc_drop_table(PG_FUNCTION_ARGS)
 	uint8	   *etable = escaped(table, &tlen);
 	uint64		deleted;
 
+	refuse_on_bigtable(server->serverid, "drop_table()");
 	PreventCommandIfReadOnly("widecolumn.drop_table()");
 	wc_as_of_forbid(false);
 	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);

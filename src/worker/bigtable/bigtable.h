@@ -29,6 +29,12 @@ typedef struct WcBtDb
 
 typedef struct WcBtScan WcBtScan;
 
+/* in btcommit.c */
+extern int	bt_commit_start(void);
+extern WcCommitOutcome bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w);
+extern bool bt_commit_collect(void);
+extern void bt_commit_finish(void);
+
 /* in btscan.c */
 extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);
 extern bool bt_scan_fill(WcBtScan *s);

@@ -74,7 +74,7 @@ refuse(WcBtDb *db, const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s is not supported on a Bigtable server yet", what),
-			 errdetail("Bigtable instance \"%s\": this version reads the mapped columns of tables on a Bigtable server, and writes none.",
+			 errdetail("Bigtable instance \"%s\": this version reads and writes the mapped columns of tables on a Bigtable server.",
 					   db->base.name)));
 }
 

@@ -6,8 +6,9 @@
  *
  * What this engine serves so far: OPEN (the instance's channel, made
  * after fork on the worker's main thread with every signal blocked, so
- * that gRPC's threads never take one) and SCAN of a columns-layout
- * table's mapped columns (btscan.c), on the reader threads.  Everything
+ * that gRPC's threads never take one), SCAN of a columns-layout table's
+ * mapped columns (btscan.c), on the reader threads, and COMMIT of their
+ * writes (btcommit.c), on a thread of its own per commit.  Everything
  * else a request can ask of it is refused with 0A000 naming what it was,
  * until it is built (docs/architecture.md, "The Bigtable engine").
  *
@@ -30,7 +31,7 @@ not_yet(WcDatabase *db, const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s is not supported on a Bigtable server yet", what),
-			 errdetail("Bigtable instance \"%s\": this version reads the mapped columns of tables on a Bigtable server, and writes none.",
+			 errdetail("Bigtable instance \"%s\": this version reads and writes the mapped columns of tables on a Bigtable server.",
 					   db->name)));
 }
 
@@ -42,7 +43,7 @@ define_settings(void)
 static int
 start(int nslots)
 {
-	return -1;
+	return bt_commit_start();
 }
 
 static void
@@ -62,7 +63,7 @@ close_all(void)
 static bool
 step(void)
 {
-	return false;
+	return bt_commit_collect();
 }
 
 static long
@@ -219,7 +220,7 @@ scan_close(WcEngineScan *scan)
 static WcCommitOutcome
 commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 {
-	not_yet(db, "writing");
+	return bt_commit(c, (WcBtDb *) db, w);
 }
 
 static bool
@@ -293,7 +294,7 @@ const WcEngine wc_bigtable_engine = {
 	.title = "Bigtable",
 	.define_settings = define_settings,
 	.start = start,
-	.finish = nothing,
+	.finish = bt_commit_finish,
 	.stop = nothing,
 	.close_all = close_all,
 	.step = step,

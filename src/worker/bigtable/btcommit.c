@@ -1,0 +1,427 @@
+/*-------------------------------------------------------------------------
+ *
+ * btcommit.c
+ *	  A COMMIT to a Bigtable server: its rows as MutateRows entries, sent
+ *	  on a thread of its own and answered when Bigtable has.
+ *
+ * On the main thread, bt_commit turns the writes a backend sent into one
+ * MutateRows call per stored table, a row's mutations one entry (atomic
+ * per row, as Bigtable is): a deleted row DeleteFromRow, a cell SetCell at
+ * the COMMIT's time in Bigtable's milliseconds (or its own, for a cell
+ * written at a timestamp), a deleted cell DeleteFromColumn of every
+ * version.  Everything the call needs is copied into the job's memory,
+ * which only the main thread allocates and frees.  A thread made with
+ * every signal blocked makes the calls and puts the job on the done list;
+ * the main loop, woken by the engine's eventfd, answers it
+ * (bt_commit_collect): OK, or how many rows were applied and which failed
+ * first, since rows of one COMMIT are not atomic together on Bigtable.
+ *
+ * Rows of the table of families (the empty name) are not sent: families
+ * are Bigtable's own, made with cbt or the admin API.  A merge into an
+ * aggregate family is refused (0A000) until AddToCell is built.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "utils/memutils.h"
+
+#include "common/keycodec.h"
+#include "worker/bigtable/bigtable.h"
+
+/* A stored table's rows of a commit: one MutateRows call. */
+typedef struct BtTableWrites
+{
+	char	   *table;			/* projects/P/instances/I/tables/T */
+	WcBtEntry  *entries;
+	int			nentries;
+	int			cap;
+} BtTableWrites;
+
+typedef struct BtCommitJob
+{
+	WcClient   *client;
+	WcBtDb	   *db;
+	MemoryContext cxt;			/* holds the job and everything it sends */
+	BtTableWrites *tables;
+	int			ntables;
+	int			rows;
+	/* what came of it (the thread's) */
+	int			applied;
+	int			failed_code;	/* WC_BT_OK: every row applied */
+	const char *failed_table;
+	const uint8 *failed_key;
+	size_t		failed_key_len;
+	WcBtStatus	status;
+	struct BtCommitJob *next;
+} BtCommitJob;
+
+static int	wake_fd = -1;
+static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
+static BtCommitJob *done_jobs = NULL;
+static int	jobs_out = 0;		/* sent and not collected (main thread) */
+
+/* The eventfd the worker's loop waits on for finished commits. */
+int
+bt_commit_start(void)
+{
+	if (wake_fd < 0)
+		wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (wake_fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create eventfd for the Bigtable engine: %m")));
+	return wake_fd;
+}
+
+static uint8 *
+copy_bytes(const uint8 *p, size_t n)
+{
+	uint8	   *c = palloc(n + 1);
+
+	memcpy(c, p, n);
+	return c;
+}
+
+/* The table's writes in the job, added if new. */
+static BtTableWrites *
+table_writes(BtCommitJob *job, const char *table)
+{
+	for (int i = 0; i < job->ntables; i++)
+		if (strcmp(job->tables[i].table, table) == 0)
+			return &job->tables[i];
+	job->tables = job->ntables == 0 ? palloc(sizeof(BtTableWrites) * 4) :
+		repalloc(job->tables, sizeof(BtTableWrites) * (job->ntables + 4));
+	job->tables[job->ntables].table = pstrdup(table);
+	job->tables[job->ntables].entries = NULL;
+	job->tables[job->ntables].nentries = 0;
+	job->tables[job->ntables].cap = 0;
+	return &job->tables[job->ntables++];
+}
+
+/*
+ * add_row
+ *		One row of a WRITE payload as a MutateRows entry; its cells are read
+ *		from rows.  A row of the table of families is read and left out.
+ */
+static void
+add_row(BtCommitJob *job, WcReader *rows, const WcRowWrite *row, int64 commit_ts)
+{
+	uint8	   *buf = palloc(row->prefix.len + 1);
+	size_t		tlen,
+				tname_len,
+				klen,
+				key_len;
+	char	   *tname;
+	BtTableWrites *tw;
+	WcBtEntry  *e;
+	WcBtMutation *m;
+	int			nm = 0;
+
+	if (wc_unescape(row->prefix.data, row->prefix.len, buf, &tlen, &tname_len) != 0)
+		wc_malformed("WRITE");
+	tname = pnstrdup((const char *) buf, tname_len);
+	if (wc_unescape(row->prefix.data + tlen, row->prefix.len - tlen, buf, &klen, &key_len) != 0)
+		wc_malformed("WRITE");
+	m = palloc0(sizeof(WcBtMutation) * (row->ncells + 1));
+	if (row->deleted)
+		m[nm++].kind = WC_BT_DELETE_ROW;
+	for (uint32 i = 0; i < row->ncells; i++)
+	{
+		WcCellWrite cell;
+		uint8	   *fq;
+		size_t		used,
+					used2,
+					flen,
+					qlen;
+
+		if (!wc_next_row_cell(rows, &cell))
+			wc_malformed("WRITE");
+		fq = palloc(cell.famqual.len * 2 + 2);
+		if (wc_unescape(cell.famqual.data, cell.famqual.len, fq, &used, &flen) != 0 ||
+			wc_unescape(cell.famqual.data + used, cell.famqual.len - used, fq + flen, &used2,
+						&qlen) != 0)
+			wc_malformed("WRITE");
+		/* a row-range drop's record (droprange.c): nothing would apply it */
+		if (tname_len == 0 &&
+			((qlen >= 13 && memcmp(fq + flen, "dropped_rows:", 13) == 0) ||
+			 (qlen >= 13 && memcmp(fq + flen, "deleted_rows:", 13) == 0)))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dropping a row range is not supported on a Bigtable server yet")));
+		if (cell.merge)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("writing to an aggregate family is not supported on a Bigtable server yet"),
+					 errdetail("Bigtable instance \"%s\": the engine does not send AddToCell yet.",
+							   job->db->base.name)));
+		memset(&m[nm], 0, sizeof(WcBtMutation));
+		m[nm].family = (const char *) fq;
+		m[nm].family_len = flen;
+		m[nm].qualifier = fq + flen;
+		m[nm].qualifier_len = qlen;
+		if (cell.present)
+		{
+			m[nm].kind = WC_BT_SET_CELL;
+			m[nm].ts = cell.exact && !cell.now ? (int64) (cell.ts - cell.ts % 1000) : commit_ts;
+			m[nm].value = copy_bytes(cell.value.data, cell.value.len);
+			m[nm].value_len = cell.value.len;
+		}
+		else
+			m[nm].kind = WC_BT_DELETE_CELLS;	/* every version: lo and hi open */
+		nm++;
+	}
+	if (tname_len == 0)
+		return;					/* the table of families: Bigtable's own */
+	job->rows++;
+	tw = table_writes(job, psprintf("%s/tables/%s", job->db->instance_name, tname));
+	if (tw->nentries == tw->cap)
+	{
+		tw->cap = tw->cap == 0 ? 64 : tw->cap * 2;
+		tw->entries = tw->entries == NULL ? palloc(sizeof(WcBtEntry) * tw->cap) :
+			repalloc(tw->entries, sizeof(WcBtEntry) * tw->cap);
+	}
+	e = &tw->entries[tw->nentries++];
+	e->row_key = copy_bytes(buf, key_len);
+	e->row_key_len = key_len;
+	e->mutations = m;
+	e->nmutations = nm;
+}
+
+/* The thread of one commit: its calls, then the job on the done list. */
+static void *
+commit_main(void *arg)
+{
+	BtCommitJob *job = arg;
+	uint64		one = 1;
+
+	job->failed_code = WC_BT_OK;
+	for (int t = 0; t < job->ntables && job->failed_code == WC_BT_OK; t++)
+	{
+		BtTableWrites *tw = &job->tables[t];
+		int		   *codes = malloc(sizeof(int) * (tw->nentries + 1));
+
+		if (codes == NULL)
+		{
+			job->failed_code = WC_BT_RESOURCE_EXHAUSTED;
+			snprintf(job->status.message, sizeof(job->status.message), "out of memory");
+			job->failed_table = tw->table;
+			break;
+		}
+		if (!wc_bt_mutate_rows(job->db->client, tw->table, job->db->app_profile,
+							   tw->entries, tw->nentries, job->db->timeout_ms,
+							   codes, &job->status))
+		{
+			bool		whole = true;	/* the call failed, no entry's outcome came */
+
+			for (int i = 0; i < tw->nentries && whole; i++)
+				whole = codes[i] == WC_BT_UNAVAILABLE;
+			if (whole && job->status.code != WC_BT_OK)
+			{
+				job->failed_code = job->status.code;
+				job->failed_table = tw->table;
+				free(codes);
+				break;
+			}
+		}
+		for (int i = 0; i < tw->nentries; i++)
+		{
+			if (codes[i] == WC_BT_OK)
+				job->applied++;
+			else if (job->failed_code == WC_BT_OK)
+			{
+				job->failed_code = codes[i];
+				job->failed_table = tw->table;
+				job->failed_key = tw->entries[i].row_key;
+				job->failed_key_len = tw->entries[i].row_key_len;
+			}
+		}
+		free(codes);
+	}
+	pthread_mutex_lock(&done_lock);
+	job->next = done_jobs;
+	done_jobs = job;
+	pthread_mutex_unlock(&done_lock);
+	if (write(wake_fd, &one, sizeof(one)) < 0)
+	{
+		/* the counter is full: the loop is waking anyway */
+	}
+	return NULL;
+}
+
+/*
+ * bt_commit
+ *		Send the rows of w on a thread of their own; answered later
+ *		(bt_commit_collect).  A commit of no row of a stored table (only
+ *		the families' records) is answered now.
+ */
+WcCommitOutcome
+bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
+{
+	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw Bigtable commit",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	BtCommitJob *job = palloc0(sizeof(BtCommitJob));
+	int64		commit_ts = (int64) (wc_unix_micros() / 1000) * 1000;
+	ListCell   *lc;
+	pthread_t	thread;
+	pthread_attr_t attr;
+	sigset_t	all,
+				mask;
+	int			rc;
+
+	job->client = c;
+	job->db = db;
+	job->cxt = cxt;
+	PG_TRY();
+	{
+		foreach(lc, w->msgs)
+		{
+			StringInfo	msg = lfirst(lc);
+			WcReader	rows;
+			WcRowWrite	row;
+
+			wc_reader_init(&rows, msg->data, msg->len);
+			while (wc_next_row(&rows, &row))
+				add_row(job, &rows, &row, commit_ts);
+			if (rows.bad)
+				wc_malformed("WRITE");
+		}
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	if (job->rows == 0)
+	{
+		MemoryContextDelete(cxt);
+		return WC_COMMIT_WRITTEN;
+	}
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&thread, &attr, commit_main, job);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (rc != 0)
+	{
+		MemoryContextDelete(cxt);
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
+				 errmsg("could not start a thread for a Bigtable commit: %s", strerror(rc))));
+	}
+	jobs_out++;
+	c->commit_waiting = true;
+	return WC_COMMIT_LATER;
+}
+
+/* The error of a commit that was not applied whole (on the main thread). */
+static void
+report_failure(BtCommitJob *job)
+{
+	char	   *key = pnstrdup((const char *) job->failed_key, job->failed_key_len);
+	int			sqlstate;
+
+	switch (job->failed_code)
+	{
+		case WC_BT_NOT_FOUND:
+			sqlstate = job->failed_key ? ERRCODE_UNDEFINED_OBJECT : ERRCODE_UNDEFINED_TABLE;
+			break;
+		case WC_BT_DEADLINE_EXCEEDED:
+			sqlstate = ERRCODE_QUERY_CANCELED;
+			break;
+		case WC_BT_UNAVAILABLE:
+			sqlstate = ERRCODE_CONNECTION_FAILURE;
+			break;
+		case WC_BT_PERMISSION_DENIED:
+		case WC_BT_UNAUTHENTICATED:
+			sqlstate = ERRCODE_INSUFFICIENT_PRIVILEGE;
+			break;
+		default:
+			sqlstate = ERRCODE_SYSTEM_ERROR;
+	}
+	ereport(ERROR,
+			(errcode(sqlstate),
+			 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),
+			 job->failed_key ?
+			 errdetail("The first row not applied is \"%s\" of %s (gRPC code %d): %s",
+					   key, job->failed_table, job->failed_code, job->status.message) :
+			 errdetail("The call for %s failed (gRPC code %d): %s",
+					   job->failed_table, job->failed_code, job->status.message),
+			 errhint("Rows of one COMMIT are not atomic together on a Bigtable server: the rows applied stay, whatever becomes of the transaction.")));
+}
+
+/*
+ * bt_commit_collect
+ *		Answer the commits whose calls are over; true if any.
+ */
+bool
+bt_commit_collect(void)
+{
+	BtCommitJob *jobs;
+	uint64		n;
+	bool		any = false;
+
+	if (jobs_out == 0)
+		return false;
+	if (read(wake_fd, &n, sizeof(n)) < 0)
+	{
+		/* nothing yet (EAGAIN): the list says */
+	}
+	pthread_mutex_lock(&done_lock);
+	jobs = done_jobs;
+	done_jobs = NULL;
+	pthread_mutex_unlock(&done_lock);
+	while (jobs != NULL)
+	{
+		BtCommitJob *job = jobs;
+		WcClient   *c = job->client;
+
+		jobs = job->next;
+		jobs_out--;
+		MemoryContextSwitchTo(wc_request_cxt);
+		resetStringInfo(&c->answer);
+		PG_TRY();
+		{
+			if (job->failed_code != WC_BT_OK)
+				report_failure(job);
+			wc_write_ok(&c->answer);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata = wc_client_take_error(c);
+
+			wc_client_answer_error(c, edata);
+			FreeErrorData(edata);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(wc_worker_cxt);
+		MemoryContextReset(wc_request_cxt);
+		MemoryContextDelete(job->cxt);
+		wc_client_answered_later(c);
+		any = true;
+	}
+	return any;
+}
+
+/* At the worker's end: the commits under way, answered once they are over. */
+void
+bt_commit_finish(void)
+{
+	while (jobs_out > 0)
+	{
+		if (!bt_commit_collect())
+			pg_usleep(1000L);
+	}
+}

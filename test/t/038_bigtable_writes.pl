@@ -1,0 +1,183 @@
+# The Bigtable engine's writes (src/worker/bigtable/btcommit.c): INSERT,
+# UPDATE, DELETE and COPY on a Bigtable server's table against Google's
+# emulator, each step done to a native twin too and the two compared, and
+# what SQL wrote read back by Bigtable's own client (cbt read) and by the
+# wall:
+# - moving a table up is one statement (INSERT ... SELECT from native);
+# - a NULL set is the cell deleted; ROLLBACK sends nothing;
+# - a COMMIT that fails part-way (rows with a family Bigtable lacks) says
+#   how many rows were applied and which failed first, and those applied
+#   are there; a missing table is 42P01.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+
+my ($EMULATOR, $google) = wc_bt_emulator();
+plan skip_all => 'no Bigtable emulator: make deps builds one' unless $EMULATOR;
+my $CBT = `command -v cbt 2>/dev/null`;
+chomp $CBT;
+my $have_cbt = $CBT ne '' && !$ENV{WC_TEST_NO_CBT};
+
+my $WALL = "$FindBin::RealBin/../bigtable/btwall";
+BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
+
+my $endpoint = wc_bt_start_emulator($EMULATOR);
+my $I = 'projects/p/instances/i';
+
+sub wall
+{
+	my ($input, @args) = @_;
+	my ($out, $err);
+	IPC::Run::run([ $WALL, $endpoint, @args ], '<', \$input, '>', \$out, '2>', \$err);
+	return ($out, $? >> 8);
+}
+
+# The rows the wall reads of a table: "key family qualifier value" each.
+sub wall_cells
+{
+	my ($table) = @_;
+	my ($out) = wall('', "$I/tables/$table", 'read');
+	my @cells;
+	foreach my $line (split /\n/, $out)
+	{
+		my @f = split /\t/, $line;
+		push @cells, join('|', @f[ 0, 1, 2, 4 ]) if @f == 5;
+	}
+	return join("\n", sort @cells);
+}
+
+is((wall('', $I, 'createtable', 'balloon', 'm=maxversions=1'))[1], 0, 'the Bigtable table is made');
+
+my $node = wc_node('btw', "widecolumn_fdw.worker_threads = 2\n");
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER bt FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint '$endpoint', credentials 'insecure');
+CREATE FOREIGN TABLE balloon (rowkey text COLLATE "C", city text OPTIONS (column 'm:city'),
+  temp text OPTIONS (column 'm:temp')) SERVER bt;
+CREATE TABLE balloon_local (rowkey text COLLATE "C" PRIMARY KEY, city text, temp text);
+INSERT INTO balloon_local
+  SELECT 'k' || lpad(g::text, 4, '0'), 'city-' || (g % 37), CASE WHEN g % 5 <> 0 THEN (g * 3)::text END
+  FROM generate_series(1, 2000) g;
+});
+
+# The foreign table and its twin, the same rows.
+sub same
+{
+	my ($name) = @_;
+	is($node->safe_psql('postgres', 'SELECT * FROM balloon ORDER BY rowkey'),
+		$node->safe_psql('postgres', 'SELECT * FROM balloon_twin ORDER BY rowkey'), $name);
+}
+$node->safe_psql('postgres', 'CREATE TABLE balloon_twin (LIKE balloon_local)');
+
+# Moving a table up: one statement.
+$node->safe_psql('postgres', 'INSERT INTO balloon SELECT * FROM balloon_local');
+$node->safe_psql('postgres', 'INSERT INTO balloon_twin SELECT * FROM balloon_local');
+same('INSERT ... SELECT from a native table: every row');
+
+# Bigtable holds exactly those cells (the wall's read), NULLs not written.
+my $expect = join("\n", sort split /\n/, $node->safe_psql('postgres', q{
+SELECT rowkey || '|m|city|' || city FROM balloon_local
+UNION ALL SELECT rowkey || '|m|temp|' || temp FROM balloon_local WHERE temp IS NOT NULL}));
+is(wall_cells('balloon'), $expect, 'Bigtable holds exactly the cells written');
+
+# And Google's cbt reads them.
+SKIP:
+{
+	skip "Google's cbt is not installed", 1 unless $have_cbt;
+	my $home = PostgreSQL::Test::Utils::tempdir;
+	local $ENV{HOME} = $home;
+	local $ENV{BIGTABLE_EMULATOR_HOST} = $endpoint;
+	my $out = `$CBT -project p -instance i read balloon prefix=k001 2>&1`;
+	my (%got, $row, $col);
+	foreach my $line (split /\n/, $out)
+	{
+		if ($line =~ /^(k\S+)$/) { $row = $1; }
+		elsif ($line =~ /^\s+(m:\w+)\s+@/) { $col = $1; }
+		elsif ($line =~ /^\s+"(.*)"$/) { $got{"$row|$col"} = $1; }
+	}
+	my %want = map { my @f = split /\|/; ("$f[0]|$f[1]:$f[2]" => $f[3]) }
+	  grep { /^k001/ } split /\n/, $expect;
+	is_deeply(\%got, \%want, "cbt read gives SQL's cells (k001*)");
+}
+
+# UPDATE, a NULL (the cell deleted), DELETE, COPY: each on both tables.
+foreach my $t ('balloon', 'balloon_twin')
+{
+	$node->safe_psql('postgres', qq{
+UPDATE $t SET city = upper(city) WHERE rowkey LIKE 'k01%';
+UPDATE $t SET temp = NULL WHERE rowkey IN ('k0101', 'k0102');
+UPDATE $t SET temp = 'set' WHERE rowkey = 'k0105';
+DELETE FROM $t WHERE rowkey < 'k0005' OR rowkey BETWEEN 'k1500' AND 'k1599';
+});
+}
+same('UPDATE, a NULL, DELETE');
+is(scalar(grep { /^k0101\|m\|temp/ } split /\n/, wall_cells('balloon')), 0,
+	'a NULL deletes the cell in Bigtable');
+my $copy = join('', map { "c$_\tcopied-$_\t$_\n" } 1 .. 300);
+foreach my $t ('balloon', 'balloon_twin')
+{
+	my ($rc, $o, $e) = $node->psql('postgres', "COPY $t FROM STDIN;\n$copy\\.\n");
+	die "COPY $t: $e" if $rc;
+}
+same('COPY FROM');
+
+# ROLLBACK sends nothing.
+my $before = wall_cells('balloon');
+$node->safe_psql('postgres', q{
+BEGIN;
+INSERT INTO balloon VALUES ('rolled', 'back', '1');
+UPDATE balloon SET city = 'no' WHERE rowkey = 'k1000';
+ROLLBACK;
+});
+is(wall_cells('balloon'), $before, 'ROLLBACK: Bigtable unchanged');
+
+# A COMMIT that fails part-way: rows whose only cell is of a family Bigtable
+# lacks fail, the others are applied, and the error says so.  (A row that
+# also has a good cell would be half applied by the emulator, which does
+# not check an entry's mutations before applying them as Bigtable does.)
+$node->safe_psql('postgres', q{
+CREATE FOREIGN TABLE partial (rowkey text COLLATE "C", city text OPTIONS (column 'm:city'),
+  extra text OPTIONS (column 'nofamily:x')) SERVER bt OPTIONS (table 'balloon');
+});
+my ($rc, $o, $e) = $node->psql('postgres', q{
+\set VERBOSITY verbose
+INSERT INTO partial VALUES ('p1', 'ok', NULL), ('p2', NULL, 'x'), ('p3', 'ok', NULL), ('p4', NULL, 'y');
+});
+like($e, qr/COMMIT to Bigtable applied 2 of 4 rows/, 'a partial COMMIT: how many rows were applied');
+like($e, qr/The first row not applied is "p2"/, '... and which failed first');
+like($e, qr/not atomic together/, '... and why');
+is($node->safe_psql('postgres', "SELECT rowkey, city FROM balloon WHERE rowkey LIKE 'p%' ORDER BY 1"),
+	"p1|ok\np3|ok", 'the rows applied are there, the others not');
+$node->safe_psql('postgres', "INSERT INTO balloon_twin VALUES ('p1', 'ok', NULL), ('p3', 'ok', NULL)");
+
+# What a Bigtable server does not do yet is refused, not lost.
+foreach my $case ([ "SELECT widecolumn.drop_row_range('balloon', 'k1')", 'drop_row_range' ],
+	[ "SELECT widecolumn.create_family('bt', 'balloon', 'f2')", 'create_family' ],
+	[ "SELECT widecolumn.drop_table('bt', 'balloon')", 'drop_table' ])
+{
+	($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\n$case->[0];");
+	like($e, qr/0A000: $case->[1]\(\) is not supported on a Bigtable server yet/, "$case->[1]: 0A000");
+}
+same('and nothing changed');
+
+# A missing Bigtable table.
+$node->safe_psql('postgres', q{
+CREATE FOREIGN TABLE nosuch (rowkey text COLLATE "C", v text OPTIONS (column 'm:v')) SERVER bt;
+});
+($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\nINSERT INTO nosuch VALUES ('a', 'b');");
+like($e, qr/42P01: COMMIT to Bigtable applied 0 of 1 rows/, 'a missing table: 42P01');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM balloon'),
+	$node->safe_psql('postgres', "SELECT count(*) FROM balloon_twin"),
+	'and the session goes on');
+
+$node->stop;
+done_testing();
