@@ -26,9 +26,8 @@ use WcTest;
 
 my ($EMULATOR, $google) = wc_bt_emulator();
 plan skip_all => 'no Bigtable emulator: make deps builds one' unless $EMULATOR;
-my $CBT = `command -v cbt 2>/dev/null`;
-chomp $CBT;
-my $have_cbt = $CBT ne '' && !$ENV{WC_TEST_NO_CBT};
+my $CBT = wc_bt_cbt();
+my $have_cbt = $CBT ne '';
 
 my $WALL = "$FindBin::RealBin/../bigtable/btwall";
 BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
@@ -37,13 +36,7 @@ my $endpoint = wc_bt_start_emulator($EMULATOR);
 my $I = 'projects/p/instances/i';
 my $T = "$I/tables/weather";
 
-sub wall
-{
-	my ($input, @args) = @_;
-	my ($out, $err);
-	IPC::Run::run([ $WALL, $endpoint, @args ], '<', \$input, '>', \$out, '2>', \$err);
-	return ($out, $? >> 8);
-}
+sub wall { return wc_bt_wall($endpoint, @_); }
 
 
 # The rows: k000..k299 (and the key-space edges k010a, k0100), cells m:temp

@@ -14,7 +14,7 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -78,6 +78,25 @@ sub wc_bt_start_emulator
 }
 
 END { local $?; $bt_emulator->kill_kill if $bt_emulator; }
+
+# Google's cbt, or '' where it is missing (or WC_TEST_NO_CBT is set).
+sub wc_bt_cbt
+{
+	my $cbt = `command -v cbt 2>/dev/null`;
+	chomp $cbt;
+	return $ENV{WC_TEST_NO_CBT} ? '' : $cbt;
+}
+
+# Run the wall (test/bigtable/btwall) against $endpoint with $input: its
+# output and exit code.
+sub wc_bt_wall
+{
+	my ($endpoint, $input, @args) = @_;
+	my ($out, $err);
+	IPC::Run::run([ "$FindBin::RealBin/../bigtable/btwall", $endpoint, @args ],
+		'<', \$input, '>', \$out, '2>', \$err);
+	return ($out, $? >> 8);
+}
 
 # A new cluster with the extension preloaded, started; $conf is added to its
 # postgresql.conf.

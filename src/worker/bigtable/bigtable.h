@@ -29,6 +29,9 @@ typedef struct WcBtDb
 
 typedef struct WcBtScan WcBtScan;
 
+/* in engine.c */
+extern int	bt_sqlstate(int code, bool of_row);
+
 /* in btcommit.c */
 extern int	bt_commit_start(void);
 extern WcCommitOutcome bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w);

@@ -328,31 +328,16 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 
 /* The error of a commit that was not applied whole (on the main thread). */
 static void
-report_failure(BtCommitJob *job)
+report_failure(void *arg)
 {
-	char	   *key = pnstrdup((const char *) job->failed_key, job->failed_key_len);
-	int			sqlstate;
+	BtCommitJob *job = arg;
+	char	   *key;
 
-	switch (job->failed_code)
-	{
-		case WC_BT_NOT_FOUND:
-			sqlstate = job->failed_key ? ERRCODE_UNDEFINED_OBJECT : ERRCODE_UNDEFINED_TABLE;
-			break;
-		case WC_BT_DEADLINE_EXCEEDED:
-			sqlstate = ERRCODE_QUERY_CANCELED;
-			break;
-		case WC_BT_UNAVAILABLE:
-			sqlstate = ERRCODE_CONNECTION_FAILURE;
-			break;
-		case WC_BT_PERMISSION_DENIED:
-		case WC_BT_UNAUTHENTICATED:
-			sqlstate = ERRCODE_INSUFFICIENT_PRIVILEGE;
-			break;
-		default:
-			sqlstate = ERRCODE_SYSTEM_ERROR;
-	}
+	if (job->failed_code == WC_BT_OK)
+		return;
+	key = pnstrdup((const char *) job->failed_key, job->failed_key_len);
 	ereport(ERROR,
-			(errcode(sqlstate),
+			(errcode(bt_sqlstate(job->failed_code, job->failed_key != NULL)),
 			 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),
 			 job->failed_key ?
 			 errdetail("The first row not applied is \"%s\" of %s (gRPC code %d): %s",
@@ -390,26 +375,8 @@ bt_commit_collect(void)
 
 		jobs = job->next;
 		jobs_out--;
-		MemoryContextSwitchTo(wc_request_cxt);
-		resetStringInfo(&c->answer);
-		PG_TRY();
-		{
-			if (job->failed_code != WC_BT_OK)
-				report_failure(job);
-			wc_write_ok(&c->answer);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata = wc_client_take_error(c);
-
-			wc_client_answer_error(c, edata);
-			FreeErrorData(edata);
-		}
-		PG_END_TRY();
-		MemoryContextSwitchTo(wc_worker_cxt);
-		MemoryContextReset(wc_request_cxt);
+		wc_client_answer_commit(c, report_failure, job);
 		MemoryContextDelete(job->cxt);
-		wc_client_answered_later(c);
 		any = true;
 	}
 	return any;

@@ -388,30 +388,17 @@ take_row(void *arg, const WcBtRows *rows)
 pg_attribute_noreturn() static void
 call_failed(WcBtScan *s, const WcBtStatus *st)
 {
-	int			sqlstate;
-
-	switch (st->code)
-	{
-		case WC_BT_NOT_FOUND:
-			wc_fail(ERRCODE_UNDEFINED_TABLE, "Bigtable table does not exist",
-					"Create it with cbt createtable, or widecolumn.create_family on a LevelDB server and export_schema.",
-					"%s: %s", s->table, st->message);
-		case WC_BT_DEADLINE_EXCEEDED:
-			wc_fail(ERRCODE_QUERY_CANCELED, "Bigtable request timed out",
-					"The server option timeout sets how long a request may take.",
-					"ReadRows of %s took more than %d ms: %s", s->table, s->db->timeout_ms,
-					st->message);
-		case WC_BT_UNAVAILABLE:
-			sqlstate = ERRCODE_CONNECTION_FAILURE;
-			break;
-		case WC_BT_PERMISSION_DENIED:
-		case WC_BT_UNAUTHENTICATED:
-			sqlstate = ERRCODE_INSUFFICIENT_PRIVILEGE;
-			break;
-		default:
-			sqlstate = ERRCODE_SYSTEM_ERROR;
-	}
-	wc_fail(sqlstate, "Bigtable request failed", NULL, "ReadRows of %s at %s (gRPC code %d): %s",
+	if (st->code == WC_BT_NOT_FOUND)
+		wc_fail(bt_sqlstate(st->code, false), "Bigtable table does not exist",
+				"Create it with cbt createtable, or widecolumn.create_family on a LevelDB server and export_schema.",
+				"%s: %s", s->table, st->message);
+	if (st->code == WC_BT_DEADLINE_EXCEEDED)
+		wc_fail(bt_sqlstate(st->code, false), "Bigtable request timed out",
+				"The server option timeout sets how long a request may take.",
+				"ReadRows of %s took more than %d ms: %s", s->table, s->db->timeout_ms,
+				st->message);
+	wc_fail(bt_sqlstate(st->code, false), "Bigtable request failed", NULL,
+			"ReadRows of %s at %s (gRPC code %d): %s",
 			s->table, s->db->endpoint, st->code, st->message);
 }
 

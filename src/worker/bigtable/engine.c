@@ -35,6 +35,31 @@ not_yet(WcDatabase *db, const char *what)
 					   db->name)));
 }
 
+/*
+ * bt_sqlstate
+ *		The SQLSTATE a gRPC code stands for (docs/architecture.md): NOT_FOUND
+ *		is the table (or, for a row's mutations, its family) missing.
+ *		Plain C, for the threads' errors too.
+ */
+int
+bt_sqlstate(int code, bool of_row)
+{
+	switch (code)
+	{
+		case WC_BT_NOT_FOUND:
+			return of_row ? ERRCODE_UNDEFINED_OBJECT : ERRCODE_UNDEFINED_TABLE;
+		case WC_BT_DEADLINE_EXCEEDED:
+			return ERRCODE_QUERY_CANCELED;
+		case WC_BT_UNAVAILABLE:
+			return ERRCODE_CONNECTION_FAILURE;
+		case WC_BT_PERMISSION_DENIED:
+		case WC_BT_UNAUTHENTICATED:
+			return ERRCODE_INSUFFICIENT_PRIVILEGE;
+		default:
+			return ERRCODE_SYSTEM_ERROR;
+	}
+}
+
 static void
 define_settings(void)
 {

@@ -189,6 +189,13 @@ fail(void)
 	FreeErrorData(edata);
 }
 
+/* What the commit writer's write came to: its error, if any (storage.c). */
+static void
+finish_written(void *arg)
+{
+	storage_finish_written();
+}
+
 /*
  * ldb_collect_commits
  *		Answer the commits the commit writer has written; true if any.
@@ -211,24 +218,7 @@ ldb_collect_commits(void)
 			continue;
 		}
 
-		MemoryContextSwitchTo(wc_request_cxt);
-		resetStringInfo(&c->answer);
-		PG_TRY();
-		{
-			storage_finish_written();
-			wc_write_ok(&c->answer);
-		}
-		PG_CATCH();
-		{
-			ErrorData  *edata = wc_client_take_error(c);
-
-			wc_client_answer_error(c, edata);
-			FreeErrorData(edata);
-		}
-		PG_END_TRY();
-		MemoryContextSwitchTo(wc_worker_cxt);
-		MemoryContextReset(wc_request_cxt);
-		wc_client_answered_later(c);
+		wc_client_answer_commit(c, finish_written, NULL);
 		any = true;
 	}
 	return any;

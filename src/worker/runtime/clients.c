@@ -207,6 +207,32 @@ wc_serve_error(WcClient *c)
 }
 
 /*
+ * wc_client_answer_commit
+ *		Answer c's commit, written after its request was served (by an
+ *		engine's thread): OK, or the error check raises, check being the
+ *		engine's look at what became of it.
+ */
+void
+wc_client_answer_commit(WcClient *c, void (*check) (void *arg), void *arg)
+{
+	MemoryContextSwitchTo(wc_request_cxt);
+	resetStringInfo(&c->answer);
+	PG_TRY();
+	{
+		check(arg);
+		wc_write_ok(&c->answer);
+	}
+	PG_CATCH();
+	{
+		wc_serve_error(c);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(wc_worker_cxt);
+	MemoryContextReset(wc_request_cxt);
+	wc_client_answered_later(c);
+}
+
+/*
  * wc_client_answered_later
  *		c's commit, written after its request was served, is answered (the
  *		caller wrote c->answer), or c has gone meanwhile and is freed.
