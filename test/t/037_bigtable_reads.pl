@@ -229,5 +229,20 @@ is($node->safe_psql('postgres', "SELECT temp FROM w WHERE rowkey = 'k001'"),
 	$node->safe_psql('postgres', "SELECT temp FROM n WHERE rowkey = 'k001'"),
 	'and the other server is still read');
 
+# The emulator killed: the next read is a clear error, and the session
+# (and the storage worker, serving a LevelDB server) goes on.
+wc_bt_stop_emulator();
+($rc, $o, $e) = $node->psql('postgres', q{
+\set VERBOSITY verbose
+\set ON_ERROR_STOP 0
+SELECT * FROM w WHERE rowkey = 'k001';
+CREATE SERVER ldb FOREIGN DATA WRAPPER widecolumn_fdw;
+CREATE FOREIGN TABLE l (rowkey text COLLATE "C", v text) SERVER ldb;
+INSERT INTO l VALUES ('a', 'still here');
+SELECT v FROM l;
+});
+like($e, qr/08006: Bigtable request failed/, 'the emulator gone: 08006');
+like($o, qr/still here/, 'and the session and the worker go on');
+
 $node->stop;
 done_testing();

@@ -195,5 +195,20 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM balloon'),
 	$node->safe_psql('postgres', "SELECT count(*) FROM balloon_twin"),
 	'and the session goes on');
 
+# The emulator killed before a COMMIT: its error says nothing was applied,
+# the transaction's native write is rolled back, and the session goes on.
+wc_bt_stop_emulator();
+($rc, $o, $e) = $node->psql('postgres', q{
+\set VERBOSITY verbose
+\set ON_ERROR_STOP 0
+BEGIN;
+INSERT INTO balloon_twin VALUES ('gone', 'x', NULL);
+INSERT INTO balloon VALUES ('gone', 'x', NULL);
+COMMIT;
+SELECT count(*) AS twin_rows_named_gone FROM balloon_twin WHERE rowkey = 'gone';
+});
+like($e, qr/08006: COMMIT to Bigtable applied 0 of 1 rows/, 'the emulator gone at COMMIT: 08006, 0 rows applied');
+like($o, qr/^0$/m, "the transaction's native write rolled back, and the session goes on");
+
 $node->stop;
 done_testing();

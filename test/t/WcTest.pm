@@ -14,7 +14,7 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -78,6 +78,13 @@ sub wc_bt_start_emulator
 }
 
 END { local $?; $bt_emulator->kill_kill if $bt_emulator; }
+
+# Kill the emulator wc_bt_start_emulator started (SIGKILL), now.
+sub wc_bt_stop_emulator
+{
+	$bt_emulator->kill_kill if $bt_emulator;
+	$bt_emulator = undef;
+}
 
 # Google's cbt, or '' where it is missing (or WC_TEST_NO_CBT is set).
 sub wc_bt_cbt
