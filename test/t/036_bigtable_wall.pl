@@ -398,56 +398,20 @@ s{/\w+$}{} foreach $google ? () : @families;
 is($code, 0, 'CreateTable with eight families') or diag($out);
 
 # A policy's rules in one order, so that cbt's and ours compare.
-sub normal_policy
-{
-	my ($p) = @_;
-	foreach my $join (' or ', ' and ')
-	{
-		my @r = split /\Q$join\E/, $p;
-		return join($join, sort @r) if @r == 2;
-	}
-	return $p;
-}
-
-# cbt ls TABLE, as "family|policy|aggregate" lines (032_cbt_schema.pl's reading)
-sub cbt_families
-{
-	my ($table) = @_;
-	my @listed;
-	foreach my $row (split /\n/, `cbt ls $table 2>/dev/null`)
-	{
-		next if $row =~ /^(Family Name|-+)/;
-		my @f = grep { $_ ne '' } split /\t/, $row;
-		my $family = shift @f;
-		my $type = @f && $f[-1] =~ /^\{/ ? pop @f : '';
-		my $aggregate = $type =~ /"(sum|min|max)":\{\}/ ? $1 : '-';
-		my $gc = join('', @f);
-		$gc = 'never' if $gc eq '<never>' || $gc eq '';
-		$gc =~ s/^\((.*)\)$/$1/;
-		$gc =~ s/versions\(\) > (\d+)/maxversions=$1/g;
-		$gc =~ s/age\(\) > (\w+)/maxage=$1/g;
-		$gc =~ s/ \|\| / or /g;
-		$gc =~ s/ && / and /g;
-		$gc = '?' if $gc =~ /[()]/;
-		push @listed, join('|', $family, normal_policy($gc), $aggregate);
-	}
-	return join("\n", sort @listed);
-}
-
 sub wall_families
 {
 	my ($table) = @_;
 	my ($o) = wall('', "$I/tables/$table", 'families');
-	return join("\n", sort map { my @f = split /\t/; join('|', $f[0], normal_policy($f[1]), $f[2]) } split /\n/, $o);
+	return join("\n", sort map { my @f = split /\t/; join('|', $f[0], wc_normal_policy($f[1]), $f[2]) } split /\n/, $o);
 }
 
 my $expected = join("\n", sort map {
 	my ($f, $rest) = split /=/, $_, 2;
 	my ($p, $agg) = split m{/}, $rest;
-	join('|', $f, normal_policy($p), $agg // '-') } @families);
+	join('|', $f, wc_normal_policy($p), $agg // '-') } @families);
 with_google('aggregate families', 'the aggregates CreateTable made', sub { like($expected, qr/\|sum$/m, 'the families include aggregates'); });
 with_cbt('CreateTable', sub {
-	is(cbt_families('t2'), $expected, 'cbt ls shows the families CreateTable made: policies and aggregates');
+	is(wc_cbt_families('t2'), $expected, 'cbt ls shows the families CreateTable made: policies and aggregates');
 });
 is(wall_families('t2'), $expected, 'GetTable reads them back the same');
 
@@ -471,7 +435,7 @@ like($now, qr/^info\|maxage=12h or maxversions=2\|-$/m, 'GetTable reads the upda
 unlike($now, qr/^low\|/m, 'GetTable no longer lists the dropped family');
 like($now, qr/^fresh\|maxage=30m\|-$/m, 'GetTable lists the created family');
 with_cbt('ModifyColumnFamilies', sub {
-	my $now = cbt_families('t2');
+	my $now = wc_cbt_families('t2');
 	like($now, qr/^info\|maxage=12h or maxversions=2\|-$/m, 'cbt ls shows the updated policy');
 	unlike($now, qr/^low\|/m, 'cbt ls no longer shows the dropped family');
 	like($now, qr/^fresh\|maxage=30m\|-$/m, 'cbt ls shows the created family');

@@ -14,7 +14,7 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -103,6 +103,45 @@ sub wc_bt_wall
 	IPC::Run::run([ "$FindBin::RealBin/../bigtable/btwall", $endpoint, @args ],
 		'<', \$input, '>', \$out, '2>', \$err);
 	return ($out, $? >> 8);
+}
+
+# A policy of two rules in one order, to compare.
+sub wc_normal_policy
+{
+	my ($p) = @_;
+	foreach my $join (' or ', ' and ')
+	{
+		my @r = split /\Q$join\E/, $p;
+		return join($join, sort @r) if @r == 2;
+	}
+	return $p;
+}
+
+# cbt ls TABLE (cbt on PATH, its HOME and BIGTABLE_EMULATOR_HOST set), as
+# "family|policy|aggregate" lines (032_cbt_schema.pl's reading): policies
+# in our grammar, "?" for one with no form of ours, "-" for no aggregate.
+sub wc_cbt_families
+{
+	my ($table) = @_;
+	my @listed;
+	foreach my $row (split /\n/, `cbt ls $table 2>/dev/null`)
+	{
+		next if $row =~ /^(Family Name|-+)/;
+		my @f = grep { $_ ne '' } split /\t/, $row;
+		my $family = shift @f;
+		my $type = @f && $f[-1] =~ /^\{/ ? pop @f : '';
+		my $aggregate = $type =~ /"(sum|min|max)":\{\}/ ? $1 : '-';
+		my $gc = join('', @f);
+		$gc = 'never' if $gc eq '<never>' || $gc eq '';
+		$gc =~ s/^\((.*)\)$/$1/;
+		$gc =~ s/versions\(\) > (\d+)/maxversions=$1/g;
+		$gc =~ s/age\(\) > (\w+)/maxage=$1/g;
+		$gc =~ s/ \|\| / or /g;
+		$gc =~ s/ && / and /g;
+		$gc = '?' if $gc =~ /[()]/;
+		push @listed, join('|', $family, wc_normal_policy($gc), $aggregate);
+	}
+	return join("\n", sort @listed);
 }
 
 # A new cluster with the extension preloaded, started; $conf is added to its

@@ -44,7 +44,8 @@ struct WcBtScan
 {
 	WcBtDb	   *db;
 	char	   *table;			/* projects/P/instances/I/tables/T */
-	bool		meta;			/* the table of families: no rows here yet */
+	bool		meta;			/* the table of families: Bigtable's tables */
+	int			families_idx;	/* its families cell's column, or -1 */
 	bool		reverse;
 	bool		versions;		/* each row ends with its newest timestamp */
 	uint64		limit;			/* 0: none */
@@ -134,40 +135,10 @@ after_table(const WcBytes *b, const uint8 *table, size_t tlen, size_t *rest)
 	return b->data + tlen;
 }
 
-/*
- * bt_scan_open
- *		The scan of req, on the main thread: its table, columns and raw key
- *		ranges.
- */
-WcBtScan *
-bt_scan_open(WcBtDb *db, const WcScanRequest *req)
+/* The columns of a scan of a stored table, and what it cannot do yet. */
+static void
+open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 {
-	WcBtScan   *s = palloc0(sizeof(WcBtScan));
-	size_t		tlen = 0;
-	uint8	   *tname;
-	size_t		tname_len;
-	int			nf = 0;
-
-	s->db = db;
-	s->reverse = (req->flags & WC_SCAN_REVERSE) != 0;
-	s->versions = (req->flags & WC_SCAN_VERSIONS) != 0;
-	s->limit = req->limit;
-	s->as_of = req->as_of;
-
-	/* the table: the first component of every range's start */
-	if (req->nranges == 0 ||
-		wc_component_end(req->ranges[0].start.data, req->ranges[0].start.len, &tlen) != 0)
-		wc_malformed("SCAN");
-	tname = palloc(tlen);
-	if (wc_unescape(req->ranges[0].start.data, tlen, tname, &tlen, &tname_len) != 0)
-		wc_malformed("SCAN");
-	s->table = psprintf("%s/tables/%.*s", db->instance_name, (int) tname_len, tname);
-	/* the table of families (the empty name) has no rows here yet */
-	if (tname_len == 0)
-	{
-		s->meta = s->done = true;
-		return s;
-	}
 	if (req->flags & WC_SCAN_CELLS)
 		refuse(db, "a table of the cells layout");
 	if (req->flags & WC_SCAN_FILTER)
@@ -198,6 +169,55 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 						&col->qualifier_len) != 0 || used + used2 != c->len)
 			wc_malformed("SCAN");
 	}
+}
+
+/*
+ * bt_scan_open
+ *		The scan of req, on the main thread: its table, columns and raw key
+ *		ranges.
+ */
+WcBtScan *
+bt_scan_open(WcBtDb *db, const WcScanRequest *req)
+{
+	WcBtScan   *s = palloc0(sizeof(WcBtScan));
+	size_t		tlen = 0;
+	uint8	   *tname;
+	size_t		tname_len;
+	int			nf = 0;
+
+	s->db = db;
+	s->reverse = (req->flags & WC_SCAN_REVERSE) != 0;
+	s->versions = (req->flags & WC_SCAN_VERSIONS) != 0;
+	s->limit = req->limit;
+	s->as_of = req->as_of;
+
+	/* the table: the first component of every range's start */
+	if (req->nranges == 0 ||
+		wc_component_end(req->ranges[0].start.data, req->ranges[0].start.len, &tlen) != 0)
+		wc_malformed("SCAN");
+	tname = palloc(tlen);
+	if (wc_unescape(req->ranges[0].start.data, tlen, tname, &tlen, &tname_len) != 0)
+		wc_malformed("SCAN");
+	s->table = psprintf("%s/tables/%.*s", db->instance_name, (int) tname_len, tname);
+	/*
+	 * The table of families (the empty name): a row per Bigtable table,
+	 * whose families cell is made from GetTable (read_families); its other
+	 * records (column types, the row key's layout) are not kept here.
+	 */
+	s->meta = tname_len == 0;
+	s->families_idx = -1;
+	if (s->meta)
+	{
+		uint8		fq[64];
+		size_t		fqlen = wc_escape((const uint8 *) "wc", 2, fq);
+
+		fqlen += wc_escape((const uint8 *) "families", 8, fq + fqlen);
+		for (int i = 0; i < req->ncols; i++)
+			if (req->cols[i].len == fqlen && memcmp(req->cols[i].data, fq, fqlen) == 0)
+				s->families_idx = i;
+	}
+	else
+		open_columns(s, db, req);
 
 	/* the ranges, as row keys */
 	s->ranges = palloc0(sizeof(WcBtRange) * req->nranges);
@@ -251,7 +271,7 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	s->chain.kind = WC_BT_FILTER_CHAIN;
 	s->chain.children = s->filters;
 	s->chain.nchildren = nf;
-	s->done = s->meta || s->nranges == 0;
+	s->done = s->nranges == 0;
 	return s;
 }
 
@@ -402,6 +422,180 @@ call_failed(WcBtScan *s, const WcBtStatus *st)
 			s->table, s->db->endpoint, st->code, st->message);
 }
 
+/* Is the row key in one of the scan's ranges? */
+static bool
+in_ranges(WcBtScan *s, const uint8 *k, size_t len)
+{
+	for (int i = 0; i < s->nranges; i++)
+	{
+		const WcBtRange *r = &s->ranges[i];
+		int			lo = wc_compare_bytes(k, len, r->start, r->start_len);
+		int			hi = r->end_len == 0 ? -1 : wc_compare_bytes(k, len, r->end, r->end_len);
+
+		if ((lo > 0 || (lo == 0 && !r->start_open)) && (hi < 0 || (hi == 0 && r->end_closed)))
+			return true;
+	}
+	return false;
+}
+
+/* Names gathered by ListTables' and GetTable's callbacks (malloc'd). */
+typedef struct BtNames
+{
+	char	  **names;
+	char	  **lines;			/* GetTable: "family\tpolicy[\taggregate]" */
+	int			n;
+	int			cap;
+	size_t		skip;			/* ListTables: the instance's prefix */
+} BtNames;
+
+static bool
+add_name(BtNames *b, char *name, char *line)
+{
+	if (b->n == b->cap)
+	{
+		b->cap = b->cap == 0 ? 16 : b->cap * 2;
+		b->names = realloc(b->names, sizeof(char *) * b->cap);
+		b->lines = realloc(b->lines, sizeof(char *) * b->cap);
+		if (b->names == NULL || b->lines == NULL)
+			wc_bytebuf_failed(sizeof(char *) * b->cap);
+	}
+	b->names[b->n] = name;
+	b->lines[b->n] = line;
+	b->n++;
+	return true;
+}
+
+static bool
+table_name(void *arg, const char *name)
+{
+	BtNames    *b = arg;
+
+	return add_name(b, strdup(strlen(name) > b->skip ? name + b->skip : name), NULL);
+}
+
+static bool
+family_line(void *arg, const WcBtFamily *f)
+{
+	static const char *const aggregates[] = {NULL, "sum", "min", "max", NULL};
+	char		policy[128];
+	char		line[512];
+
+	/* a rule of Bigtable's with no form of ours: the strictest we can say */
+	if (f->policy_known)
+		wc_gc_format(&f->policy, policy, sizeof(policy));
+	else
+		snprintf(policy, sizeof(policy), "never");
+	if (aggregates[f->aggregate] != NULL)
+		snprintf(line, sizeof(line), "%s\t%s\t%s", f->name, policy, aggregates[f->aggregate]);
+	else
+		snprintf(line, sizeof(line), "%s\t%s", f->name, policy);
+	return add_name(arg, strdup(f->name), strdup(line));
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+static void
+names_free(BtNames *b)
+{
+	for (int i = 0; i < b->n; i++)
+	{
+		free(b->names[i]);
+		free(b->lines[i]);
+	}
+	free(b->names);
+	free(b->lines);
+	memset(b, 0, sizeof(*b));
+}
+
+/*
+ * read_families
+ *		The table of families as Bigtable has it: a row per table in the
+ *		scan's ranges (ListTables), its families cell its families' lines,
+ *		sorted (GetTable), as families.c keeps them on LevelDB.  One batch.
+ */
+static void
+read_families(WcBtScan *s)
+{
+	BtNames		tables = {0};
+	WcBtStatus	st;
+	WcByteBuf	cell = {0};
+
+	bool		points = true;
+
+	/* rows of named tables (a table's own families): no list needed */
+	for (int i = 0; i < s->nranges && points; i++)
+		points = !s->ranges[i].start_open && s->ranges[i].end_closed &&
+			s->ranges[i].start_len == s->ranges[i].end_len && s->ranges[i].start_len > 0 &&
+			memcmp(s->ranges[i].start, s->ranges[i].end, s->ranges[i].start_len) == 0;
+	if (points)
+		for (int i = 0; i < s->nranges; i++)
+			add_name(&tables, strndup((const char *) s->ranges[i].start, s->ranges[i].start_len), NULL);
+	tables.skip = strlen(s->db->instance_name) + strlen("/tables/");
+	if (!points &&
+		!wc_bt_list_tables(s->db->client, s->db->instance_name, table_name, &tables,
+						   s->db->timeout_ms, &st))
+	{
+		names_free(&tables);
+		call_failed(s, &st);
+	}
+	qsort(tables.names, tables.n, sizeof(char *), name_cmp);
+	for (int j = 0; j < tables.n; j++)
+	{
+		int			i = s->reverse ? tables.n - 1 - j : j;
+		const char *name = tables.names[i];
+		size_t		len = strlen(name);
+		BtNames		fams = {0};
+		char		full[1024];
+
+		if (!in_ranges(s, (const uint8 *) name, len))
+			continue;
+		snprintf(full, sizeof(full), "%s/tables/%s", s->db->instance_name, name);
+		if (!wc_bt_get_table(s->db->client, full, family_line, &fams, s->db->timeout_ms, &st))
+		{
+			names_free(&fams);
+			if (st.code == WC_BT_NOT_FOUND)
+				continue;		/* dropped since the list */
+			names_free(&tables);
+			wc_bytebuf_free(&cell);
+			call_failed(s, &st);
+		}
+		/* the lines in family order: sorted by name, each its own line */
+		for (int a = 1; a < fams.n; a++)
+			for (int b = a; b > 0 && strcmp(fams.names[b - 1], fams.names[b]) > 0; b--)
+			{
+				char	   *t = fams.names[b];
+				char	   *l = fams.lines[b];
+
+				fams.names[b] = fams.names[b - 1];
+				fams.lines[b] = fams.lines[b - 1];
+				fams.names[b - 1] = t;
+				fams.lines[b - 1] = l;
+			}
+		cell.len = 0;
+		for (int f = 0; f < fams.n; f++)
+		{
+			if (f > 0)
+				wc_bytebuf_append(&cell, "\n", 1);
+			wc_bytebuf_append(&cell, fams.lines[f], strlen(fams.lines[f]));
+		}
+		names_free(&fams);
+		memcpy(wc_write_batch_row(&s->batch, len), name, len);
+		wc_write_batch_row_key(&s->batch, len);
+		if (s->families_idx >= 0)
+			wc_write_batch_cell(&s->batch, (uint16) s->families_idx, cell.data ? cell.data : (const uint8 *) "", cell.len);
+		wc_write_batch_row_end(&s->batch, s->families_idx < 0, s->versions, 0);
+		s->emitted++;
+		if (s->limit != 0 && s->emitted >= s->limit)
+			break;
+	}
+	wc_bytebuf_free(&cell);
+	names_free(&tables);
+}
+
 /*
  * bt_scan_fill
  *		The next batch: one ReadRows call from where the last one stopped;
@@ -417,6 +611,13 @@ bt_scan_fill(WcBtScan *s)
 
 	s->out.len = 0;
 	wc_write_batch_begin(&s->batch, &s->out);
+	if (s->meta && !s->done)
+	{
+		read_families(s);
+		s->done = true;
+		wc_write_batch_end(&s->batch, true, 0, 0);
+		return true;
+	}
 	n = s->done ? 0 : clip(s);
 	if (n == 0)
 	{
