@@ -275,6 +275,10 @@ typedef struct WcEngineOption
 	WcBytes		value;
 } WcEngineOption;
 
+/* Is the option's name s?  (An engine reading its OPEN's options.) */
+#define WC_ENGINE_OPTION_IS(o, s) \
+	((o)->name.len == strlen(s) && memcmp((o)->name.data, s, strlen(s)) == 0)
+
 typedef struct WcOpenRequest
 {
 	WcBytes		engine;			/* "leveldb" */

@@ -40,6 +40,10 @@
 #include "common/wire.h"
 
 /* How a foreign table column is stored. */
+/* Microseconds from the Unix epoch to PostgreSQL's. */
+#define WC_UNIX_TO_PG_US \
+	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
+
 /* A server's storage engine (its option engine). */
 typedef enum WcEngineKind
 {

@@ -151,6 +151,9 @@ extern WcDatabase *wc_db_nth(uint32 id);
 /* in runtime/clients.c: what a backend holds, and its answers */
 extern WcClientWrites *wc_client_writes(WcClient *c, uint32 db, bool create);
 extern void wc_client_discard_writes(WcClient *c, uint32 db);
+extern void wc_client_writes_walk(const WcClientWrites *w,
+								  void (*fn) (void *arg, WcReader *rows, const WcRowWrite *row),
+								  void *arg);
 extern void wc_client_drop_scan(WcClient *c, WcClientScan *cs);
 extern void wc_client_finish_batch(WcClient *c, WcClientScan *cs);
 extern bool wc_collect_reads(void);

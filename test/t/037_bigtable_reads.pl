@@ -24,15 +24,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
 
-my ($EMULATOR, $google) = wc_bt_emulator();
-plan skip_all => 'no Bigtable emulator: make deps builds one' unless $EMULATOR;
-my $CBT = wc_bt_cbt();
+my ($endpoint, $CBT) = wc_bt_test_start();
 my $have_cbt = $CBT ne '';
-
-my $WALL = "$FindBin::RealBin/../bigtable/btwall";
-BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
-
-my $endpoint = wc_bt_start_emulator($EMULATOR);
 my $I = 'projects/p/instances/i';
 my $T = "$I/tables/weather";
 
@@ -176,7 +169,7 @@ my $psql = "psql -X -q -d \"$connstr\"";
 foreach my $case ([ 'READ COMMITTED', 'rc' ], [ 'REPEATABLE READ', 'rr' ])
 {
 	my ($level, $tag) = @$case;
-	my $put = "printf 'set\\tk151\\tm\\ttemp\\t-1\\t$tag\\nset\\tk15$tag\\tm\\ttemp\\t-1\\tnew\\n' | $WALL $endpoint $T put >/dev/null";
+	my $put = "printf 'set\\tk151\\tm\\ttemp\\t-1\\t$tag\\nset\\tk15$tag\\tm\\ttemp\\t-1\\tnew\\n' | $WC_BTWALL $endpoint $T put >/dev/null";
 	my $upd = "$psql -c \"UPDATE n SET temp = '$tag' WHERE rowkey = 'k151'; INSERT INTO n VALUES ('k15$tag', 'new')\"";
 	is(isolation_run('w', $level, $put), isolation_run('n', $level, $upd),
 		"$level: a change from outside seen as by the native twin");

@@ -21,15 +21,8 @@ use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
 
-my ($EMULATOR, $google) = wc_bt_emulator();
-plan skip_all => 'no Bigtable emulator: make deps builds one' unless $EMULATOR;
-my $CBT = wc_bt_cbt();
+my ($endpoint, $CBT) = wc_bt_test_start();
 my $have_cbt = $CBT ne '';
-
-my $WALL = "$FindBin::RealBin/../bigtable/btwall";
-BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
-
-my $endpoint = wc_bt_start_emulator($EMULATOR);
 my $I = 'projects/p/instances/i';
 
 sub wall { return wc_bt_wall($endpoint, @_); }

@@ -14,9 +14,13 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start $WC_BTWALL);
 
 my $WORKER = 'widecolumn_fdw storage worker';
+
+# The Bigtable engine's wall as a command (test/bigtable/btwall, built by
+# make test).
+our $WC_BTWALL = "$FindBin::RealBin/../bigtable/btwall";
 
 # A session whose transaction runs $sql and then COMMITs, held after its
 # foreign writes are stored (widecolumn_fdw.debug_wait_after_store) by the
@@ -61,7 +65,7 @@ sub wc_bt_start_emulator
 	my ($binary) = @_;
 	my $port = PostgreSQL::Test::Cluster::get_free_port();
 	my $endpoint = "127.0.0.1:$port";
-	my $wall = "$FindBin::RealBin/../bigtable/btwall";
+	my $wall = $WC_BTWALL;
 	my ($out, $err) = ('', '');
 
 	$bt_emulator = IPC::Run::start([ $binary, '-host', '127.0.0.1', '-port', $port ],
@@ -86,6 +90,18 @@ sub wc_bt_stop_emulator
 	$bt_emulator = undef;
 }
 
+# A test of the Bigtable engine begins: skipped without an emulator, bailed
+# out without the wall; the emulator started.  Its endpoint and cbt ('' if
+# missing).
+sub wc_bt_test_start
+{
+	my ($emulator) = wc_bt_emulator();
+
+	Test::More::plan(skip_all => 'no Bigtable emulator: make deps builds one') unless $emulator;
+	Test::More::BAIL_OUT("$WC_BTWALL is not built (make test/bigtable/btwall)") unless -x $WC_BTWALL;
+	return (wc_bt_start_emulator($emulator), wc_bt_cbt());
+}
+
 # Google's cbt, or '' where it is missing (or WC_TEST_NO_CBT is set).
 sub wc_bt_cbt
 {
@@ -100,7 +116,7 @@ sub wc_bt_wall
 {
 	my ($endpoint, $input, @args) = @_;
 	my ($out, $err);
-	IPC::Run::run([ "$FindBin::RealBin/../bigtable/btwall", $endpoint, @args ],
+	IPC::Run::run([ $WC_BTWALL, $endpoint, @args ],
 		'<', \$input, '>', \$out, '2>', \$err);
 	return ($out, $? >> 8);
 }

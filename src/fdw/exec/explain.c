@@ -148,8 +148,7 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyInteger("Storage Limit", NULL, limit, es);
 	if (wc_as_of() != 0)
 	{
-		TimestampTz ts = (TimestampTz) wc_as_of() -
-			(TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+		TimestampTz ts = (TimestampTz) wc_as_of() - WC_UNIX_TO_PG_US;
 
 		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
 	}

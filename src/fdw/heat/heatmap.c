@@ -50,9 +50,6 @@ PG_FUNCTION_INFO_V1(wc_stat_reset);
 /* Buckets key_heatmap gives at most. */
 #define WC_HEATMAP_MAX_BUCKETS	10000
 
-/* Microseconds from the Unix epoch to PostgreSQL's. */
-#define WC_UNIX_TO_PG_US \
-	((int64) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY)
 
 static void
 require(FunctionCallInfo fcinfo, int n, const char *name)

@@ -64,7 +64,7 @@ check_as_of(char **newval, void **extra, GucSource source)
 	us = malloc(sizeof(uint64));	/* GUC frees it with free() */
 	if (us == NULL)
 		return false;
-	ts += (TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY;
+	ts += WC_UNIX_TO_PG_US;
 	/* before the epoch: before every commit, so nothing is found */
 	*us = ts > 0 ? (uint64) ts : 1;
 	*extra = us;
@@ -125,8 +125,7 @@ wc_bigtable_read_time(uint64 as_of)
 				 errdetail("Bigtable has no transactions across rows, so no serializable order can be kept."),
 				 errhint("Use REPEATABLE READ, which reads a Bigtable table as of the transaction's start, or READ COMMITTED.")));
 	if (as_of == 0 && IsolationUsesXactSnapshot())
-		return (uint64) (GetCurrentTransactionStartTimestamp() +
-						 (TimestampTz) (POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * USECS_PER_DAY);
+		return (uint64) (GetCurrentTransactionStartTimestamp() + WC_UNIX_TO_PG_US);
 	return as_of;
 }
 

@@ -31,6 +31,7 @@ typedef struct WcBtScan WcBtScan;
 
 /* in engine.c */
 extern int	bt_sqlstate(int code, bool of_row);
+extern pg_attribute_noreturn() void bt_not_yet(const WcBtDb *db, const char *what);
 
 /* in btcommit.c */
 extern int	bt_commit_start(void);
@@ -43,7 +44,5 @@ extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);
 extern bool bt_scan_fill(WcBtScan *s);
 extern const WcByteBuf *bt_scan_batch(WcBtScan *s);
 extern void bt_scan_close(WcBtScan *s);
-extern void bt_key_bound(const uint8 *k, size_t n, bool is_end,
-						 uint8 *out, size_t *outlen, bool *adjust);
 
 #endif							/* WC_BIGTABLE_H */

@@ -51,6 +51,7 @@ typedef struct BtCommitJob
 	BtTableWrites *tables;
 	int			ntables;
 	int			rows;
+	int64		commit_ts;		/* its cells' time, in whole milliseconds */
 	/* what came of it (the thread's) */
 	int			applied;
 	int			failed_code;	/* WC_BT_OK: every row applied */
@@ -110,8 +111,10 @@ table_writes(BtCommitJob *job, const char *table)
  *		from rows.  A row of the table of families is read and left out.
  */
 static void
-add_row(BtCommitJob *job, WcReader *rows, const WcRowWrite *row, int64 commit_ts)
+add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 {
+	BtCommitJob *job = arg;
+	int64		commit_ts = job->commit_ts;
 	uint8	   *buf = palloc(row->prefix.len + 1);
 	size_t		tlen,
 				tname_len,
@@ -151,15 +154,9 @@ add_row(BtCommitJob *job, WcReader *rows, const WcRowWrite *row, int64 commit_ts
 		if (tname_len == 0 &&
 			((qlen >= 13 && memcmp(fq + flen, "dropped_rows:", 13) == 0) ||
 			 (qlen >= 13 && memcmp(fq + flen, "deleted_rows:", 13) == 0)))
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("dropping a row range is not supported on a Bigtable server yet")));
+			bt_not_yet(job->db, "dropping a row range");
 		if (cell.merge)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("writing to an aggregate family is not supported on a Bigtable server yet"),
-					 errdetail("Bigtable instance \"%s\": the engine does not send AddToCell yet.",
-							   job->db->base.name)));
+			bt_not_yet(job->db, "writing to an aggregate family");
 		memset(&m[nm], 0, sizeof(WcBtMutation));
 		m[nm].family = (const char *) fq;
 		m[nm].family_len = flen;
@@ -267,8 +264,6 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	BtCommitJob *job = palloc0(sizeof(BtCommitJob));
-	int64		commit_ts = (int64) (wc_unix_micros() / 1000) * 1000;
-	ListCell   *lc;
 	pthread_t	thread;
 	pthread_attr_t attr;
 	sigset_t	all,
@@ -278,20 +273,10 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	job->client = c;
 	job->db = db;
 	job->cxt = cxt;
+	job->commit_ts = (int64) (wc_unix_micros() / 1000) * 1000;
 	PG_TRY();
 	{
-		foreach(lc, w->msgs)
-		{
-			StringInfo	msg = lfirst(lc);
-			WcReader	rows;
-			WcRowWrite	row;
-
-			wc_reader_init(&rows, msg->data, msg->len);
-			while (wc_next_row(&rows, &row))
-				add_row(job, &rows, &row, commit_ts);
-			if (rows.bad)
-				wc_malformed("WRITE");
-		}
+		wc_client_writes_walk(w, add_row, job);
 	}
 	PG_CATCH();
 	{

@@ -69,16 +69,6 @@ struct WcBtScan
 	WcBatchWriter batch;
 };
 
-pg_attribute_noreturn() static void
-refuse(WcBtDb *db, const char *what)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("%s is not supported on a Bigtable server yet", what),
-			 errdetail("Bigtable instance \"%s\": this version reads and writes the mapped columns of tables on a Bigtable server.",
-					   db->base.name)));
-}
-
 /*
  * bt_key_bound
  *		The row key a bound of a range in the LevelDB key space stands for
@@ -92,7 +82,7 @@ refuse(WcBtDb *db, const char *what)
  * key unless *adjust (Bigtable's start_key_open); an end bound excludes
  * it unless *adjust (end_key_closed).
  */
-void
+static void
 bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen, bool *adjust)
 {
 	size_t		i = 0,
@@ -140,13 +130,13 @@ static void
 open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 {
 	if (req->flags & WC_SCAN_CELLS)
-		refuse(db, "a table of the cells layout");
+		bt_not_yet(db, "a table of the cells layout");
 	if (req->flags & WC_SCAN_FILTER)
-		refuse(db, "a storage filter");
+		bt_not_yet(db, "a storage filter");
 	if (req->noverlay > 0)
-		refuse(db, "reading a transaction's own writes");
+		bt_not_yet(db, "reading a transaction's own writes");
 	if (req->nfams > 0 || req->nquals > 0)
-		refuse(db, "reading chosen families or qualifiers");
+		bt_not_yet(db, "reading chosen families or qualifiers");
 
 	/* the columns: an escaped family and qualifier each */
 	s->ncols = req->ncols;
@@ -164,7 +154,7 @@ open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 		if (wc_unescape(c->data, c->len, col->family, &used, &col->family_len) != 0)
 			wc_malformed("SCAN");
 		if (used == c->len)
-			refuse(db, "a map column");
+			bt_not_yet(db, "a map column");
 		if (wc_unescape(c->data + used, c->len - used, col->qualifier, &used2,
 						&col->qualifier_len) != 0 || used + used2 != c->len)
 			wc_malformed("SCAN");
@@ -441,7 +431,7 @@ in_ranges(WcBtScan *s, const uint8 *k, size_t len)
 /* Names gathered by ListTables' and GetTable's callbacks (malloc'd). */
 typedef struct BtNames
 {
-	char	  **names;
+	char	  **names;			/* ListTables: the tables' names */
 	char	  **lines;			/* GetTable: "family\tpolicy[\taggregate]" */
 	int			n;
 	int			cap;
@@ -489,7 +479,7 @@ family_line(void *arg, const WcBtFamily *f)
 		snprintf(line, sizeof(line), "%s\t%s\t%s", f->name, policy, aggregates[f->aggregate]);
 	else
 		snprintf(line, sizeof(line), "%s\t%s", f->name, policy);
-	return add_name(arg, strdup(f->name), strdup(line));
+	return add_name(arg, NULL, strdup(line));
 }
 
 static int
@@ -563,18 +553,11 @@ read_families(WcBtScan *s)
 			wc_bytebuf_free(&cell);
 			call_failed(s, &st);
 		}
-		/* the lines in family order: sorted by name, each its own line */
-		for (int a = 1; a < fams.n; a++)
-			for (int b = a; b > 0 && strcmp(fams.names[b - 1], fams.names[b]) > 0; b--)
-			{
-				char	   *t = fams.names[b];
-				char	   *l = fams.lines[b];
-
-				fams.names[b] = fams.names[b - 1];
-				fams.lines[b] = fams.lines[b - 1];
-				fams.names[b - 1] = t;
-				fams.lines[b - 1] = l;
-			}
+		/*
+		 * In family order: the lines sort as their names do, since the tab
+		 * after a name is below every byte a family name may hold.
+		 */
+		qsort(fams.lines, fams.n, sizeof(char *), name_cmp);
 		cell.len = 0;
 		for (int f = 0; f < fams.n; f++)
 		{

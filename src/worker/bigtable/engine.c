@@ -25,14 +25,14 @@
 static WcBtDb *databases = NULL;
 
 /* Refuse what the engine does not do yet: what it was, and where it stands. */
-pg_attribute_noreturn() static void
-not_yet(WcDatabase *db, const char *what)
+void
+bt_not_yet(const WcBtDb *db, const char *what)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s is not supported on a Bigtable server yet", what),
 			 errdetail("Bigtable instance \"%s\": this version reads and writes the mapped columns of tables on a Bigtable server.",
-					   db->name)));
+					   db->base.name)));
 }
 
 /*
@@ -97,8 +97,6 @@ idle(void)
 	return 60 * 1000L;
 }
 
-#define OPTION_IS(o, s) ((o)->name.len == strlen(s) && memcmp((o)->name.data, s, strlen(s)) == 0)
-
 static char *
 option_text(const WcEngineOption *o)
 {
@@ -134,17 +132,17 @@ open_db(const WcOpenRequest *req)
 	{
 		const WcEngineOption *o = &req->options[i];
 
-		if (OPTION_IS(o, "endpoint"))
+		if (WC_ENGINE_OPTION_IS(o, "endpoint"))
 			d->endpoint = option_text(o);
-		else if (OPTION_IS(o, "project"))
+		else if (WC_ENGINE_OPTION_IS(o, "project"))
 			d->project = option_text(o);
-		else if (OPTION_IS(o, "instance"))
+		else if (WC_ENGINE_OPTION_IS(o, "instance"))
 			d->instance = option_text(o);
-		else if (OPTION_IS(o, "insecure"))
+		else if (WC_ENGINE_OPTION_IS(o, "insecure"))
 			d->insecure = o->value.len == 1 && o->value.data[0] == '1';
-		else if (OPTION_IS(o, "app_profile"))
+		else if (WC_ENGINE_OPTION_IS(o, "app_profile"))
 			d->app_profile = option_text(o);
-		else if (OPTION_IS(o, "timeout_ms"))
+		else if (WC_ENGINE_OPTION_IS(o, "timeout_ms"))
 			d->timeout_ms = atoi(option_text(o));
 		else
 			ereport(ERROR,
@@ -277,7 +275,7 @@ rows(WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
 static void
 sample(WcDatabase *db, const WcSampleRequest *req, StringInfo out)
 {
-	not_yet(db, "sampling row keys");
+	bt_not_yet((WcBtDb *) db, "sampling row keys");
 }
 
 static uint64
@@ -290,7 +288,7 @@ range_bytes(WcDatabase *db, const uint8 *start, size_t slen,
 static void
 count(struct WcClient *c, WcDatabase *db, const WcReclaimRequest *req)
 {
-	not_yet(db, "counting versions");
+	bt_not_yet((WcBtDb *) db, "counting versions");
 }
 
 /* Bigtable compacts on its own: there is nothing for compact() to do. */

@@ -137,8 +137,6 @@ option_number(const WcEngineOption *o)
 	return (uint32) v;
 }
 
-#define OPTION_IS(o, s) ((o)->name.len == strlen(s) && memcmp((o)->name.data, s, strlen(s)) == 0)
-
 /*
  * The LevelDB options of an OPEN (the server's cache_mb, write_buffer_mb,
  * bloom_bits and compression, as numbers).
@@ -150,13 +148,13 @@ read_options(const WcOpenRequest *req, WcDbOptions *opts)
 	{
 		const WcEngineOption *o = &req->options[i];
 
-		if (OPTION_IS(o, "cache_mb"))
+		if (WC_ENGINE_OPTION_IS(o, "cache_mb"))
 			opts->cache_mb = option_number(o);
-		else if (OPTION_IS(o, "write_buffer_mb"))
+		else if (WC_ENGINE_OPTION_IS(o, "write_buffer_mb"))
 			opts->write_buffer_mb = option_number(o);
-		else if (OPTION_IS(o, "bloom_bits"))
+		else if (WC_ENGINE_OPTION_IS(o, "bloom_bits"))
 			opts->bloom_bits = option_number(o);
-		else if (OPTION_IS(o, "compression"))
+		else if (WC_ENGINE_OPTION_IS(o, "compression"))
 			opts->compression = option_number(o) != 0;
 		else
 			ereport(ERROR,

@@ -383,6 +383,13 @@ commit_row(WcCommit *cm, WcReader *rows, const WcRowWrite *row)
 					  row->ncells - values + (row->deleted ? 1 : 0), bytes);
 }
 
+/* commit_row, as wc_client_writes_walk calls it */
+static void
+commit_row_of(void *arg, WcReader *rows, const WcRowWrite *row)
+{
+	commit_row((WcCommit *) arg, rows, row);
+}
+
 /*
  * commit_new
  *		The state of a commit of w's rows to odb, in its own memory (a large
@@ -481,25 +488,11 @@ ldb_commit(WcOpenDb *odb, WcClientWrites *w, bool sync)
 
 	PG_TRY();
 	{
-		ListCell   *lc;
-
 		ldb_rowdrops_commit_begin(odb, w);
 		/* versions it replaces are read as every earlier commit left them */
 		if (w->exact)
 			storage_writer_drain();
-		/* The rows were checked as they came (serve.c, wc_read_write). */
-		foreach(lc, w->msgs)
-		{
-			StringInfo	msg = lfirst(lc);
-			WcReader	rows;
-			WcRowWrite	row;
-
-			wc_reader_init(&rows, msg->data, msg->len);
-			while (wc_next_row(&rows, &row))
-				commit_row(cm, &rows, &row);
-			if (rows.bad)
-				elog(ERROR, "rows of a WRITE request changed after they were checked");
-		}
+		wc_client_writes_walk(w, commit_row_of, cm);
 		commit_add_clock(cm);
 	}
 	PG_CATCH();

@@ -207,6 +207,33 @@ wc_serve_error(WcClient *c)
 }
 
 /*
+ * wc_client_writes_walk
+ *		Each row of w's WRITE payloads, in the order they came, to fn, with
+ *		rows at the row's cells (fn reads them: wc_next_row_cell).  The
+ *		rows were checked as they came (serve.c, wc_read_write).
+ */
+void
+wc_client_writes_walk(const WcClientWrites *w,
+					  void (*fn) (void *arg, WcReader *rows, const WcRowWrite *row),
+					  void *arg)
+{
+	ListCell   *lc;
+
+	foreach(lc, w->msgs)
+	{
+		StringInfo	msg = lfirst(lc);
+		WcReader	rows;
+		WcRowWrite	row;
+
+		wc_reader_init(&rows, msg->data, msg->len);
+		while (wc_next_row(&rows, &row))
+			fn(arg, &rows, &row);
+		if (rows.bad)
+			elog(ERROR, "rows of a WRITE request changed after they were checked");
+	}
+}
+
+/*
  * wc_client_answer_commit
  *		Answer c's commit, written after its request was served (by an
  *		engine's thread): OK, or the error check raises, check being the
