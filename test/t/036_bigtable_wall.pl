@@ -60,11 +60,7 @@ BAIL_OUT("$WALL is not built (make test/bigtable/btwall)") unless -x $WALL;
 
 our $endpoint = wc_bt_start_emulator($EMULATOR);
 
-my $home = PostgreSQL::Test::Utils::tempdir;
-open my $rc, '>', "$home/.cbtrc" or die "$home/.cbtrc: $!";
-print $rc "project = p\ninstance = i\n";
-close $rc;
-local $ENV{HOME} = $home;
+local $ENV{HOME} = wc_cbt_home();
 local $ENV{BIGTABLE_EMULATOR_HOST} = $endpoint;
 my $T = 'projects/p/instances/i/tables/t';
 

@@ -9,12 +9,13 @@ use File::Copy ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use IPC::Run;
+use File::Basename ();
 use FindBin;
 use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start $WC_BTWALL);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home $WC_BTWALL);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -158,6 +159,28 @@ sub wc_cbt_families
 		push @listed, join('|', $family, wc_normal_policy($gc), $aggregate);
 	}
 	return join("\n", sort @listed);
+}
+
+# A home of its own whose ~/.cbtrc names the instance projects/p/instances/i,
+# as cbt reads it.
+sub wc_cbt_home
+{
+	my $home = PostgreSQL::Test::Utils::tempdir;
+	open my $rc, '>', "$home/.cbtrc" or die "$home/.cbtrc: $!";
+	print $rc "project = p\ninstance = i\n";
+	close $rc;
+	return $home;
+}
+
+# Run $code with Google's cbt ($cbt, wc_bt_cbt's) on PATH, pointed at the
+# emulator at $endpoint and that instance; what $code returns.
+sub wc_with_cbt
+{
+	my ($endpoint, $cbt, $code) = @_;
+	local $ENV{HOME} = wc_cbt_home();
+	local $ENV{BIGTABLE_EMULATOR_HOST} = $endpoint;
+	local $ENV{PATH} = File::Basename::dirname($cbt) . ":$ENV{PATH}";
+	return $code->();
 }
 
 # A new cluster with the extension preloaded, started; $conf is added to its

@@ -25,6 +25,9 @@
  * takes as its last cell (worker/tablemeta.c): readers before 0.5.0, and
  * the worker, never meet them.
  *
+ * A Bigtable server keeps no record (IMPORT FOREIGN SCHEMA there reads
+ * Bigtable's families instead).
+ *
  * The write costs nothing once the record has every column: a session
  * keeps what it read last and trusts it while no commit has changed a
  * family list (WcShared.family_changes), as families.c does its lists.
@@ -183,6 +186,14 @@ wc_coltypes_note(WcTable *t)
 
 	/* once a transaction: a load of many statements pays for it once */
 	if (t->table[0] == '\0' || list_member_oid(noted_rels, t->relid))
+		return;
+
+	/*
+	 * Bigtable has no place for the record, so it would never be read back
+	 * and be written again by every COMMIT, each one counted as a change
+	 * of family lists that every session then reads again.
+	 */
+	if (t->engine == WC_ENGINE_BIGTABLE)
 		return;
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	noted_rels = lappend_oid(noted_rels, t->relid);

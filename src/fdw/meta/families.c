@@ -27,6 +27,10 @@
  * A COMMIT that wrote through foreign tables adds the families it wrote
  * to and nobody created, with maxversions=1 (wc_families_written).
  *
+ * On a Bigtable server the same rows are written, and the engine makes them
+ * Bigtable's admin calls at COMMIT (worker/bigtable/btfamilies.c): the
+ * families are Bigtable's own, read back from GetTable.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -419,18 +423,14 @@ too_many_families(const char *table)
  *		WC_FAMILY_CREATE.  A drop returns the versions it deletes.
  */
 /*
- * A Bigtable server's families are Bigtable's own: this version does not
- * change them yet (the engine sends no records of the table of families).
+ * On a Bigtable server a drop's count is not had: Bigtable does not say
+ * how many versions a drop deletes, and counting them would read the whole
+ * table (or family) from Bigtable first.  The drop returns NULL there.
  */
-static void
-refuse_on_bigtable(Oid serverid, const char *function)
+static bool
+drops_are_counted(WcTable *meta)
 {
-	if (wc_get_meta_table(serverid)->engine == WC_ENGINE_BIGTABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s is not supported on a Bigtable server yet", function),
-				 errdetail("A Bigtable table's families are Bigtable's own."),
-				 errhint("Use cbt (createfamily, setgcpolicy, deletefamily, deletetable) for now.")));
+	return meta->engine != WC_ENGINE_BIGTABLE;
 }
 
 static uint64
@@ -445,10 +445,6 @@ change_family(ForeignServer *server, const char *table, const char *family,
 	char	   *list;
 	bool		found;
 	int			count;
-
-	refuse_on_bigtable(server->serverid,
-					   create ? "create_family()" :
-					   change == WC_FAMILY_DROP ? "drop_family()" : "set_gc_policy()");
 
 	PreventCommandIfReadOnly(change == WC_FAMILY_CREATE ? "widecolumn.create_family()" :
 							 change == WC_FAMILY_SET ? "widecolumn.set_gc_policy()" :
@@ -479,7 +475,7 @@ change_family(ForeignServer *server, const char *table, const char *family,
 	if (create && count >= WC_MAX_FAMILIES)
 		too_many_families(table);
 
-	if (change == WC_FAMILY_DROP)
+	if (change == WC_FAMILY_DROP && drops_are_counted(meta))
 	{
 		size_t		tlen,
 					flen;
@@ -836,7 +832,11 @@ wc_drop_family(PG_FUNCTION_ARGS)
 	char	   *table = table_arg(fcinfo, 1);
 	char	   *family = family_arg(fcinfo, 2);
 
-	PG_RETURN_INT64((int64) change_family(server, table, family, NULL, NULL, WC_FAMILY_DROP));
+	uint64		deleted = change_family(server, table, family, NULL, NULL, WC_FAMILY_DROP);
+
+	if (!drops_are_counted(wc_get_meta_table(server->serverid)))
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) deleted);
 }
 
 /*
@@ -859,23 +859,28 @@ wc_drop_table(PG_FUNCTION_ARGS)
 	bool		listed;
 	size_t		tlen;
 	uint8	   *etable = escaped(table, &tlen);
-	uint64		deleted;
+	uint64		deleted = 0;
+	bool		counted = drops_are_counted(meta);
 
-	refuse_on_bigtable(server->serverid, "drop_table()");
 	PreventCommandIfReadOnly("widecolumn.drop_table()");
 	wc_as_of_forbid(false);
 	(void) wc_txn_lock_row(meta, key, keylen, ExclusiveLock, LockWaitBlock);
 	listed = wc_read_row_now(meta, key, keylen, &vals, &lens);
 	/* the count walks the table: it is what takes long (an error ends it too) */
-	wc_progress_begin(WC_PROGRESS_DROP_TABLE, table, WC_UNIT_BYTES_WALKED, false, 0);
-	deleted = wc_client_count(wc_client_open_db(meta), etable, tlen, NULL, 0);
-	wc_progress_end();
+	if (counted)
+	{
+		wc_progress_begin(WC_PROGRESS_DROP_TABLE, table, WC_UNIT_BYTES_WALKED, false, 0);
+		deleted = wc_client_count(wc_client_open_db(meta), etable, tlen, NULL, 0);
+		wc_progress_end();
+	}
 	if (!listed && deleted == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("stored table \"%s\" does not exist", table),
 				 errdetail("It has no column families and no data.")));
 	wc_txn_put_row(meta, GetCurrentCommandId(true), key, keylen, true, 0, NULL);
+	if (!counted)
+		PG_RETURN_NULL();
 	PG_RETURN_INT64((int64) deleted);
 }
 

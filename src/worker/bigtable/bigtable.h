@@ -28,6 +28,7 @@ typedef struct WcBtDb
 } WcBtDb;
 
 typedef struct WcBtScan WcBtScan;
+typedef struct BtFamilyChange BtFamilyChange;
 
 /* in engine.c */
 extern int	bt_sqlstate(int code, bool of_row);
@@ -37,7 +38,14 @@ extern pg_attribute_noreturn() void bt_not_yet(const WcBtDb *db, const char *wha
 extern int	bt_commit_start(void);
 extern WcCommitOutcome bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w);
 extern bool bt_commit_collect(void);
+extern uint8 *bt_next_cell(WcReader *rows, WcCellWrite *cell, size_t *flen, size_t *qlen);
 extern void bt_commit_finish(void);
+
+/* in btfamilies.c */
+extern void bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,
+							 const WcRowWrite *row, const uint8 *table, size_t tlen);
+extern bool bt_families_apply(const WcBtDb *db, const BtFamilyChange *changes,
+							  const char **failed_table, WcBtStatus *st);
 
 /* in btscan.c */
 extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);

@@ -16,9 +16,10 @@
  * (bt_commit_collect): OK, or how many rows were applied and which failed
  * first, since rows of one COMMIT are not atomic together on Bigtable.
  *
- * Rows of the table of families (the empty name) are not sent: families
- * are Bigtable's own, made with cbt or the admin API.  A merge into an
- * aggregate family is refused (0A000) until AddToCell is built.
+ * Rows of the table of families (the empty name) are changes to Bigtable's
+ * own families and tables (btfamilies.c): made first, with the admin API,
+ * so that the rows may write to a family the COMMIT creates.  A merge into
+ * an aggregate family is refused (0A000) until AddToCell is built.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +49,7 @@ typedef struct BtCommitJob
 	WcClient   *client;
 	WcBtDb	   *db;
 	MemoryContext cxt;			/* holds the job and everything it sends */
+	BtFamilyChange *changes;	/* to families and tables, made first */
 	BtTableWrites *tables;
 	int			ntables;
 	int			rows;
@@ -56,6 +58,7 @@ typedef struct BtCommitJob
 	int			applied;
 	int			failed_code;	/* WC_BT_OK: every row applied */
 	const char *failed_table;
+	bool		failed_families;	/* failed_table's change of families */
 	const uint8 *failed_key;
 	size_t		failed_key_len;
 	WcBtStatus	status;
@@ -89,6 +92,29 @@ copy_bytes(const uint8 *p, size_t n)
 	return c;
 }
 
+/*
+ * bt_next_cell
+ *		The next cell of a WRITE row, its family and qualifier unescaped
+ *		into a palloc'd buffer (the family's flen bytes, then the
+ *		qualifier's qlen).
+ */
+uint8 *
+bt_next_cell(WcReader *rows, WcCellWrite *cell, size_t *flen, size_t *qlen)
+{
+	uint8	   *fq;
+	size_t		used,
+				used2;
+
+	if (!wc_next_row_cell(rows, cell))
+		wc_malformed("WRITE");
+	fq = palloc(cell->famqual.len + 2);
+	if (wc_unescape(cell->famqual.data, cell->famqual.len, fq, &used, flen) != 0 ||
+		wc_unescape(cell->famqual.data + used, cell->famqual.len - used, fq + *flen, &used2,
+					qlen) != 0)
+		wc_malformed("WRITE");
+	return fq;
+}
+
 /* The table's writes in the job, added if new. */
 static BtTableWrites *
 table_writes(BtCommitJob *job, const char *table)
@@ -107,8 +133,9 @@ table_writes(BtCommitJob *job, const char *table)
 
 /*
  * add_row
- *		One row of a WRITE payload as a MutateRows entry; its cells are read
- *		from rows.  A row of the table of families is read and left out.
+ *		One row of a WRITE payload as a MutateRows entry, or a row of the
+ *		table of families as a change of families; its cells are read from
+ *		rows.
  */
 static void
 add_row(void *arg, WcReader *rows, const WcRowWrite *row)
@@ -131,6 +158,11 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 	tname = pnstrdup((const char *) buf, tname_len);
 	if (wc_unescape(row->prefix.data + tlen, row->prefix.len - tlen, buf, &klen, &key_len) != 0)
 		wc_malformed("WRITE");
+	if (tname_len == 0)
+	{
+		bt_families_take(&job->changes, job->db, rows, row, buf, key_len);
+		return;
+	}
 	m = palloc0(sizeof(WcBtMutation) * (row->ncells + 1));
 	if (row->deleted)
 		m[nm++].kind = WC_BT_DELETE_ROW;
@@ -138,23 +170,10 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 	{
 		WcCellWrite cell;
 		uint8	   *fq;
-		size_t		used,
-					used2,
-					flen,
+		size_t		flen,
 					qlen;
 
-		if (!wc_next_row_cell(rows, &cell))
-			wc_malformed("WRITE");
-		fq = palloc(cell.famqual.len * 2 + 2);
-		if (wc_unescape(cell.famqual.data, cell.famqual.len, fq, &used, &flen) != 0 ||
-			wc_unescape(cell.famqual.data + used, cell.famqual.len - used, fq + flen, &used2,
-						&qlen) != 0)
-			wc_malformed("WRITE");
-		/* a row-range drop's record (droprange.c): nothing would apply it */
-		if (tname_len == 0 &&
-			((qlen >= 13 && memcmp(fq + flen, "dropped_rows:", 13) == 0) ||
-			 (qlen >= 13 && memcmp(fq + flen, "deleted_rows:", 13) == 0)))
-			bt_not_yet(job->db, "dropping a row range");
+		fq = bt_next_cell(rows, &cell, &flen, &qlen);
 		if (cell.merge)
 			bt_not_yet(job->db, "writing to an aggregate family");
 		memset(&m[nm], 0, sizeof(WcBtMutation));
@@ -173,8 +192,6 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 			m[nm].kind = WC_BT_DELETE_CELLS;	/* every version: lo and hi open */
 		nm++;
 	}
-	if (tname_len == 0)
-		return;					/* the table of families: Bigtable's own */
 	job->rows++;
 	tw = table_writes(job, psprintf("%s/tables/%s", job->db->instance_name, tname));
 	if (tw->nentries == tw->cap)
@@ -198,6 +215,11 @@ commit_main(void *arg)
 	uint64		one = 1;
 
 	job->failed_code = WC_BT_OK;
+	if (!bt_families_apply(job->db, job->changes, &job->failed_table, &job->status))
+	{
+		job->failed_code = job->status.code;
+		job->failed_families = true;
+	}
 	for (int t = 0; t < job->ntables && job->failed_code == WC_BT_OK; t++)
 	{
 		BtTableWrites *tw = &job->tables[t];
@@ -254,8 +276,8 @@ commit_main(void *arg)
 /*
  * bt_commit
  *		Send the rows of w on a thread of their own; answered later
- *		(bt_commit_collect).  A commit of no row of a stored table (only
- *		the families' records) is answered now.
+ *		(bt_commit_collect).  A commit of nothing Bigtable keeps (only
+ *		column types' records) is answered now.
  */
 WcCommitOutcome
 bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
@@ -286,7 +308,7 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	}
 	PG_END_TRY();
 	MemoryContextSwitchTo(old);
-	if (job->rows == 0)
+	if (job->rows == 0 && job->changes == NULL)
 	{
 		MemoryContextDelete(cxt);
 		return WC_COMMIT_WRITTEN;
@@ -324,6 +346,9 @@ report_failure(void *arg)
 	ereport(ERROR,
 			(errcode(bt_sqlstate(job->failed_code, job->failed_key != NULL)),
 			 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),
+			 job->failed_families ?
+			 errdetail("Changing the families of %s failed (gRPC code %d), and nothing after it was sent: %s",
+					   job->failed_table, job->failed_code, job->status.message) :
 			 job->failed_key ?
 			 errdetail("The first row not applied is \"%s\" of %s (gRPC code %d): %s",
 					   key, job->failed_table, job->failed_code, job->status.message) :

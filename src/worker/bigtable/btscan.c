@@ -561,9 +561,9 @@ read_families(WcBtScan *s)
 		cell.len = 0;
 		for (int f = 0; f < fams.n; f++)
 		{
-			if (f > 0)
-				wc_bytebuf_append(&cell, "\n", 1);
+			/* each line ends in a newline, as families.c writes them */
 			wc_bytebuf_append(&cell, fams.lines[f], strlen(fams.lines[f]));
+			wc_bytebuf_append(&cell, "\n", 1);
 		}
 		names_free(&fams);
 		memcpy(wc_write_batch_row(&s->batch, len), name, len);

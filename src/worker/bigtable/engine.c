@@ -48,6 +48,8 @@ bt_sqlstate(int code, bool of_row)
 	{
 		case WC_BT_NOT_FOUND:
 			return of_row ? ERRCODE_UNDEFINED_OBJECT : ERRCODE_UNDEFINED_TABLE;
+		case WC_BT_ALREADY_EXISTS:
+			return ERRCODE_DUPLICATE_OBJECT;
 		case WC_BT_DEADLINE_EXCEEDED:
 			return ERRCODE_QUERY_CANCELED;
 		case WC_BT_UNAVAILABLE:
