@@ -11,6 +11,9 @@
 #   lacks makes it, with maxversions=1, as on LevelDB.
 # - A family made with cbt in between is not dropped by our changes; a
 #   change that fails says so, and nothing after it is sent.
+# - Policies apply on read as on LevelDB (btscan.c, btpolicies.c): counts
+#   of versions under as_of, ages, rows left with no cell (and LIMIT past
+#   them), a policy changed applying to the next read.
 
 use strict;
 use warnings;
@@ -22,6 +25,7 @@ use IPC::Run;
 use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
+use Time::HiRes qw(usleep);
 
 my ($endpoint, $CBT) = wc_bt_test_start();
 my $have_cbt = $CBT ne '';
@@ -161,6 +165,67 @@ SKIP:
 			"$t: the same families, policies and aggregates as cbt ls");
 	}
 }
+
+# Policies apply on read, exactly as on LevelDB (btscan.c, btpolicies.c):
+# Bigtable (and its emulator) collect lazily, so the versions a policy
+# deletes are still there to be read.  The same writes go to both servers
+# (a COMMIT each, LevelDB's first), with a time marked between rounds.
+sub same_on_both
+{
+	my ($name, $sql, $settings) = @_;
+	my ($lv, $bt) = both(($settings // '') . $sql);
+	is($bt, $lv, $name);
+	return $lv;
+}
+both(q{SELECT widecolumn.create_family('SRV', 'gct', 'v2', 'maxversions=2');
+  SELECT widecolumn.create_family('SRV', 'gct', 'age', 'maxage=3s');
+  SELECT widecolumn.create_family('SRV', 'gct', 'both', 'maxversions=1 and maxage=3s');
+  SELECT widecolumn.create_family('SRV', 'gct', 'n', 'never');
+  CREATE FOREIGN TABLE SRV_gct (rowkey text COLLATE "C", v2 text OPTIONS (column 'v2:q'),
+    age text OPTIONS (column 'age:q'), b text OPTIONS (column 'both:q'), n text OPTIONS (column 'n:q'))
+    SERVER SRV OPTIONS (table 'gct');});
+my @marks;
+foreach my $round (1 .. 3)
+{
+	both(qq{INSERT INTO SRV_gct SELECT 'r' || g, 'v$round', CASE WHEN g <= 5 THEN 'a$round' END,
+	  'b$round', CASE WHEN g > 5 THEN 'n$round' END FROM generate_series(0, 9) g
+	  ON CONFLICT DO NOTHING;}) if $round == 1;
+	both(qq{UPDATE SRV_gct SET v2 = 'v$round', age = CASE WHEN age IS NOT NULL OR rowkey <= 'r5' THEN 'a$round' END,
+	  b = 'b$round', n = CASE WHEN rowkey > 'r5' THEN 'n$round' END;}) if $round > 1;
+	usleep(20_000);
+	push @marks, $node->safe_psql('postgres', 'SELECT clock_timestamp()');
+	usleep(20_000);
+}
+my $all = 'SELECT * FROM SRV_gct ORDER BY rowkey;';
+like(same_on_both('policies on read: now', $all), qr/^r0\|v3\|a3\|b3\|$/m, '... the newest cells');
+foreach my $i (0 .. 2)
+{
+	same_on_both("as of round " . ($i + 1) . ": maxversions counts the newer versions too",
+		$all, "SET widecolumn.as_of = '$marks[$i]';\n");
+}
+like((both("SET widecolumn.as_of = '$marks[0]';\n$all"))[1], qr/^r0\|\|a1\|b1\|$/m,
+	'... the first round read as LevelDB reads it: v2 deleted by its count, both:q kept until it is old too');
+sleep(4);
+same_on_both('maxage passed: the aged cells are gone', $all);
+same_on_both('as of round 1, maxage passed', $all, "SET widecolumn.as_of = '$marks[0]';\n");
+both(q{SELECT widecolumn.create_family('SRV', 'gct2', 'age', 'maxage=1s');
+  SELECT widecolumn.create_family('SRV', 'gct2', 'n', 'never');
+  CREATE FOREIGN TABLE SRV_gct2 (rowkey text COLLATE "C", age text OPTIONS (column 'age:q'),
+    n text OPTIONS (column 'n:q')) SERVER SRV OPTIONS (table 'gct2');
+  INSERT INTO SRV_gct2 SELECT 'r' || lpad(g::text, 2, '0'), CASE WHEN g < 50 THEN 'a' END,
+    CASE WHEN g >= 50 THEN 'n' END FROM generate_series(0, 99) g;});
+sleep(2);
+is(same_on_both('rows whose every cell is aged are no rows: LIMIT reads on past them',
+	'SELECT rowkey FROM SRV_gct2 ORDER BY rowkey LIMIT 3;'), "r50\nr51\nr52|", '... the rows after them');
+same_on_both('... reversed', 'SELECT rowkey FROM SRV_gct2 ORDER BY rowkey DESC LIMIT 3;');
+same_on_both('... counted', 'SELECT count(*), count(age), count(n) FROM SRV_gct2;');
+
+# set_gc_policy applies to the next read: the policies the scans kept
+# (for 10 s) are forgotten.
+same_on_both('before a policy changes', 'SELECT count(*), count(n) FROM SRV_gct2;');
+both(q{SELECT widecolumn.set_gc_policy('SRV', 'gct2', 'n', 'maxage=1s');});
+is(same_on_both('a policy changed applies at once', 'SELECT count(*), count(n) FROM SRV_gct2;'),
+	"0|0|", '... every cell now old enough to be deleted');
 
 # A change that fails at COMMIT (the emulator gone after the list was
 # read): the error says which table's families it could not change, and

@@ -9,8 +9,20 @@
 #ifndef WC_BIGTABLE_H
 #define WC_BIGTABLE_H
 
+#include <pthread.h>
+
 #include "worker/worker.h"
 #include "worker/bigtable/btclient.h"
+
+/* A table's families and their policies (btpolicies.c; malloc'd). */
+typedef struct BtPolicies
+{
+	char	  **families;
+	WcGcPolicy *policies;		/* 0 and 0: none */
+	int			n;
+} BtPolicies;
+
+typedef struct BtPolicyEntry BtPolicyEntry;
 
 /* A Bigtable instance the worker reaches (engine.c). */
 typedef struct WcBtDb
@@ -24,6 +36,9 @@ typedef struct WcBtDb
 	int			timeout_ms;
 	char	   *instance_name;	/* projects/P/instances/I */
 	WcBtClient *client;			/* shared by the threads that call it */
+	pthread_mutex_t policies_lock;	/* over the two below */
+	BtPolicyEntry *policies;	/* tables' policies as scans apply them */
+	uint64		policies_changes;	/* COMMITs that changed families */
 	struct WcBtDb *next;
 } WcBtDb;
 
@@ -44,8 +59,15 @@ extern void bt_commit_finish(void);
 /* in btfamilies.c */
 extern void bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,
 							 const WcRowWrite *row, const uint8 *table, size_t tlen);
-extern bool bt_families_apply(const WcBtDb *db, const BtFamilyChange *changes,
+extern bool bt_families_apply(WcBtDb *db, const BtFamilyChange *changes,
 							  const char **failed_table, WcBtStatus *st);
+
+/* in btpolicies.c */
+extern bool bt_policies_get(WcBtDb *db, const char *table, uint64 now_us, BtPolicies *out,
+							WcBtStatus *st);
+extern void bt_policies_forget(WcBtDb *db, const char *table);
+extern void bt_policies_free(BtPolicies *p);
+extern const WcGcPolicy *bt_policy_of(const BtPolicies *p, const uint8 *family, size_t len);
 
 /* in btscan.c */
 extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);

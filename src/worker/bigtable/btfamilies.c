@@ -230,7 +230,7 @@ find_line(BtFamilyLine *lines, int n, const char *name)
 
 /* One ModifyColumnFamilies modification; a family made in between is made. */
 static bool
-modify(const WcBtDb *db, const BtFamilyChange *c, WcBtFamilyChange how,
+modify(WcBtDb *db, const BtFamilyChange *c, WcBtFamilyChange how,
 	   const WcBtFamily *f, WcBtStatus *st)
 {
 	if (wc_bt_modify_family(db->client, c->table, how, f, db->timeout_ms, st))
@@ -240,7 +240,7 @@ modify(const WcBtDb *db, const BtFamilyChange *c, WcBtFamilyChange how,
 
 /* Make change c on Bigtable; false with st set at the first call that fails. */
 static bool
-apply_one(const WcBtDb *db, const BtFamilyChange *c, WcBtStatus *st)
+apply_one(WcBtDb *db, const BtFamilyChange *c, WcBtStatus *st)
 {
 	BtHave		have = {0};
 	bool		ok = true;
@@ -314,14 +314,20 @@ out_of_memory:
  *		false at the first that fails, with its table and st set.
  */
 bool
-bt_families_apply(const WcBtDb *db, const BtFamilyChange *changes,
+bt_families_apply(WcBtDb *db, const BtFamilyChange *changes,
 				  const char **failed_table, WcBtStatus *st)
 {
 	for (const BtFamilyChange *c = changes; c != NULL; c = c->next)
-		if (!apply_one(db, c, st))
+	{
+		bool		ok = apply_one(db, c, st);
+
+		/* made or not, what scans kept of the table is asked for again */
+		bt_policies_forget(db, c->table);
+		if (!ok)
 		{
 			*failed_table = c->table;
 			return false;
 		}
+	}
 	return true;
 }

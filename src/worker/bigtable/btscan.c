@@ -14,9 +14,19 @@
  *
  * What a scan of this kind cannot do yet is refused at its opening, on
  * the main thread (0A000): the cells layout, map columns, storage filters
- * and a transaction's own writes.  A row's latest cell of each column is
- * read (a cells_per_column_limit filter, under as_of's timestamp range);
- * the families' policies are not applied on read yet.
+ * and a transaction's own writes.
+ *
+ * A column is its newest cell, or with as_of the newest as of then, and
+ * the family's garbage-collection policy is applied on read as the LevelDB
+ * engine applies it (worker/leveldb/rowread.c): the cell is not there if
+ * the policy deletes it, its index counting every newer version of its
+ * column, as_of's too new ones included, and its age from the scan's
+ * start.  Bigtable collects lazily, so it may still hold such a cell.  The
+ * policies come from GetTable (btpolicies.c).  The request asks only for
+ * what that needs: the newest cell of each column (cells_per_column_limit
+ * 1, under as_of's timestamp range when no family of the table counts its
+ * versions), else every version, the columns' versions being counted here.
+ * A row none of whose cells is left is no row, as on LevelDB.
  *
  * bt_scan_fill runs on a reader thread: plain C, errors through wc_fail.
  *
@@ -50,6 +60,12 @@ struct WcBtScan
 	bool		versions;		/* each row ends with its newest timestamp */
 	uint64		limit;			/* 0: none */
 	uint64		as_of;			/* µs; 0: now */
+	int64		as_of_hi;		/* its cells' bound: a cell at or after it is too new */
+	uint64		now;			/* µs: the scan's start, for the policies' ages */
+	bool		have_policies;
+	BtPolicies	policies;		/* the table's families' (malloc'd) */
+	int		   *live;			/* a row's cells kept: cell, then column */
+	int			live_cap;
 	int			ncols;
 	BtColumn   *cols;
 	int			nranges;
@@ -173,7 +189,6 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	size_t		tlen = 0;
 	uint8	   *tname;
 	size_t		tname_len;
-	int			nf = 0;
 
 	s->db = db;
 	s->reverse = (req->flags & WC_SCAN_REVERSE) != 0;
@@ -247,12 +262,37 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 		s->nranges++;
 	}
 
-	/* each column's latest cell, as of as_of (Bigtable's milliseconds) */
+	/* as_of in Bigtable's milliseconds: cells up to its millisecond */
+	s->as_of_hi = s->as_of != 0 ? (int64) (s->as_of / 1000 + 1) * 1000 : 0;
+	s->now = wc_unix_micros();
+	s->done = s->nranges == 0;
+	return s;
+}
+
+/*
+ * set_filter
+ *		The request's filter, once the policies are known: each column's
+ *		newest cell, unless some family counts its versions and as_of may
+ *		pass over newer ones (then every version, counted by write_row).
+ */
+static void
+set_filter(WcBtScan *s)
+{
+	bool		counts = false;
+	int			nf = 0;
+
+	for (int i = 0; i < s->policies.n; i++)
+		counts |= s->policies.policies[i].max_versions != 0;
+	if (s->as_of != 0 && counts)
+	{
+		s->chain.kind = WC_BT_FILTER_PASS;
+		return;
+	}
 	if (s->as_of != 0)
 	{
 		s->filters[nf].kind = WC_BT_FILTER_TIMESTAMP_RANGE;
 		s->filters[nf].lo = 0;
-		s->filters[nf].hi = (int64) (s->as_of / 1000 + 1) * 1000;
+		s->filters[nf].hi = s->as_of_hi;
 		nf++;
 	}
 	s->filters[nf].kind = WC_BT_FILTER_CELLS_PER_COLUMN;
@@ -261,8 +301,6 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	s->chain.kind = WC_BT_FILTER_CHAIN;
 	s->chain.children = s->filters;
 	s->chain.nchildren = nf;
-	s->done = s->nranges == 0;
-	return s;
 }
 
 static int
@@ -325,43 +363,117 @@ typedef struct BtRowJob
 {
 	WcBtScan   *s;
 	const WcBtRows *rows;
+	bool		written;		/* a row of the batch: some cell was left */
 } BtRowJob;
 
-/* A row as it comes: its cells to their columns, into the batch. */
+static bool
+same_bytes(const uint8 *a, size_t aoff, size_t alen, size_t boff, size_t blen)
+{
+	return alen == blen && memcmp(a + aoff, a + boff, alen) == 0;
+}
+
+/* The scan's column of cell c, or -1. */
+static int
+column_of(const WcBtScan *s, const uint8 *a, const WcBtCell *c)
+{
+	for (int j = 0; j < s->ncols; j++)
+	{
+		const BtColumn *col = &s->cols[j];
+
+		if (col->family_len == c->family_len && col->qualifier_len == c->qualifier_len &&
+			memcmp(col->family, a + c->family_off, c->family_len) == 0 &&
+			memcmp(col->qualifier, a + c->qualifier_off, c->qualifier_len) == 0)
+			return j;
+	}
+	return -1;
+}
+
+/*
+ * A row as it comes: the cell of each column that as_of and the policy
+ * leave (Bigtable gives a column's cells together, newest first), to its
+ * column in the batch.
+ */
 static void
 write_row(void *arg)
 {
-	WcBtScan   *s = ((BtRowJob *) arg)->s;
-	const WcBtRows *rows = ((BtRowJob *) arg)->rows;
+	BtRowJob   *job = arg;
+	WcBtScan   *s = job->s;
+	const WcBtRows *rows = job->rows;
 	const uint8 *a = rows->arena.data;
 	bool		other = false;
 	int64		newest = 0;
+	int			nlive = 0;
+	const WcBtCell *first = NULL;	/* of the column under way */
+	const WcGcPolicy *policy = NULL;
+	uint64		index = 0;
+	bool		decided = false;
 
-	memcpy(wc_write_batch_row(&s->batch, rows->key.len), rows->key.data, rows->key.len);
-	wc_write_batch_row_key(&s->batch, rows->key.len);
+	if (rows->ncells * 2 > s->live_cap)
+	{
+		int			cap = Max(rows->ncells * 2, 64);
+		int		   *live = realloc(s->live, sizeof(int) * cap);
+
+		if (live == NULL)
+			wc_fail(ERRCODE_OUT_OF_MEMORY, "out of memory", NULL,
+					"A row of %d cells from Bigtable.", rows->ncells);
+		s->live = live;
+		s->live_cap = cap;
+	}
 	for (int i = 0; i < rows->ncells; i++)
 	{
 		const WcBtCell *c = &rows->cells[i];
+		uint64		v;
 		int			j;
 
-		newest = Max(newest, c->timestamp_micros);
-		for (j = 0; j < s->ncols; j++)
+		if (first == NULL ||
+			!same_bytes(a, first->family_off, first->family_len, c->family_off, c->family_len) ||
+			!same_bytes(a, first->qualifier_off, first->qualifier_len, c->qualifier_off,
+						c->qualifier_len))
 		{
-			const BtColumn *col = &s->cols[j];
-
-			if (col->family_len == c->family_len && col->qualifier_len == c->qualifier_len &&
-				memcmp(col->family, a + c->family_off, c->family_len) == 0 &&
-				memcmp(col->qualifier, a + c->qualifier_off, c->qualifier_len) == 0)
-				break;
+			if (first == NULL ||
+				!same_bytes(a, first->family_off, first->family_len, c->family_off, c->family_len))
+				policy = bt_policy_of(&s->policies, a + c->family_off, c->family_len);
+			first = c;
+			index = 0;
+			decided = false;
 		}
-		if (j == s->ncols)
+		if (decided)
+			continue;
+		v = index++;
+		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi)
+			continue;			/* too new: counted all the same */
+		decided = true;
+		if (policy != NULL &&
+			wc_gc_deletes(policy, v, s->now > (uint64) c->timestamp_micros ?
+						  s->now - (uint64) c->timestamp_micros : 0))
+			continue;
+		newest = Max(newest, c->timestamp_micros);
+		j = column_of(s, a, c);
+		if (j < 0)
 			other = true;
 		else
-			wc_write_batch_cell(&s->batch, s->cols[j].idx, a + c->value_off, c->value_len);
+		{
+			s->live[nlive * 2] = i;
+			s->live[nlive * 2 + 1] = j;
+			nlive++;
+		}
 	}
-	wc_write_batch_row_end(&s->batch, other, s->versions, (uint64) newest);
+
 	wc_bytebuf_set(&s->last, rows->key.data, rows->key.len);
 	s->have_last = true;
+	if (nlive == 0 && !other)
+		return;
+	memcpy(wc_write_batch_row(&s->batch, rows->key.len), rows->key.data, rows->key.len);
+	wc_write_batch_row_key(&s->batch, rows->key.len);
+	for (int k = 0; k < nlive; k++)
+	{
+		const WcBtCell *c = &rows->cells[s->live[k * 2]];
+
+		wc_write_batch_cell(&s->batch, s->cols[s->live[k * 2 + 1]].idx, a + c->value_off,
+							c->value_len);
+	}
+	wc_write_batch_row_end(&s->batch, other, s->versions, (uint64) newest);
+	job->written = true;
 }
 
 /*
@@ -373,13 +485,15 @@ static bool
 take_row(void *arg, const WcBtRows *rows)
 {
 	WcBtScan   *s = arg;
-	BtRowJob	job = {s, rows};
+	BtRowJob	job = {s, rows, false};
 
 	if (!wc_trapped(write_row, &job, &s->failure))
 	{
 		s->failed = true;
 		return false;
 	}
+	if (!job.written)
+		return true;
 	s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)
 	{
@@ -400,7 +514,7 @@ call_failed(WcBtScan *s, const WcBtStatus *st)
 {
 	if (st->code == WC_BT_NOT_FOUND)
 		wc_fail(bt_sqlstate(st->code, false), "Bigtable table does not exist",
-				"Create it with cbt createtable, or widecolumn.create_family on a LevelDB server and export_schema.",
+				"Create it with widecolumn.create_family(), or write to it: its first COMMIT makes it.",
 				"%s: %s", s->table, st->message);
 	if (st->code == WC_BT_DEADLINE_EXCEEDED)
 		wc_fail(bt_sqlstate(st->code, false), "Bigtable request timed out",
@@ -601,6 +715,13 @@ bt_scan_fill(WcBtScan *s)
 		wc_write_batch_end(&s->batch, true, 0, 0);
 		return true;
 	}
+	if (!s->have_policies && !s->done)
+	{
+		if (!bt_policies_get(s->db, s->table, s->now, &s->policies, &st))
+			call_failed(s, &st);
+		s->have_policies = true;
+		set_filter(s);
+	}
 	n = s->done ? 0 : clip(s);
 	if (n == 0)
 	{
@@ -613,7 +734,7 @@ bt_scan_fill(WcBtScan *s)
 	req.app_profile = s->db->app_profile;
 	req.nranges = n;
 	req.ranges = s->work;
-	req.filter = &s->chain;
+	req.filter = s->chain.kind == WC_BT_FILTER_PASS ? NULL : &s->chain;
 	req.rows_limit = s->limit != 0 ? (int64) (s->limit - s->emitted) : 0;
 	req.reversed = s->reverse;
 	req.timeout_ms = s->db->timeout_ms;
@@ -626,7 +747,11 @@ bt_scan_fill(WcBtScan *s)
 					s->failure.hint[0] ? s->failure.hint : NULL, "%s", s->failure.detail);
 		call_failed(s, &st);
 	}
-	if (!s->full)
+	/*
+	 * The call ended: the ranges are read, unless it stopped at rows_limit
+	 * with rows left out (their cells all gone) and the LIMIT not reached.
+	 */
+	if (!s->full && !(req.rows_limit != 0 && got >= (uint64) req.rows_limit))
 		s->done = true;
 	wc_write_batch_end(&s->batch, s->done, got, 0);
 	return s->done;
@@ -644,4 +769,6 @@ bt_scan_close(WcBtScan *s)
 {
 	wc_bytebuf_free(&s->out);
 	wc_bytebuf_free(&s->last);
+	bt_policies_free(&s->policies);
+	free(s->live);
 }

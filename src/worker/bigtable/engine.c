@@ -130,6 +130,7 @@ open_db(const WcOpenRequest *req)
 	d->base.name = pnstrdup((const char *) req->target.data, req->target.len);
 	d->timeout_ms = 30000;
 	d->app_profile = "";
+	pthread_mutex_init(&d->policies_lock, NULL);
 	for (int i = 0; i < req->noptions; i++)
 	{
 		const WcEngineOption *o = &req->options[i];
