@@ -4,9 +4,10 @@
  *	  A COMMIT to a Bigtable server: its rows as MutateRows entries, sent
  *	  on a thread of its own and answered when Bigtable has.
  *
- * On the main thread, bt_commit turns the writes a backend sent into one
- * MutateRows call per stored table, a row's mutations one entry (atomic
- * per row, as Bigtable is): a deleted row DeleteFromRow, a cell SetCell at
+ * On the main thread, bt_commit turns the writes a backend sent into
+ * MutateRows calls per stored table, a row's mutations one entry (atomic
+ * per row, as Bigtable is), 1,000 rows a call and never more mutations
+ * than Bigtable takes in one: a deleted row DeleteFromRow, a cell SetCell at
  * the COMMIT's time in Bigtable's milliseconds (or its own, for a cell
  * written at a timestamp), a deleted cell DeleteFromColumn of every
  * version.  Everything the call needs is copied into the job's memory,
@@ -35,7 +36,15 @@
 #include "common/keycodec.h"
 #include "worker/bigtable/bigtable.h"
 
-/* A stored table's rows of a commit: one MutateRows call. */
+/*
+ * A call's rows: Bigtable takes at most 100,000 mutations in one MutateRows
+ * call (all entries together), and a call of 1,000 rows is what the bare
+ * client of make bench sends (test/bench/raw_bigtable.c).
+ */
+#define BT_CALL_MUTATIONS	100000
+#define BT_CALL_ROWS		1000
+
+/* A stored table's rows of a commit: MutateRows calls of BT_CALL_ROWS. */
 typedef struct BtTableWrites
 {
 	char	   *table;			/* projects/P/instances/I/tables/T */
@@ -207,6 +216,41 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 	e->nmutations = nm;
 }
 
+/*
+ * One MutateRows call of tw's n entries from first on; their outcomes into
+ * codes and the job's counts.
+ */
+static void
+send_call(BtCommitJob *job, BtTableWrites *tw, int first, int n, int *codes)
+{
+	if (!wc_bt_mutate_rows(job->db->client, tw->table, job->db->app_profile,
+						   tw->entries + first, n, job->db->timeout_ms, codes, &job->status))
+	{
+		bool		whole = true;	/* the call failed, no entry's outcome came */
+
+		for (int i = 0; i < n && whole; i++)
+			whole = codes[i] == WC_BT_UNAVAILABLE;
+		if (whole && job->status.code != WC_BT_OK)
+		{
+			job->failed_code = job->status.code;
+			job->failed_table = tw->table;
+			return;
+		}
+	}
+	for (int i = 0; i < n; i++)
+	{
+		if (codes[i] == WC_BT_OK)
+			job->applied++;
+		else if (job->failed_code == WC_BT_OK)
+		{
+			job->failed_code = codes[i];
+			job->failed_table = tw->table;
+			job->failed_key = tw->entries[first + i].row_key;
+			job->failed_key_len = tw->entries[first + i].row_key_len;
+		}
+	}
+}
+
 /* The thread of one commit: its calls, then the job on the done list. */
 static void *
 commit_main(void *arg)
@@ -232,33 +276,18 @@ commit_main(void *arg)
 			job->failed_table = tw->table;
 			break;
 		}
-		if (!wc_bt_mutate_rows(job->db->client, tw->table, job->db->app_profile,
-							   tw->entries, tw->nentries, job->db->timeout_ms,
-							   codes, &job->status))
+		for (int first = 0, n; first < tw->nentries && job->failed_code == WC_BT_OK; first += n)
 		{
-			bool		whole = true;	/* the call failed, no entry's outcome came */
+			int			mutations = 0;
 
-			for (int i = 0; i < tw->nentries && whole; i++)
-				whole = codes[i] == WC_BT_UNAVAILABLE;
-			if (whole && job->status.code != WC_BT_OK)
+			/* a call: BT_CALL_ROWS rows, Bigtable's mutations a call at most */
+			for (n = 0; first + n < tw->nentries && n < BT_CALL_ROWS; n++)
 			{
-				job->failed_code = job->status.code;
-				job->failed_table = tw->table;
-				free(codes);
-				break;
+				if (n > 0 && mutations + tw->entries[first + n].nmutations > BT_CALL_MUTATIONS)
+					break;
+				mutations += tw->entries[first + n].nmutations;
 			}
-		}
-		for (int i = 0; i < tw->nentries; i++)
-		{
-			if (codes[i] == WC_BT_OK)
-				job->applied++;
-			else if (job->failed_code == WC_BT_OK)
-			{
-				job->failed_code = codes[i];
-				job->failed_table = tw->table;
-				job->failed_key = tw->entries[i].row_key;
-				job->failed_key_len = tw->entries[i].row_key_len;
-			}
+			send_call(job, tw, first, n, codes + first);
 		}
 		free(codes);
 	}
