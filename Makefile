@@ -49,7 +49,7 @@ ISOLATION = visibility nativepairs writeskew writers locks serializable lockfilt
 ISOLATION_OPTS = --inputdir=test/isolation
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test test/readrows_test test/bigtable/btwall test/bigtable/build $(BT_GEN) $(BT_DIR)/btclient.o results regression.diffs regression.out output_iso tmp_check
+EXTRA_CLEAN = $(OBJS:.o=.d) test/keycodec_test test/gcpolicy_test test/readrows_test test/bigtable/btwall test/bigtable/build-btwall test/bench/raw_bigtable test/bench/build-raw_bigtable $(BT_GEN) $(BT_DIR)/btclient.o results regression.diffs regression.out output_iso tmp_check
 
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
@@ -103,15 +103,22 @@ $(BT_GEN)/%.o: $(BT_GEN)/%.cc $(BT_GEN_SRCS)
 $(BT_DIR)/btclient.o: $(BT_DIR)/btclient.cc $(BT_DIR)/btclient.h $(BT_DIR)/readrows.h $(BT_GEN_SRCS)
 	$(CXX) $(BT_CXXFLAGS) -Wextra -Werror -c -o $@ $<
 
-# The wall as a command, for the tests against the emulator (036).
-BTWALL_C = test/bigtable/btwall.c $(BT_DIR)/readrows.c src/common/bytebuf.c src/common/keycodec.c src/common/gcpolicy.c
-test/bigtable/btwall: $(BTWALL_C) $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o)
-	mkdir -p test/bigtable/build
-	for f in $(BTWALL_C); do \
-		$(CC) -O1 -g -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
-			-c -o test/bigtable/build/$$(basename $$f .c).o $$f || exit 1; \
+# Commands around the wall: btwall for the tests against the emulator
+# (036), raw_bigtable the bare client of make bench (test/bench/bigtable.sh).
+# A command is its main file, the plain C the wall needs, and the wall.
+WALL_C = $(BT_DIR)/readrows.c src/common/bytebuf.c src/common/keycodec.c src/common/gcpolicy.c
+define wall_command
+	mkdir -p $(dir $@)build-$(notdir $@)
+	for f in $< $(WALL_C); do \
+		$(CC) -O2 -g -Wall -Wextra -Werror -Wno-missing-field-initializers -Isrc \
+			-c -o $(dir $@)build-$(notdir $@)/$$(basename $$f .c).o $$f || exit 1; \
 	done
-	$(CXX) -o $@ test/bigtable/build/*.o $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o) $(BT_LIBS)
+	$(CXX) -o $@ $(dir $@)build-$(notdir $@)/*.o $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o) $(BT_LIBS)
+endef
+test/bigtable/btwall: test/bigtable/btwall.c $(WALL_C) $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o)
+	$(wall_command)
+test/bench/raw_bigtable: test/bench/raw_bigtable.c $(WALL_C) $(BT_DIR)/btclient.o $(BT_GEN_SRCS:.cc=.o)
+	$(wall_command)
 
 unit: test/keycodec_test test/gcpolicy_test test/readrows_test
 	./test/keycodec_test
@@ -127,6 +134,7 @@ test: deps
 # The benchmark against native tables and raw LevelDB (docs/performance.md).
 bench: deps
 	sh test/scripts/build.sh
+	$(MAKE) -s test/bigtable/btwall test/bench/raw_bigtable
 	sh test/bench/run.sh
 
 # libFuzzer harnesses (test/fuzz), FUZZ_SECONDS a target (default 10).

@@ -25,6 +25,9 @@
 #                   off (it loads its own copy of the SCALE rows)
 #   BENCH_ONLY=avro  the same for the Avro export and import workload
 #                   (test/bench/avro.sh)
+#   BENCH_ONLY=bigtable  the same for the Bigtable engine on the emulator
+#                   against the bare client (test/bench/bigtable.sh); its
+#                   section also in $BENCH_OUT/bigtable.md
 #   BENCH_ONLY=scaling  only the scaling workloads of issue 18
 #                   (test/bench/scaling.sh) on the SCALE rows; prints the
 #                   report's scaling section, also in $BENCH_OUT/scaling.md
@@ -62,6 +65,7 @@ say() {
 	echo "bench: $(date +%H:%M:%S) $*" >&2
 }
 . test/bench/avro.sh
+. test/bench/bigtable.sh
 
 # ---------------------------------------------------------------------------
 # Inside the throwaway cluster (pg_virtualenv runs this script again with
@@ -163,6 +167,12 @@ inside() {
 	if [ "${BENCH_ONLY:-}" = avro ]; then
 		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
 		avro_workload
+		return
+	fi
+	if [ "${BENCH_ONLY:-}" = bigtable ]; then
+		sql -c 'CREATE EXTENSION widecolumn_fdw' -c "$(key_functions)"
+		mkdir -p "$OUT/pgbench"
+		bigtable_workload
 		return
 	fi
 	if [ "${BENCH_ONLY:-}" = scaling ]; then
@@ -446,6 +456,7 @@ inside() {
 	droprange_workload
 	key_stats_workload
 	avro_workload
+	bigtable_workload
 	# A cells-layout table's range read of 1,000 versions: the newest 1,000
 	# of a cell of 2,000 (a timestamp range), beside raw LevelDB reading the
 	# same 1,000 entries (raw_leveldb versions, before the cluster starts).
@@ -904,7 +915,7 @@ mkdir -p "$OUT"
 rm -rf "$OUT/pgbench"
 rm -f "$OUT/results.txt" "$OUT/runs.txt" "$OUT/raw.txt" "$OUT/raw.scattered.txt" \
 	"$OUT"/explain.*.txt "$OUT"/check.*.out "$OUT/check.diff" "$OUT"/copy.*.log \
-	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md" \
+	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md" "$OUT/bigtable.md" \
 	"$OUT"/droprange.*.log "$OUT/scaling.md" "$OUT/point2.perf.txt"
 WORK=$(mktemp -d /tmp/wcbench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -913,7 +924,8 @@ res=$OUT/results.txt
 started=$(date +%s)
 
 if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ] ||
-	[ "${BENCH_ONLY:-}" = key_stats ] || [ "${BENCH_ONLY:-}" = avro ]; then
+	[ "${BENCH_ONLY:-}" = key_stats ] || [ "${BENCH_ONLY:-}" = avro ] ||
+	[ "${BENCH_ONLY:-}" = bigtable ]; then
 	export BENCH_ONLY
 	pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 		sh test/bench/run.sh --inside >"$OUT/cluster.log" || {
@@ -922,6 +934,7 @@ if [ "${BENCH_ONLY:-}" = counters ] || [ "${BENCH_ONLY:-}" = droprange ] ||
 		exit 1
 	}
 	cat "$res" "$OUT/runs.txt"
+	if [ "$BENCH_ONLY" = bigtable ] && [ -f "$OUT/bigtable.md" ]; then cat "$OUT/bigtable.md"; fi
 	exit 0
 fi
 if [ "${BENCH_ONLY:-}" = scaling ]; then
@@ -989,6 +1002,10 @@ pg_virtualenv -o shared_preload_libraries=widecolumn_fdw -o fsync=on \
 	echo "fullscan_tx $FULLSCAN_TX"
 } >>"$res"
 awk -v dir="$OUT" -f test/bench/report.awk "$res" "$OUT/runs.txt" >"$OUT/performance.md"
+# the Bigtable engine's section (test/bench/bigtable.sh)
+if [ -f "$OUT/bigtable.md" ]; then
+	{ echo; cat "$OUT/bigtable.md"; echo; } >>"$OUT/performance.md"
+fi
 # the hand-written profile notes (why the missed targets are missed)
 cat test/bench/analysis.md >>"$OUT/performance.md"
 cat "$OUT/performance.md"
