@@ -740,6 +740,7 @@ wc_write_batch_over(StringInfo buf)
 	wc_put_u32(buf, 0);
 	wc_put_u64(buf, 0);
 	wc_put_u32(buf, 0);
+	wc_put_u32(buf, 0);			/* requests */
 }
 
 void

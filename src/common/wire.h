@@ -115,7 +115,8 @@ typedef enum WcMsgType
 	WC_RESP_ERROR = 65,		/* u32 sqlstate (as PostgreSQL packs it), str
 							 * message, str detail, str hint (empty: none) */
 	WC_RESP_BATCH = 66		/* u8 done, u32 nrows, u64 entries read, u32
-							 * rows the filters left out, then
+							 * rows the filters left out, u32 requests to
+							 * a remote store, then
 							 * rows: str rowkey (unescaped), u8 other-cells,
 							 * u16 ncells {u16 column, str value}, and with
 							 * WC_SCAN_VERSIONS u64 version.  The value of
@@ -403,8 +404,11 @@ typedef struct WcBatchHeader
 {
 	bool		done;			/* the scan's last batch */
 	uint32		nrows;
-	uint64		entries;		/* LevelDB entries read to fill it */
+	uint64		entries;		/* LevelDB entries read to fill it, or
+								 * Bigtable cells received */
 	uint32		skipped;		/* rows the scan's filters left out */
+	uint32		requests;		/* calls to a remote store it took
+								 * (Bigtable's ReadRows); 0 on LevelDB */
 } WcBatchHeader;
 
 typedef struct WcBatchRow
@@ -666,7 +670,7 @@ extern bool wc_read_rows_answer(WcReader *r, WcRowsAnswer *a);
 static inline void
 wc_write_batch_begin(WcBatchWriter *w, WcByteBuf *out)
 {
-	static const uint8 header[18] = {WC_RESP_BATCH};
+	static const uint8 header[22] = {WC_RESP_BATCH};
 
 	w->out = out;
 	w->header = out->len;
@@ -741,6 +745,13 @@ wc_write_batch_end(WcBatchWriter *w, bool done, uint64 entries, uint32 skipped)
 	memcpy(h + 14, &skipped, 4);
 }
 
+/* The calls to a remote store that filled the batch (0 unless said). */
+static inline void
+wc_write_batch_requests(WcBatchWriter *w, uint32 requests)
+{
+	memcpy(w->out->data + w->header + 18, &requests, 4);
+}
+
 /* The header of a BATCH answer; r is left at its first row. */
 static inline bool
 wc_read_batch(WcReader *r, WcBatchHeader *header)
@@ -754,6 +765,7 @@ wc_read_batch(WcReader *r, WcBatchHeader *header)
 	header->nrows = wc_get_u32(r);
 	header->entries = wc_get_u64(r);
 	header->skipped = wc_get_u32(r);
+	header->requests = wc_get_u32(r);
 	return !r->bad;
 }
 

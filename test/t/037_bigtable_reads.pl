@@ -8,6 +8,8 @@
 # - full scans both ways, points, IN lists, ranges, prefixes, the edges of
 #   the key space around a key (k010, k010a, k0100), ORDER BY DESC with
 #   LIMIT, LIMIT, count(*), a join with a native table, as_of;
+# - EXPLAIN's request, and EXPLAIN ANALYZE's requests, rows and cells
+#   received;
 # - what the engine does not do yet says so (0A000) and the session goes
 #   on; a missing table is 42P01; an endpoint that does not answer is an
 #   error within the server's timeout.
@@ -181,6 +183,36 @@ SELECT * FROM w WHERE rowkey = 'k001';
 });
 like($se, qr/0A000: SERIALIZABLE transactions cannot read tables on a Bigtable server/,
 	'SERIALIZABLE: refused');
+
+# EXPLAIN shows the ReadRows request, and EXPLAIN ANALYZE what Bigtable
+# sent: an IN list of 100 keys is one request, LIMIT 10 receives at most 10
+# rows, a parameterized join one request per outer row, a scan of many
+# batches one request a batch.
+sub explain_analyze
+{
+	my ($sql) = @_;
+	return $node->safe_psql('postgres', "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $sql");
+}
+my $in100 = join(', ', map { sprintf("'k%03d'", $_ * 3) } 0 .. 99);
+my $plan = explain_analyze("SELECT * FROM w WHERE rowkey IN ($in100)");
+like($plan, qr/Bigtable Request: ReadRows projects\/p\/instances\/i\/tables\/weather, filter cells_per_column_limit_filter\(1\)/,
+	'EXPLAIN: the request');
+like($plan, qr/Bigtable Requests: 1\n.*Rows Received: 100\n/s, 'an IN list of 100 keys: one request, 100 rows');
+$plan = explain_analyze('SELECT * FROM w ORDER BY rowkey DESC LIMIT 10');
+like($plan, qr/Bigtable Request: ReadRows [^\n]*, rows_limit 10, reversed,/, 'LIMIT and DESC in the request');
+like($plan, qr/Rows Received: (\d+)\n/, '... rows received');
+my ($received) = $plan =~ /Rows Received: (\d+)/;
+ok(defined $received && $received <= 10, "LIMIT 10 receives at most 10 rows ($received)");
+$plan = $node->safe_psql('postgres', q{SET enable_hashjoin = off; SET enable_mergejoin = off;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT p.k, w.temp FROM probe p JOIN w ON w.rowkey = p.k});
+like($plan, qr/Bigtable Requests: 5\n/, 'a parameterized join: one request per outer row (5)') or diag $plan;
+$plan = explain_analyze("SELECT * FROM w WHERE rowkey LIKE 'b%'");
+my ($requests) = $plan =~ /Bigtable Requests: (\d+)/;
+ok(defined $requests && $requests >= 3, "600 KB of rows: a request per 256 KB batch ($requests)") or diag $plan;
+like($plan, qr/Cells Received: 600$/m, '... and one cell a row received');
+$plan = $node->safe_psql('postgres', "SET widecolumn.as_of = '1970-01-01 00:00:01.5+00'; EXPLAIN (COSTS OFF) SELECT * FROM w WHERE rowkey = 'k000'");
+like($plan, qr/filter chain\(timestamp_range_filter\(0, 1501000\), cells_per_column_limit_filter\(1\)\) or every version/,
+	'as_of in the request');
 
 # What the engine does not do yet says so, and the session goes on.
 $node->safe_psql('postgres', q{

@@ -36,7 +36,7 @@ extern void wc_scan_register(FdwRoutine *routine);
 extern void wc_scan_decode_row(WcScanState *ss, const uint8 *key, size_t keylen,
 							   const uint8 **vals, size_t *lens, Datum *values, bool *nulls);
 extern bool wc_scan_storage_read(ForeignScanState *node, uint64 *rows,
-								 uint64 *entries, uint64 *skipped);
+								 uint64 *entries, uint64 *skipped, uint64 *requests);
 extern List *wc_scan_ranges(ForeignScanState *node, WcScanState *ss);
 
 /* in parscan.c */

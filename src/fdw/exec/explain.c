@@ -80,6 +80,36 @@ describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
 										dpcontext, false, false));
 }
 
+/*
+ * The ReadRows request a scan of a Bigtable server's table becomes, as
+ * postgres_fdw shows its remote SQL: the table, the row set (the key
+ * ranges shown above), rows_limit, the direction and the filter.  The
+ * filter is each column's newest cell; under as_of, the newest as of then,
+ * or every version when a family of the table counts its versions
+ * (worker/bigtable/btscan.c).
+ */
+static void
+explain_bigtable_request(WcTable *t, int limit, bool reverse, ExplainState *es)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "ReadRows projects/%s/instances/%s/tables/%s",
+					 t->bigtable->project, t->bigtable->instance, t->table);
+	if (limit > 0)
+		appendStringInfo(&buf, ", rows_limit %d", limit);
+	if (reverse)
+		appendStringInfoString(&buf, ", reversed");
+	if (wc_as_of() != 0)
+		appendStringInfo(&buf, ", filter chain(timestamp_range_filter(0, " INT64_FORMAT "), cells_per_column_limit_filter(1)) or every version",
+						 (int64) ((wc_as_of() / 1000 + 1) * 1000));
+	else
+		appendStringInfoString(&buf, ", filter cells_per_column_limit_filter(1)");
+	if (t->bigtable->app_profile != NULL)
+		appendStringInfo(&buf, ", app_profile_id %s", t->bigtable->app_profile);
+	ExplainPropertyText("Bigtable Request", buf.data, es);
+}
+
 static void
 wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 {
@@ -95,6 +125,8 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	uint64		rows;
 	uint64		entries;
 	uint64		skipped;
+	uint64		requests;
+	bool		bigtable = t->engine == WC_ENGINE_BIGTABLE;
 
 	ExplainPropertyText("Stored Table", t->table, es);
 
@@ -153,8 +185,20 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
 	}
 
+	if (bigtable)
+		explain_bigtable_request(t, limit,
+								 intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0, es);
+
 	wc_parscan_explain(node, es);
-	if (es->analyze && wc_scan_storage_read(node, &rows, &entries, &skipped))
+	if (es->analyze && bigtable &&
+		wc_scan_storage_read(node, &rows, &entries, &skipped, &requests))
+	{
+		/* what Bigtable sent: rows the policies left nothing of among them */
+		ExplainPropertyUInteger("Bigtable Requests", NULL, requests, es);
+		ExplainPropertyUInteger("Rows Received", NULL, rows, es);
+		ExplainPropertyUInteger("Cells Received", NULL, entries, es);
+	}
+	else if (es->analyze && wc_scan_storage_read(node, &rows, &entries, &skipped, &requests))
 	{
 		ExplainPropertyUInteger("Storage Rows Read", NULL, rows, es);
 		ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);

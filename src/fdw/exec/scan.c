@@ -453,11 +453,12 @@ wcEndForeignScan(ForeignScanState *node)
 	uint64		rows;
 	uint64		entries;
 	uint64		skipped;
+	uint64		requests;
 
 	if (ss == NULL)
 		return;
 	wc_scan_stop(ss);
-	if (wc_scan_storage_read(node, &rows, &entries, &skipped))
+	if (wc_scan_storage_read(node, &rows, &entries, &skipped, &requests))
 		wc_parscan_end(ss, rows, entries, skipped);
 	wc_client_snapshot_release(ss->snapshot);
 	/* the advisor counts the rows read, those storage left out too */
@@ -475,7 +476,7 @@ wcEndForeignScan(ForeignScanState *node)
  */
 bool
 wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries,
-					 uint64 *skipped)
+					 uint64 *skipped, uint64 *requests)
 {
 	WcScanState *ss = node->fdw_state;
 
@@ -484,6 +485,7 @@ wc_scan_storage_read(ForeignScanState *node, uint64 *rows, uint64 *entries,
 	*skipped = ss->stored_skipped + (ss->remote ? wc_client_scan_skipped(ss->scan) : 0);
 	*rows = ss->stored_rows + *skipped;
 	*entries = ss->stored_entries + (ss->remote ? wc_client_scan_entries(ss->scan) : 0);
+	*requests = ss->stored_requests + (ss->remote ? wc_client_scan_requests(ss->scan) : 0);
 	wc_parscan_workers_read(ss, rows, entries, skipped);
 	return true;
 }

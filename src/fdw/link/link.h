@@ -76,6 +76,7 @@ extern bool wc_client_scan_next_batch(uint32 scan, WcBatchReader *out);
 extern void wc_client_scan_end(uint32 scan);
 extern uint64 wc_client_scan_entries(uint32 scan);
 extern uint64 wc_client_scan_skipped(uint32 scan);
+extern uint64 wc_client_scan_requests(uint32 scan);
 extern void wc_scans_answer(uint32 scan, const void *data, size_t len);
 extern bool wc_scans_open(void);
 extern void wc_scans_forget_all(void);

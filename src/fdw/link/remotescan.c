@@ -44,6 +44,7 @@ typedef struct WcRemoteScan
 	StringInfoData ready[WC_SCAN_AHEAD];
 	uint64		entries;
 	uint64		skipped;		/* rows its filters left out */
+	uint64		requests;		/* calls to a remote store it took */
 } WcRemoteScan;
 
 static List *scans = NIL;		/* WcRemoteScan, in scan_cxt */
@@ -190,6 +191,7 @@ wc_client_scan_next_batch(uint32 id, WcBatchReader *out)
 	out->rows_left = header.nrows;
 	s->entries += header.entries;
 	s->skipped += header.skipped;
+	s->requests += header.requests;
 	out->r = r;
 
 	if (out->done)
@@ -228,6 +230,14 @@ wc_client_scan_skipped(uint32 id)
 	WcRemoteScan *s = find_scan(id);
 
 	return s ? s->skipped : 0;
+}
+
+uint64
+wc_client_scan_requests(uint32 id)
+{
+	WcRemoteScan *s = find_scan(id);
+
+	return s ? s->requests : 0;
 }
 
 /* Forget a scan here, and close it at the worker if it is not over. */

@@ -100,6 +100,7 @@ typedef struct WcScanState
 	uint64		stored_rows;
 	uint64		stored_entries;
 	uint64		stored_skipped; /* rows the storage filters left out */
+	uint64		stored_requests;	/* calls to a remote store (Bigtable) */
 
 	/* for the advisor's scans_exceed_reads (scan.c counts); not a direct modify */
 	bool		count_use;

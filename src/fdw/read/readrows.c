@@ -193,6 +193,7 @@ wc_scan_stop(WcScanState *ss)
 	{
 		ss->stored_entries += wc_client_scan_entries(ss->scan);
 		ss->stored_skipped += wc_client_scan_skipped(ss->scan);
+		ss->stored_requests += wc_client_scan_requests(ss->scan);
 		wc_client_scan_end(ss->scan);
 	}
 	ss->remote = false;

@@ -78,6 +78,7 @@ struct WcBtScan
 	bool		have_last;
 	WcByteBuf	last;			/* the last row a batch kept */
 	uint64		emitted;
+	uint64		cells_got;		/* cells the batch's call received */
 	bool		full;			/* the call was stopped: the batch is full */
 	bool		failed;			/* ... or writing a row failed: failure */
 	WcFailure	failure;
@@ -487,6 +488,8 @@ take_row(void *arg, const WcBtRows *rows)
 	WcBtScan   *s = arg;
 	BtRowJob	job = {s, rows, false};
 
+	s->cells_got += rows->ncells;
+
 	if (!wc_trapped(write_row, &job, &s->failure))
 	{
 		s->failed = true;
@@ -739,6 +742,7 @@ bt_scan_fill(WcBtScan *s)
 	req.reversed = s->reverse;
 	req.timeout_ms = s->db->timeout_ms;
 	s->full = false;
+	s->cells_got = 0;
 	if (!wc_bt_read_rows(s->db->client, &req, take_row, s, &got, &st) &&
 		!s->full && !s->done)
 	{
@@ -753,7 +757,8 @@ bt_scan_fill(WcBtScan *s)
 	 */
 	if (!s->full && !(req.rows_limit != 0 && got >= (uint64) req.rows_limit))
 		s->done = true;
-	wc_write_batch_end(&s->batch, s->done, got, 0);
+	wc_write_batch_end(&s->batch, s->done, s->cells_got, (uint32) (got - Min(got, s->batch.nrows)));
+	wc_write_batch_requests(&s->batch, 1);
 	return s->done;
 }
 
