@@ -11,6 +11,7 @@
 #   lacks makes it, with maxversions=1, as on LevelDB.
 # - A family made with cbt in between is not dropped by our changes; a
 #   change that fails says so, and nothing after it is sent.
+# - Map columns written and read as on LevelDB.
 # - Policies apply on read as on LevelDB (btscan.c, btpolicies.c): counts
 #   of versions under as_of, ages, rows left with no cell (and LIMIT past
 #   them), a policy changed applying to the next read.
@@ -226,6 +227,20 @@ same_on_both('before a policy changes', 'SELECT count(*), count(n) FROM SRV_gct2
 both(q{SELECT widecolumn.set_gc_policy('SRV', 'gct2', 'n', 'maxage=1s');});
 is(same_on_both('a policy changed applies at once', 'SELECT count(*), count(n) FROM SRV_gct2;'),
 	"0|0|", '... every cell now old enough to be deleted');
+
+# Map columns, written and read the same on both engines.
+both(q{SELECT widecolumn.create_family('SRV', 'mt', 'attrs');
+  CREATE FOREIGN TABLE SRV_mt (rowkey text COLLATE "C", attrs jsonb OPTIONS (family 'attrs'),
+    color text OPTIONS (column 'attrs:color')) SERVER SRV OPTIONS (table 'mt');
+  INSERT INTO SRV_mt (rowkey, attrs) VALUES ('a', '{"color": "red", "size": "L"}'), ('b', '{"x": "1"}'), ('c', '{"y": "2"}');
+  UPDATE SRV_mt SET attrs = attrs - 'size' || '{"weight": "3"}' WHERE rowkey = 'a';
+  UPDATE SRV_mt SET color = 'blue' WHERE rowkey = 'b';
+  UPDATE SRV_mt SET attrs = '{}' WHERE rowkey = 'c';});
+like(same_on_both('map columns written and read', 'SELECT * FROM SRV_mt ORDER BY 1;'),
+	qr/^a\|\{"color": "red", "weight": "3"\}\|red\nb\|\{"x": "1", "color": "blue"\}\|blue\|/,
+	'... a key dropped and one added, a column of the family set, a map emptied (no row)');
+same_on_both('... a map in a transaction, read back before COMMIT',
+	q{BEGIN; UPDATE SRV_mt SET attrs = attrs || '{"z": "9"}' WHERE rowkey = 'b'; SELECT attrs FROM SRV_mt WHERE rowkey = 'b'; COMMIT;});
 
 # A change that fails at COMMIT (the emulator gone after the list was
 # read): the error says which table's families it could not change, and

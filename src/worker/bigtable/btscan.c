@@ -13,8 +13,9 @@
  * next goes on after the last row it kept, in either direction.
  *
  * What a scan of this kind cannot do yet is refused at its opening, on
- * the main thread (0A000): the cells layout, map columns, storage filters
- * and a transaction's own writes.
+ * the main thread (0A000): the cells layout, storage filters and a
+ * transaction's own writes.  A map column (a family alone) is the family's
+ * cells that are left, packed in qualifier order as wire.h says.
  *
  * A column is its newest cell, or with as_of the newest as of then, and
  * the family's garbage-collection policy is applied on read as the LevelDB
@@ -47,7 +48,9 @@ typedef struct BtColumn
 	size_t		family_len;
 	uint8	   *qualifier;
 	size_t		qualifier_len;
+	bool		whole_family;	/* a map column: every cell of the family */
 	uint16		idx;			/* its place in the request's columns */
+	WcByteBuf	map;			/* whole_family: a row's cells, as wire.h packs them */
 } BtColumn;
 
 struct WcBtScan
@@ -64,7 +67,7 @@ struct WcBtScan
 	uint64		now;			/* µs: the scan's start, for the policies' ages */
 	bool		have_policies;
 	BtPolicies	policies;		/* the table's families' (malloc'd) */
-	int		   *live;			/* a row's cells kept: cell, then column */
+	int		   *live;			/* a row's cells that are left */
 	int			live_cap;
 	int			ncols;
 	BtColumn   *cols;
@@ -171,7 +174,10 @@ open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 		if (wc_unescape(c->data, c->len, col->family, &used, &col->family_len) != 0)
 			wc_malformed("SCAN");
 		if (used == c->len)
-			bt_not_yet(db, "a map column");
+		{
+			col->whole_family = true;
+			continue;
+		}
 		if (wc_unescape(c->data + used, c->len - used, col->qualifier, &used2,
 						&col->qualifier_len) != 0 || used + used2 != c->len)
 			wc_malformed("SCAN");
@@ -373,20 +379,16 @@ same_bytes(const uint8 *a, size_t aoff, size_t alen, size_t boff, size_t blen)
 	return alen == blen && memcmp(a + aoff, a + boff, alen) == 0;
 }
 
-/* The scan's column of cell c, or -1. */
-static int
-column_of(const WcBtScan *s, const uint8 *a, const WcBtCell *c)
+/* Does column col take cell c? */
+static bool
+column_takes(const BtColumn *col, const uint8 *a, const WcBtCell *c)
 {
-	for (int j = 0; j < s->ncols; j++)
-	{
-		const BtColumn *col = &s->cols[j];
-
-		if (col->family_len == c->family_len && col->qualifier_len == c->qualifier_len &&
-			memcmp(col->family, a + c->family_off, c->family_len) == 0 &&
-			memcmp(col->qualifier, a + c->qualifier_off, c->qualifier_len) == 0)
-			return j;
-	}
-	return -1;
+	if (col->family_len != c->family_len ||
+		memcmp(col->family, a + c->family_off, c->family_len) != 0)
+		return false;
+	return col->whole_family ||
+		(col->qualifier_len == c->qualifier_len &&
+		 memcmp(col->qualifier, a + c->qualifier_off, c->qualifier_len) == 0);
 }
 
 /*
@@ -409,9 +411,9 @@ write_row(void *arg)
 	uint64		index = 0;
 	bool		decided = false;
 
-	if (rows->ncells * 2 > s->live_cap)
+	if (rows->ncells > s->live_cap)
 	{
-		int			cap = Max(rows->ncells * 2, 64);
+		int			cap = Max(rows->ncells, 64);
 		int		   *live = realloc(s->live, sizeof(int) * cap);
 
 		if (live == NULL)
@@ -424,7 +426,6 @@ write_row(void *arg)
 	{
 		const WcBtCell *c = &rows->cells[i];
 		uint64		v;
-		int			j;
 
 		if (first == NULL ||
 			!same_bytes(a, first->family_off, first->family_len, c->family_off, c->family_len) ||
@@ -449,30 +450,41 @@ write_row(void *arg)
 						  s->now - (uint64) c->timestamp_micros : 0))
 			continue;
 		newest = Max(newest, c->timestamp_micros);
-		j = column_of(s, a, c);
-		if (j < 0)
-			other = true;
-		else
-		{
-			s->live[nlive * 2] = i;
-			s->live[nlive * 2 + 1] = j;
-			nlive++;
-		}
+		s->live[nlive++] = i;
 	}
 
 	wc_bytebuf_set(&s->last, rows->key.data, rows->key.len);
 	s->have_last = true;
-	if (nlive == 0 && !other)
+	if (nlive == 0)
 		return;
 	memcpy(wc_write_batch_row(&s->batch, rows->key.len), rows->key.data, rows->key.len);
 	wc_write_batch_row_key(&s->batch, rows->key.len);
 	for (int k = 0; k < nlive; k++)
 	{
-		const WcBtCell *c = &rows->cells[s->live[k * 2]];
+		const WcBtCell *c = &rows->cells[s->live[k]];
+		bool		taken = false;
 
-		wc_write_batch_cell(&s->batch, s->cols[s->live[k * 2 + 1]].idx, a + c->value_off,
-							c->value_len);
+		for (int j = 0; j < s->ncols; j++)
+		{
+			BtColumn   *col = &s->cols[j];
+
+			if (!column_takes(col, a, c))
+				continue;
+			taken = true;
+			if (col->whole_family)
+				wc_write_batch_map_entry(&col->map, a + c->qualifier_off, c->qualifier_len,
+										 a + c->value_off, c->value_len);
+			else
+				wc_write_batch_cell(&s->batch, col->idx, a + c->value_off, c->value_len);
+		}
+		other |= !taken;
 	}
+	for (int j = 0; j < s->ncols; j++)
+		if (s->cols[j].whole_family && s->cols[j].map.len > 0)
+		{
+			wc_write_batch_cell(&s->batch, s->cols[j].idx, s->cols[j].map.data, s->cols[j].map.len);
+			s->cols[j].map.len = 0;
+		}
 	wc_write_batch_row_end(&s->batch, other, s->versions, (uint64) newest);
 	job->written = true;
 }
@@ -776,4 +788,6 @@ bt_scan_close(WcBtScan *s)
 	wc_bytebuf_free(&s->last);
 	bt_policies_free(&s->policies);
 	free(s->live);
+	for (int j = 0; j < s->ncols; j++)
+		wc_bytebuf_free(&s->cols[j].map);
 }
