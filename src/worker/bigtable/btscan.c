@@ -68,6 +68,16 @@ struct WcBtScan
 	bool		have_policies;
 	BtPolicies	policies;		/* the table's families' (malloc'd) */
 	int		   *live;			/* a row's cells that are left */
+	/* the cells layout: a row per version, of these families and qualifiers */
+	bool		cells;
+	uint64		ts_min;
+	uint64		ts_max;
+	int			nfams;			/* escaped; 0: every family */
+	WcBytes    *fams;
+	int			nquals;			/* escaped, terminator included; 0: every one */
+	WcWireRange *quals;
+	WcByteBuf	escaped;		/* a cell's family or qualifier, escaped */
+	uint64		row_versions;	/* the row's versions written */
 	int			live_cap;
 	int			ncols;
 	BtColumn   *cols;
@@ -145,18 +155,49 @@ after_table(const WcBytes *b, const uint8 *table, size_t tlen, size_t *rest)
 	return b->data + tlen;
 }
 
+static WcBytes
+copy_wire_bytes(WcBytes b)
+{
+	WcBytes		c;
+	uint8	   *p = palloc(b.len + 1);
+
+	memcpy(p, b.data, b.len);
+	c.data = p;
+	c.len = b.len;
+	return c;
+}
+
 /* The columns of a scan of a stored table, and what it cannot do yet. */
 static void
 open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 {
-	if (req->flags & WC_SCAN_CELLS)
-		bt_not_yet(db, "a table of the cells layout");
 	if (req->flags & WC_SCAN_FILTER)
 		bt_not_yet(db, "a storage filter");
 	if (req->noverlay > 0)
-		bt_not_yet(db, "reading a transaction's own writes");
+		bt_not_yet(db, "reading a transaction's own writes to the cells layout");
+	if (req->flags & WC_SCAN_CELLS)
+	{
+		if (s->reverse)
+			bt_not_yet(db, "a reverse scan of the cells layout");
+		/* the versions wanted: kept as they came, compared escaped */
+		s->cells = true;
+		s->ts_min = req->ts_min;
+		s->ts_max = req->ts_max;
+		s->nfams = req->nfams;
+		s->fams = palloc0(sizeof(WcBytes) * (req->nfams + 1));
+		for (int i = 0; i < req->nfams; i++)
+			s->fams[i] = copy_wire_bytes(req->fams[i]);
+		s->nquals = req->nquals;
+		s->quals = palloc0(sizeof(WcWireRange) * (req->nquals + 1));
+		for (int i = 0; i < req->nquals; i++)
+		{
+			s->quals[i].start = copy_wire_bytes(req->quals[i].start);
+			s->quals[i].end = copy_wire_bytes(req->quals[i].end);
+		}
+		return;
+	}
 	if (req->nfams > 0 || req->nquals > 0)
-		bt_not_yet(db, "reading chosen families or qualifiers");
+		wc_malformed("SCAN");
 
 	/* the columns: an escaped family and qualifier each */
 	s->ncols = req->ncols;
@@ -290,7 +331,7 @@ set_filter(WcBtScan *s)
 
 	for (int i = 0; i < s->policies.n; i++)
 		counts |= s->policies.policies[i].max_versions != 0;
-	if (s->as_of != 0 && counts)
+	if (s->cells || (s->as_of != 0 && counts))
 	{
 		s->chain.kind = WC_BT_FILTER_PASS;
 		return;
@@ -391,6 +432,54 @@ column_takes(const BtColumn *col, const uint8 *a, const WcBtCell *c)
 		 memcmp(col->qualifier, a + c->qualifier_off, c->qualifier_len) == 0);
 }
 
+/* Is version c of the cells layout's families, qualifiers and times? */
+static bool
+wanted_version(WcBtScan *s, const uint8 *a, const WcBtCell *c)
+{
+	uint64		ts = (uint64) c->timestamp_micros;
+	bool		in = s->nquals == 0;
+	size_t		len;
+
+	if (ts < s->ts_min || ts > s->ts_max)
+		return false;
+	if (s->nfams > 0)
+	{
+		bool		listed = false;
+
+		wc_bytebuf_reserve(&s->escaped, WC_ESCAPED_MAX(c->family_len));
+		len = wc_escape(a + c->family_off, c->family_len, s->escaped.data);
+		for (int i = 0; i < s->nfams && !listed; i++)
+			listed = s->fams[i].len == len && memcmp(s->fams[i].data, s->escaped.data, len) == 0;
+		if (!listed)
+			return false;
+	}
+	if (s->nquals == 0)
+		return true;
+	wc_bytebuf_reserve(&s->escaped, WC_ESCAPED_MAX(c->qualifier_len));
+	len = wc_escape(a + c->qualifier_off, c->qualifier_len, s->escaped.data);
+	for (int i = 0; i < s->nquals && !in; i++)
+		in = wc_compare_bytes(s->escaped.data, len, s->quals[i].start.data, s->quals[i].start.len) >= 0 &&
+			(s->quals[i].end.len == 0 ||
+			 wc_compare_bytes(s->escaped.data, len, s->quals[i].end.data, s->quals[i].end.len) < 0);
+	return in;
+}
+
+/* Version c of the row as a row of the batch: family, qualifier, value, time. */
+static void
+write_version(WcBtScan *s, const WcBtRows *rows, const WcBtCell *c)
+{
+	const uint8 *a = rows->arena.data;
+
+	memcpy(wc_write_batch_row(&s->batch, rows->key.len), rows->key.data, rows->key.len);
+	wc_write_batch_row_key(&s->batch, rows->key.len);
+	wc_write_batch_cell(&s->batch, 0, a + c->family_off, c->family_len);
+	wc_write_batch_cell(&s->batch, 1, a + c->qualifier_off, c->qualifier_len);
+	wc_write_batch_cell(&s->batch, 2, a + c->value_off, c->value_len);
+	wc_write_batch_row_end(&s->batch, false, true, (uint64) c->timestamp_micros);
+	s->row_versions++;
+	s->emitted++;				/* LIMIT counts versions here */
+}
+
 /*
  * A row as it comes: the cell of each column that as_of and the policy
  * leave (Bigtable gives a column's cells together, newest first), to its
@@ -444,17 +533,33 @@ write_row(void *arg)
 		v = index++;
 		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi)
 			continue;			/* too new: counted all the same */
-		decided = true;
 		if (policy != NULL &&
 			wc_gc_deletes(policy, v, s->now > (uint64) c->timestamp_micros ?
 						  s->now - (uint64) c->timestamp_micros : 0))
+		{
+			decided = true;		/* and every older version of the column */
 			continue;
+		}
+		if (s->cells)
+		{
+			/* every version the policy keeps: a row of the batch each */
+			if ((s->limit == 0 || s->emitted < s->limit) && wanted_version(s, a, c))
+				write_version(s, rows, c);
+			continue;
+		}
+		decided = true;
 		newest = Max(newest, c->timestamp_micros);
 		s->live[nlive++] = i;
 	}
 
 	wc_bytebuf_set(&s->last, rows->key.data, rows->key.len);
 	s->have_last = true;
+	if (s->cells)
+	{
+		job->written = s->row_versions > 0;
+		s->row_versions = 0;
+		return;
+	}
 	if (nlive == 0)
 		return;
 	memcpy(wc_write_batch_row(&s->batch, rows->key.len), rows->key.data, rows->key.len);
@@ -509,7 +614,8 @@ take_row(void *arg, const WcBtRows *rows)
 	}
 	if (!job.written)
 		return true;
-	s->emitted++;
+	if (!s->cells)
+		s->emitted++;
 	if (s->limit != 0 && s->emitted >= s->limit)
 	{
 		s->done = true;
@@ -750,7 +856,7 @@ bt_scan_fill(WcBtScan *s)
 	req.nranges = n;
 	req.ranges = s->work;
 	req.filter = s->chain.kind == WC_BT_FILTER_PASS ? NULL : &s->chain;
-	req.rows_limit = s->limit != 0 ? (int64) (s->limit - s->emitted) : 0;
+	req.rows_limit = s->limit != 0 && !s->cells ? (int64) (s->limit - s->emitted) : 0;
 	req.reversed = s->reverse;
 	req.timeout_ms = s->db->timeout_ms;
 	s->full = false;
@@ -788,6 +894,7 @@ bt_scan_close(WcBtScan *s)
 	wc_bytebuf_free(&s->last);
 	bt_policies_free(&s->policies);
 	free(s->live);
+	wc_bytebuf_free(&s->escaped);
 	for (int j = 0; j < s->ncols; j++)
 		wc_bytebuf_free(&s->cols[j].map);
 }
