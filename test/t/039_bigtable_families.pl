@@ -277,6 +277,24 @@ BEGIN; INSERT INTO bt_up VALUES ('r9', 'f', 'q', now(), 'x'); SELECT * FROM bt_u
 like($e, qr/0A000: reading a transaction's own writes to the cells layout is not supported on a Bigtable server yet/,
 	"reading a transaction's own writes to the cells layout: 0A000");
 
+# IMPORT FOREIGN SCHEMA from a Bigtable server: a foreign table per
+# Bigtable table (ListTables, GetTable), its row key and a jsonb map column
+# per family (Bigtable keeps no record of SQL types), or the cells layout.
+$node->safe_psql('postgres', q{CREATE SCHEMA imp; CREATE SCHEMA impc;
+IMPORT FOREIGN SCHEMA bigtable LIMIT TO (mt, ct) FROM SERVER bt INTO imp;
+IMPORT FOREIGN SCHEMA cells LIMIT TO (ct) FROM SERVER bt INTO impc;});
+is($node->safe_psql('postgres', q{SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod)
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+  WHERE n.nspname = 'imp' AND a.attnum > 0 ORDER BY 1, a.attnum}),
+	"ct|rowkey|text\nct|f|jsonb\nct|g|jsonb\nmt|rowkey|text\nmt|attrs|jsonb",
+	'IMPORT FOREIGN SCHEMA: the row key and a map column per family of Bigtable\'s');
+is($node->safe_psql('postgres', q{SELECT rowkey, k, convert_from(decode(substr(v, 3), 'hex'), 'UTF8')
+  FROM imp.mt, jsonb_each_text(attrs) e(k, v) ORDER BY 1, 2}),
+	$node->safe_psql('postgres', 'SELECT rowkey, k, v FROM bt_mt, jsonb_each_text(attrs) e(k, v) ORDER BY 1, 2'),
+	'... which read the rows (their values bytea: no type is recorded)');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ((TABLE impc.ct EXCEPT ALL TABLE bt_ct) UNION ALL (TABLE bt_ct EXCEPT ALL TABLE impc.ct)) d'),
+	'0', '... and the cells layout');
+
 # A change that fails at COMMIT (the emulator gone after the list was
 # read): the error says which table's families it could not change, and
 # that nothing after it was sent; the session goes on.

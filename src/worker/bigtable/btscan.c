@@ -59,6 +59,7 @@ struct WcBtScan
 	char	   *table;			/* projects/P/instances/I/tables/T */
 	bool		meta;			/* the table of families: Bigtable's tables */
 	int			families_idx;	/* its families cell's column, or -1 */
+	int			wc_idx;			/* its family "wc" alone (a map), or -1 */
 	bool		reverse;
 	bool		versions;		/* each row ends with its newest timestamp */
 	uint64		limit;			/* 0: none */
@@ -259,15 +260,21 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	 */
 	s->meta = tname_len == 0;
 	s->families_idx = -1;
+	s->wc_idx = -1;
 	if (s->meta)
 	{
 		uint8		fq[64];
-		size_t		fqlen = wc_escape((const uint8 *) "wc", 2, fq);
+		size_t		flen = wc_escape((const uint8 *) "wc", 2, fq);
+		size_t		fqlen = flen + wc_escape((const uint8 *) "families", 8, fq + flen);
 
-		fqlen += wc_escape((const uint8 *) "families", 8, fq + fqlen);
 		for (int i = 0; i < req->ncols; i++)
+		{
 			if (req->cols[i].len == fqlen && memcmp(req->cols[i].data, fq, fqlen) == 0)
 				s->families_idx = i;
+			/* the family alone (IMPORT FOREIGN SCHEMA's reading, coltypes.c) */
+			if (req->cols[i].len == flen && memcmp(req->cols[i].data, fq, flen) == 0)
+				s->wc_idx = i;
+		}
 	}
 	else
 		open_columns(s, db, req);
@@ -748,6 +755,7 @@ read_families(WcBtScan *s)
 	BtNames		tables = {0};
 	WcBtStatus	st;
 	WcByteBuf	cell = {0};
+	WcByteBuf	map = {0};
 
 	bool		points = true;
 
@@ -805,12 +813,21 @@ read_families(WcBtScan *s)
 		wc_write_batch_row_key(&s->batch, len);
 		if (s->families_idx >= 0)
 			wc_write_batch_cell(&s->batch, (uint16) s->families_idx, cell.data ? cell.data : (const uint8 *) "", cell.len);
-		wc_write_batch_row_end(&s->batch, s->families_idx < 0, s->versions, 0);
+		if (s->wc_idx >= 0)
+		{
+			/* a map of the one cell Bigtable's tables have: wc:families */
+			map.len = 0;
+			wc_write_batch_map_entry(&map, (const uint8 *) "families", 8,
+									 cell.data ? cell.data : (const uint8 *) "", cell.len);
+			wc_write_batch_cell(&s->batch, (uint16) s->wc_idx, map.data, map.len);
+		}
+		wc_write_batch_row_end(&s->batch, s->families_idx < 0 && s->wc_idx < 0, s->versions, 0);
 		s->emitted++;
 		if (s->limit != 0 && s->emitted >= s->limit)
 			break;
 	}
 	wc_bytebuf_free(&cell);
+	wc_bytebuf_free(&map);
 	names_free(&tables);
 }
 
