@@ -295,6 +295,12 @@ is($node->safe_psql('postgres', q{SELECT rowkey, k, convert_from(decode(substr(v
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ((TABLE impc.ct EXCEPT ALL TABLE bt_ct) UNION ALL (TABLE bt_ct EXCEPT ALL TABLE impc.ct)) d'),
 	'0', '... and the cells layout');
 
+# export_schema on a Bigtable server: the same commands, from Bigtable's own
+# families (032 runs such commands with cbt).
+my $schema = $node->safe_psql('postgres', "SELECT widecolumn.export_schema('bt')");
+like($schema, qr/^cbt setgcpolicy ct f maxversions=3$/m, "export_schema: Bigtable's families and policies");
+like($schema, qr/^create 'ct', \{NAME => 'f', VERSIONS => 3\}, \{NAME => 'g', VERSIONS => 2147483647\}$/m, '... and the HBase shell\'s');
+
 # A change that fails at COMMIT (the emulator gone after the list was
 # read): the error says which table's families it could not change, and
 # that nothing after it was sent; the session goes on.
