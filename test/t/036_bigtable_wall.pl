@@ -37,21 +37,13 @@ my $CBT = `command -v cbt 2>/dev/null`;
 chomp $CBT;
 my $have_cbt = $CBT ne '' && !$ENV{WC_TEST_NO_CBT};
 
-# A check with Google's cbt, skipped (and said so) without it; one with a
-# feature of Google's emulator the older one lacks, the same.
+# A check with Google's cbt, skipped (and said so) without it (one with a
+# feature of Google's emulator the older one lacks: wc_with_google).
 sub with_cbt
 {
 	my ($name, $check) = @_;
 	return $check->() if $have_cbt;
 	Test::More->builder->skip("Google's cbt is not installed: $name");
-	return;
-}
-
-sub with_google
-{
-	my ($what, $name, $check) = @_;
-	return $check->() if $google;
-	Test::More->builder->skip("the older emulator from Debian's packages has no $what: $name");
 	return;
 }
 
@@ -358,7 +350,7 @@ ok(unesc((split /\t/, $got[0])[4]) eq $big, 'a 5 MB value reads back byte for by
 is($code, 0, 'SampleRowKeys succeeds');
 my @samples = map { [ split /\t/ ] } split /\n/, $out;
 ok(@samples >= 1, 'SampleRowKeys gives samples');
-with_google('final sample at the table\'s end', 'SampleRowKeys', sub {
+wc_with_google('final sample at the table\'s end', 'SampleRowKeys', sub {
 	is($samples[-1][0], '', 'SampleRowKeys ends at the empty key (the table\'s end)');
 });
 my $ordered = 1;
@@ -368,7 +360,7 @@ for my $i (1 .. $#samples)
 	$ordered = 0 if $samples[$i][0] ne '' && $samples[$i][0] le $samples[ $i - 1 ][0];
 }
 ok($ordered, 'sample keys and offsets grow');
-with_google('final sample at the table\'s end', 'SampleRowKeys', sub {
+wc_with_google('final sample at the table\'s end', 'SampleRowKeys', sub {
 	cmp_ok($samples[-1][1], '>', 5 * 1024 * 1024, 'the last offset counts the table\'s bytes');
 });
 
@@ -405,7 +397,7 @@ my $expected = join("\n", sort map {
 	my ($f, $rest) = split /=/, $_, 2;
 	my ($p, $agg) = split m{/}, $rest;
 	join('|', $f, wc_normal_policy($p), $agg // '-') } @families);
-with_google('aggregate families', 'the aggregates CreateTable made', sub { like($expected, qr/\|sum$/m, 'the families include aggregates'); });
+wc_with_google('aggregate families', 'the aggregates CreateTable made', sub { like($expected, qr/\|sum$/m, 'the families include aggregates'); });
 with_cbt('CreateTable', sub {
 	is(wc_cbt_families('t2'), $expected, 'cbt ls shows the families CreateTable made: policies and aggregates');
 });

@@ -106,9 +106,11 @@ same('an open range', "SELECT rowkey FROM w WHERE rowkey > 'k010' AND rowkey <= 
 same('a prefix', "SELECT rowkey, city FROM w WHERE rowkey LIKE 'k010%' ORDER BY 1");
 same('a prefix by regex', "SELECT rowkey FROM w WHERE rowkey ~ '^k29' ORDER BY 1");
 same('an OR of ranges', "SELECT rowkey FROM w WHERE rowkey < 'b0003' OR rowkey > 'k297' ORDER BY 1");
-same('DESC with LIMIT', 'SELECT rowkey, temp FROM w ORDER BY rowkey DESC LIMIT 7');
-same('a reverse scan of many batches', 'SELECT rowkey, length(city) FROM w ORDER BY rowkey DESC');
-same('DESC within a range', "SELECT rowkey FROM w WHERE rowkey >= 'k100' AND rowkey < 'k200' ORDER BY rowkey DESC LIMIT 30");
+wc_with_google('reversed reads', 'DESC', sub {
+	same('DESC with LIMIT', 'SELECT rowkey, temp FROM w ORDER BY rowkey DESC LIMIT 7');
+	same('a reverse scan of many batches', 'SELECT rowkey, length(city) FROM w ORDER BY rowkey DESC');
+	same('DESC within a range', "SELECT rowkey FROM w WHERE rowkey >= 'k100' AND rowkey < 'k200' ORDER BY rowkey DESC LIMIT 30");
+}, 3);
 same('LIMIT', 'SELECT rowkey FROM w ORDER BY rowkey LIMIT 5');
 same('a local qual', "SELECT rowkey, temp FROM w WHERE temp = '12' ORDER BY 1");
 same('NULLs of a row without the cell', "SELECT rowkey FROM w WHERE temp IS NULL ORDER BY 1");
@@ -219,8 +221,12 @@ my $plan = explain_analyze("SELECT * FROM w WHERE rowkey IN ($in100)");
 like($plan, qr/Bigtable Request: ReadRows projects\/p\/instances\/i\/tables\/weather, filter cells_per_column_limit_filter\(1\)/,
 	'EXPLAIN: the request');
 like($plan, qr/Bigtable Requests: 1\n.*Rows Received: 100\n/s, 'an IN list of 100 keys: one request, 100 rows');
-$plan = explain_analyze('SELECT * FROM w ORDER BY rowkey DESC LIMIT 10');
-like($plan, qr/Bigtable Request: ReadRows [^\n]*, rows_limit 10, reversed,/, 'LIMIT and DESC in the request');
+wc_with_google('reversed reads', 'EXPLAIN of DESC', sub {
+	$plan = explain_analyze('SELECT * FROM w ORDER BY rowkey DESC LIMIT 10');
+	like($plan, qr/Bigtable Request: ReadRows [^\n]*, rows_limit 10, reversed,/, 'LIMIT and DESC in the request');
+}, 1);
+$plan = explain_analyze('SELECT * FROM w ORDER BY rowkey LIMIT 10');
+like($plan, qr/Bigtable Request: ReadRows [^\n]*, rows_limit 10,/, 'LIMIT in the request');
 like($plan, qr/Rows Received: (\d+)\n/, '... rows received');
 my ($received) = $plan =~ /Rows Received: (\d+)/;
 ok(defined $received && $received <= 10, "LIMIT 10 receives at most 10 rows ($received)");

@@ -15,7 +15,7 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home $WC_BTWALL);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -159,6 +159,18 @@ sub wc_cbt_families
 		push @listed, join('|', $family, wc_normal_policy($gc), $aggregate);
 	}
 	return join("\n", sort @listed);
+}
+
+# Run the $n checks of $check where the emulator is Google's; else say they
+# are skipped: the older emulator, from Debian's packages, has no $what.
+sub wc_with_google
+{
+	my ($what, $name, $check, $n) = @_;
+	my (undef, $google) = wc_bt_emulator();
+	return $check->() if $google;
+	Test::More->builder->skip("the older emulator from Debian's packages has no $what: $name")
+	  foreach 1 .. ($n // 1);
+	return;
 }
 
 # A home of its own whose ~/.cbtrc names the instance projects/p/instances/i,
