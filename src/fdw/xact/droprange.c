@@ -95,11 +95,8 @@ wc_rowdrop(WcTable *t, const uint8 *start, size_t slen, const uint8 *end, size_t
 	WcTxnRowDrop *d;
 	MemoryContext old;
 
-	if (t->engine == WC_ENGINE_BIGTABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("drop_row_range() is not supported on a Bigtable server yet"),
-				 errhint("Use cbt deleteallrows, or DELETE with the prefix, for now.")));
+	/* a range DELETE is planned row by row there (rangedelete.c) */
+	Assert(!(tombstone && t->engine == WC_ENGINE_BIGTABLE));
 	PreventCommandIfReadOnly("widecolumn.drop_row_range()");
 	wc_as_of_forbid(false);
 	/* its one range: what may take long is waiting for the row locks */

@@ -14,6 +14,10 @@
  * to a family the same COMMIT creates):
  *
  *   - a row tombstone: DeleteTable;
+ *   - a drop_row_range's record (wc:dropped_rows:<range>, always a prefix's
+ *     range): DropRowRange of the prefix.  The transaction's writes to the
+ *     range before the drop are not sent (droprange.c), those after it are,
+ *     after it;
  *   - a list, for a table Bigtable lacks: CreateTable with the list's
  *     families;
  *   - else, against what GetTable says now: each marked family that
@@ -36,6 +40,7 @@
  */
 #include "postgres.h"
 
+#include "common/keycodec.h"
 #include "worker/bigtable/bigtable.h"
 
 /* A family of a list, or of what GetTable says. */
@@ -55,6 +60,8 @@ struct BtFamilyChange
 	int			nlist;
 	char	  **dropped;		/* families marked dropped */
 	int			ndropped;
+	WcBytes    *prefixes;		/* drop_row_range's prefixes ("": every row) */
+	int			nprefixes;
 	struct BtFamilyChange *next;
 };
 
@@ -123,6 +130,39 @@ take_list(BtFamilyChange *change, const char *list, size_t len)
 }
 
 /*
+ * take_prefix
+ *		A drop_row_range's record, escape(start) escape(end) (droprange.c),
+ *		as the prefix Bigtable's DropRowRange takes: start, whose keys end
+ *		where end is (its successor, or nothing after every key).
+ */
+static void
+take_prefix(BtFamilyChange *change, const WcBtDb *db, const uint8 *range, size_t len)
+{
+	uint8	   *start = palloc(len + 1);
+	uint8	   *end = palloc(len + 1);
+	uint8	   *succ = palloc(len + 1);
+	size_t		used,
+				used2,
+				slen,
+				elen,
+				succ_len;
+	bool		to_end;
+
+	if (wc_unescape(range, len, start, &used, &slen) != 0 ||
+		wc_unescape(range + used, len - used, end, &used2, &elen) != 0 ||
+		used + used2 != len)
+		wc_malformed("WRITE");
+	memcpy(succ, start, slen);
+	succ_len = slen;
+	to_end = wc_successor(succ, &succ_len) != 0;
+	if (to_end ? elen != 0 : (elen != succ_len || memcmp(end, succ, elen) != 0))
+		bt_not_yet(db, "dropping a row range that is not a prefix's");
+	change->prefixes[change->nprefixes].data = start;
+	change->prefixes[change->nprefixes].len = slen;
+	change->nprefixes++;
+}
+
+/*
  * bt_families_take
  *		The change that the WRITE row of table (its name, tlen bytes) in the
  *		table of families asks for, put on *changes; its cells are read
@@ -140,6 +180,7 @@ bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,
 	change->table = psprintf("%s/tables/%s", db->instance_name, change->table_id);
 	change->drop_table = row->deleted;
 	change->dropped = palloc(sizeof(char *) * (row->ncells + 1));
+	change->prefixes = palloc(sizeof(WcBytes) * (row->ncells + 1));
 	for (uint32 i = 0; i < row->ncells; i++)
 	{
 		WcCellWrite cell;
@@ -148,9 +189,11 @@ bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,
 		const uint8 *q = bt_next_cell(rows, &cell, &flen, &qlen);
 
 		q += flen;
-		/* a row-range drop's record (droprange.c): nothing would apply it */
-		if (qualifier_is(q, qlen, "dropped_rows:") || qualifier_is(q, qlen, "deleted_rows:"))
-			bt_not_yet(db, "dropping a row range");
+		/* a range DELETE's record: rangedelete.c plans none for Bigtable */
+		if (qualifier_is(q, qlen, "deleted_rows:"))
+			bt_not_yet(db, "deleting a row range at once");
+		if (qualifier_is(q, qlen, "dropped_rows:") && cell.present)
+			take_prefix(change, db, q + 13, qlen - 13);
 		if (qlen == 8 && memcmp(q, "families", 8) == 0 && cell.present)
 		{
 			change->has_list = true;
@@ -160,7 +203,7 @@ bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,
 			change->dropped[change->ndropped++] = pnstrdup((const char *) q + 8, qlen - 8);
 		/* else the column types' records: Bigtable does not keep them */
 	}
-	if (!change->drop_table && !change->has_list)
+	if (!change->drop_table && !change->has_list && change->nprefixes == 0)
 		return;
 	for (tail = changes; *tail != NULL; tail = &(*tail)->next)
 		;
@@ -249,6 +292,10 @@ apply_one(WcBtDb *db, const BtFamilyChange *c, WcBtStatus *st)
 		!wc_bt_delete_table(db->client, c->table, db->timeout_ms, st) &&
 		st->code != WC_BT_NOT_FOUND)
 		return false;
+	for (int i = 0; i < c->nprefixes && !c->drop_table; i++)
+		if (!wc_bt_drop_row_range(db->client, c->table, c->prefixes[i].data, c->prefixes[i].len,
+								  c->prefixes[i].len == 0, db->timeout_ms, st))
+			return false;
 	if (!c->has_list)
 		return true;
 	if (c->drop_table ||

@@ -245,9 +245,16 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	s->limit = req->limit;
 	s->as_of = req->as_of;
 
+	/* no range (a drop of this transaction's took them all): no row */
+	if (req->nranges == 0)
+	{
+		s->table = "";
+		s->families_idx = s->wc_idx = -1;
+		s->done = true;
+		return s;
+	}
 	/* the table: the first component of every range's start */
-	if (req->nranges == 0 ||
-		wc_component_end(req->ranges[0].start.data, req->ranges[0].start.len, &tlen) != 0)
+	if (wc_component_end(req->ranges[0].start.data, req->ranges[0].start.len, &tlen) != 0)
 		wc_malformed("SCAN");
 	tname = palloc(tlen);
 	if (wc_unescape(req->ranges[0].start.data, tlen, tname, &tlen, &tname_len) != 0)
