@@ -263,15 +263,15 @@ both(q{SELECT widecolumn.create_family('SRV', 'ct', 'f', 'maxversions=3');
   INSERT INTO SRV_ct SELECT 'r' || r, f, q, timestamptz '2024-01-01 00:00:00+00' + v * interval '1 second',
       convert_to(f || q || v, 'UTF8')
     FROM generate_series(1, 3) r, unnest(ARRAY['f', 'g']) f, unnest(ARRAY['p', 'q']) q, generate_series(1, 5) v;});
-my $cells = 'SELECT rowkey, family, qualifier, ts, convert_from(value, \'UTF8\') FROM SRV_ct';
-like(same_on_both('the cells layout: every version the policy keeps', "$cells ORDER BY 1, 2, 3, 4;"),
+my $versions_q = 'SELECT rowkey, family, qualifier, ts, convert_from(value, \'UTF8\') FROM SRV_ct';
+like(same_on_both('the cells layout: every version the policy keeps', "$versions_q ORDER BY 1, 2, 3, 4;"),
 	qr/^r1\|f\|p\|2024-01-01 00:00:03\+00\|fp3\nr1\|f\|p\|2024-01-01 00:00:04\+00\|fp4\n/, '... f keeps 3 versions');
-same_on_both('... of a family and a qualifier', "$cells WHERE family = 'g' AND qualifier = 'q' AND rowkey = 'r2' ORDER BY 4;");
+same_on_both('... of a family and a qualifier', "$versions_q WHERE family = 'g' AND qualifier = 'q' AND rowkey = 'r2' ORDER BY 4;");
 unlike($node->safe_psql('postgres', "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT * FROM bt_ct WHERE family = 'g' AND qualifier = 'q' AND ts < '2024-01-01 00:00:03+00'"),
 	qr/Rows Removed by Filter: [1-9]/, '... the engine reads only those: the plan removes none');
-same_on_both('... in a time range', "$cells WHERE ts >= '2024-01-01 00:00:02+00' AND ts < '2024-01-01 00:00:04+00' ORDER BY 1, 2, 3, 4;");
-same_on_both('... with LIMIT', "$cells ORDER BY rowkey LIMIT 7;");
-same_on_both('... as of a time between versions', "$cells ORDER BY 1, 2, 3, 4;",
+same_on_both('... in a time range', "$versions_q WHERE ts >= '2024-01-01 00:00:02+00' AND ts < '2024-01-01 00:00:04+00' ORDER BY 1, 2, 3, 4;");
+same_on_both('... with LIMIT', "$versions_q ORDER BY rowkey LIMIT 7;");
+same_on_both('... as of a time between versions', "$versions_q ORDER BY 1, 2, 3, 4;",
 	"SET widecolumn.as_of = '2024-01-01 00:00:02.5+00';\n");
 $node->safe_psql('postgres', q{
 CREATE FOREIGN TABLE bt_up (rowkey text COLLATE "C", family text COLLATE "C", qualifier text COLLATE "C",
