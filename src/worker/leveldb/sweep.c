@@ -304,6 +304,11 @@ sweep_row(WcSweep *sw, const uint8 *k, size_t n, size_t tlen)
 		keep_row(sw, rowlen);
 		return;
 	}
+	/*
+	 * row_unsettled walked the row and sought back to its first entry: the
+	 * same key, but the bytes k pointed to went with the iterator's move.
+	 */
+	k = storage_iter_key(sw->it, &n);
 	initStringInfo(&cell);
 	row_dropped = sw->meta.dropped;
 	if (sw->meta.nrowdrops > 0)
