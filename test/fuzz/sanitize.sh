@@ -179,6 +179,8 @@ listen_addresses = ''
 unix_socket_directories = '$work'
 shared_preload_libraries = 'widecolumn_fdw'
 fsync = off
+# as make test's cluster: the suites prepare transactions after foreign writes
+max_prepared_transactions = 10
 EOF
 symbolizer=$(command -v llvm-symbolizer || true)
 case $mode in
