@@ -254,3 +254,42 @@ wc_gc_deletes(const WcGcPolicy *policy, uint64_t index, uint64_t age_us)
 		return by_count && by_age;
 	return by_count || by_age;
 }
+
+/*
+ * wc_family_line_next
+ *		The line at *p of a family list that ends at end, *p moved past it;
+ *		false at the end.  The backend (families.c) and both engines read
+ *		the lists with it.
+ */
+bool
+wc_family_line_next(const char **p, const char *end, WcFamilyLine *line)
+{
+	const char *nl;
+	const char *lineend;
+	const char *tab;
+
+	if (*p >= end)
+		return false;
+	nl = memchr(*p, '\n', end - *p);
+	lineend = nl ? nl : end;
+	tab = memchr(*p, '\t', lineend - *p);
+	memset(line, 0, sizeof(*line));
+	line->start = *p;
+	if (tab != NULL)
+	{
+		line->family = *p;
+		line->family_len = tab - *p;
+		line->policy = tab + 1;
+		line->policy_len = lineend - tab - 1;
+		line->aggregate = memchr(line->policy, '\t', line->policy_len);
+		if (line->aggregate != NULL)
+		{
+			line->policy_len = line->aggregate - line->policy;
+			line->aggregate++;
+			line->aggregate_len = lineend - line->aggregate;
+		}
+	}
+	*p = nl ? nl + 1 : end;
+	line->len = *p - line->start;
+	return true;
+}

@@ -54,6 +54,24 @@ typedef enum WcGcError
 /* The longest policy text accepted, and the canonical text's buffer size. */
 #define WC_GC_MAX_TEXT		256
 
+/*
+ * A line of a table's family list (fdw/meta/families.c writes them):
+ * "family<TAB>policy[<TAB>aggregate]\n".  family is NULL for a line with no
+ * tab, which is not one we wrote.
+ */
+typedef struct WcFamilyLine
+{
+	const char *start;			/* the line, with its newline */
+	size_t		len;
+	const char *family;
+	size_t		family_len;
+	const char *policy;
+	size_t		policy_len;
+	const char *aggregate;		/* NULL: not an aggregate family */
+	size_t		aggregate_len;
+} WcFamilyLine;
+
+extern bool wc_family_line_next(const char **p, const char *end, WcFamilyLine *line);
 extern WcGcError wc_gc_parse(const char *text, WcGcPolicy *policy, size_t *where);
 extern void wc_gc_format(const WcGcPolicy *policy, char *buf, size_t size);
 extern bool wc_gc_deletes(const WcGcPolicy *policy, uint64_t index, uint64_t age_us);

@@ -256,18 +256,6 @@ canonical_aggregate(const char *spec, const char *family)
 }
 
 /* A line of a family list: "family<TAB>policy[<TAB>aggregate]". */
-typedef struct WcFamilyLine
-{
-	const char *start;			/* the line, with its newline */
-	size_t		len;
-	const char *family;
-	size_t		family_len;
-	const char *policy;
-	size_t		policy_len;
-	const char *aggregate;		/* NULL: not an aggregate family */
-	size_t		aggregate_len;
-} WcFamilyLine;
-
 /*
  * next_line
  *		The line at *p of a family list that ends at end; false at the end.
@@ -276,35 +264,13 @@ typedef struct WcFamilyLine
 static bool
 next_line(const char **p, const char *end, const char *table, WcFamilyLine *line)
 {
-	const char *nl;
-	const char *lineend;
-	const char *tab;
-
-	if (*p >= end)
+	if (!wc_family_line_next(p, end, line))
 		return false;
-	nl = memchr(*p, '\n', end - *p);
-	lineend = nl ? nl : end;
-	tab = memchr(*p, '\t', lineend - *p);
-	if (tab == NULL)
+	if (line->family == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("malformed list of column families of stored table \"%s\"", table),
 				 errdetail("A line of the list has no tab between the family and its policy.")));
-	line->start = *p;
-	line->family = *p;
-	line->family_len = tab - *p;
-	line->policy = tab + 1;
-	line->policy_len = lineend - tab - 1;
-	line->aggregate = memchr(line->policy, '\t', line->policy_len);
-	line->aggregate_len = 0;
-	if (line->aggregate != NULL)
-	{
-		line->policy_len = line->aggregate - line->policy;
-		line->aggregate++;
-		line->aggregate_len = lineend - line->aggregate;
-	}
-	*p = nl ? nl + 1 : end;
-	line->len = *p - line->start;
 	return true;
 }
 

@@ -81,23 +81,16 @@ take_list(BtFamilyChange *change, const char *list, size_t len)
 	const char *p = list;
 	const char *end = list + len;
 	int			cap = 8;
+	WcFamilyLine line;
 
 	change->list = palloc(sizeof(BtFamilyLine) * cap);
-	while (p < end)
+	while (wc_family_line_next(&p, end, &line))
 	{
-		const char *eol = memchr(p, '\n', end - p);
-		const char *tab;
-		const char *tab2;
-		char	   *policy;
 		BtFamilyLine *l;
 		size_t		where;
 
-		if (eol == NULL)
-			eol = end;
-		tab = memchr(p, '\t', eol - p);
-		if (tab == NULL)
+		if (line.family == NULL)
 			wc_malformed("WRITE");
-		tab2 = memchr(tab + 1, '\t', eol - tab - 1);
 		if (change->nlist == cap)
 		{
 			cap *= 2;
@@ -105,27 +98,26 @@ take_list(BtFamilyChange *change, const char *list, size_t len)
 		}
 		l = &change->list[change->nlist++];
 		memset(l, 0, sizeof(*l));
-		l->family.name = pnstrdup(p, tab - p);
-		policy = pnstrdup(tab + 1, (tab2 ? tab2 : eol) - tab - 1);
-		if (wc_gc_parse(policy, &l->family.policy, &where) != WC_GC_OK)
+		l->family.name = pnstrdup(line.family, line.family_len);
+		if (wc_gc_parse(pnstrdup(line.policy, line.policy_len), &l->family.policy,
+						&where) != WC_GC_OK)
 			wc_malformed("WRITE");
 		l->family.policy_known = true;
 		wc_gc_format(&l->family.policy, l->text, sizeof(l->text));
 		l->family.aggregate = WC_BT_AGG_NONE;
-		if (tab2 != NULL)
+		if (line.aggregate != NULL)
 		{
-			size_t		alen = eol - tab2 - 1;
+			const char *a = line.aggregate;
 
-			if (alen == 3 && memcmp(tab2 + 1, "sum", 3) == 0)
+			if (line.aggregate_len == 3 && memcmp(a, "sum", 3) == 0)
 				l->family.aggregate = WC_BT_AGG_SUM;
-			else if (alen == 3 && memcmp(tab2 + 1, "min", 3) == 0)
+			else if (line.aggregate_len == 3 && memcmp(a, "min", 3) == 0)
 				l->family.aggregate = WC_BT_AGG_MIN;
-			else if (alen == 3 && memcmp(tab2 + 1, "max", 3) == 0)
+			else if (line.aggregate_len == 3 && memcmp(a, "max", 3) == 0)
 				l->family.aggregate = WC_BT_AGG_MAX;
 			else
 				wc_malformed("WRITE");
 		}
-		p = eol + 1;
 	}
 }
 

@@ -60,34 +60,26 @@ family_entry(WcTableMeta *m, const uint8 *family, size_t len, int *cap)
 static void
 parse_families(WcTableMeta *m, const char *p, const char *end, int *cap)
 {
-	while (p < end)
+	WcFamilyLine line;
+
+	/*
+	 * A third field (since 0.3.0) names an aggregate; the worker needs none,
+	 * since a merge entry's tag says how it folds.
+	 */
+	while (wc_family_line_next(&p, end, &line))
 	{
-		const char *line = p;
-		const char *nl = memchr(p, '\n', end - p);
-		const char *lineend = nl ? nl : end;
-		const char *tab = memchr(p, '\t', lineend - p);
 		char		text[WC_GC_MAX_TEXT + 1];
 		size_t		where;
-		size_t		plen;
 		WcGcPolicy	policy;
 		WcFamilyMeta *fm;
-		const char *tab2 = tab ? memchr(tab + 1, '\t', lineend - tab - 1) : NULL;
 
-		/*
-		 * A third field (since 0.3.0) names an aggregate; the worker needs
-		 * none, since a merge entry's tag says how it folds.
-		 */
-		if (tab2 != NULL)
-			lineend = tab2;
-		p = nl ? nl + 1 : end;
-		plen = tab ? (size_t) (lineend - tab - 1) : 0;
-		if (tab == NULL || plen > WC_GC_MAX_TEXT)
+		if (line.family == NULL || line.policy_len > WC_GC_MAX_TEXT)
 			continue;			/* not what families.c writes: no policy */
-		memcpy(text, tab + 1, plen);
-		text[plen] = '\0';
+		memcpy(text, line.policy, line.policy_len);
+		text[line.policy_len] = '\0';
 		if (wc_gc_parse(text, &policy, &where) != WC_GC_OK)
 			continue;
-		fm = family_entry(m, (const uint8 *) line, tab - line, cap);
+		fm = family_entry(m, (const uint8 *) line.family, line.family_len, cap);
 		fm->listed = true;
 		fm->policy = policy;
 		/* "never" keeps every version */
