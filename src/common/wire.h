@@ -67,7 +67,8 @@ typedef enum WcMsgType
 							 * ended: an empty last one) */
 	WC_REQ_CLOSE = 6,		/* u32 scan */
 	WC_REQ_WRITE = 7,		/* u32 db, then rows until the end: str
-							 * table+rowkey, u8 deleted, u32 ncells {str
+							 * table+rowkey, u8 flags (WC_ROW_*), with
+							 * WC_ROW_READ u64 version, u32 ncells {str
 							 * family+qualifier, u8 tag (keycodec.h, a
 							 * merge's of aggfold.h, or WC_WRITE_PUT_AT /
 							 * WC_WRITE_DELETE_AT), str value} */
@@ -166,6 +167,17 @@ typedef enum WcMsgType
 #define WC_WRITE_DELETE_AT	0x03
 #define WC_WRITE_DELETE_NOW	0x04	/* the removal of the version this same
 									 * commit writes (empty value) */
+
+/*
+ * Flags of a WRITE request's row.  WC_ROW_READ: the transaction read the
+ * row under the lock of an UPDATE or DELETE, at version (the newest
+ * timestamp of its cells, as WC_SCAN_VERSIONS gives it), and its writes
+ * apply only if the row has no newer cell then.  A Bigtable server's
+ * condition (worker/bigtable/btcommit.c): on LevelDB the cluster's own row
+ * locks already order every writer, and the engine passes over it.
+ */
+#define WC_ROW_DELETED		0x01	/* deleted before its cells are set */
+#define WC_ROW_READ			0x02	/* a u64 version follows */
 
 /* Largest number of columns a scan may ask for. */
 #define WC_MAX_SCAN_COLUMNS	1600
@@ -335,6 +347,8 @@ typedef struct WcRowWrite
 {
 	WcBytes		prefix;			/* escaped table and row key */
 	bool		deleted;		/* the row is deleted before its cells are set */
+	bool		read;			/* WC_ROW_READ: written only if unchanged */
+	uint64		read_version;	/* since this version */
 	uint32		ncells;
 } WcRowWrite;
 
@@ -587,6 +601,8 @@ extern void wc_write_close(StringInfo buf, uint32 scan);
 extern void wc_write_write(StringInfo buf, uint32 db, const StringInfo rows);
 extern void wc_write_row(StringInfo rows, const uint8 *prefix, size_t prefix_len,
 						 bool deleted, uint32 ncells);
+extern void wc_write_row_read(StringInfo rows, const uint8 *prefix, size_t prefix_len,
+							  bool deleted, uint64 version, uint32 ncells);
 extern void wc_write_row_cell(StringInfo rows, const uint8 *famqual, size_t famqual_len,
 							  const uint8 *value, size_t value_len);
 extern void wc_write_overlay_entry(StringInfo buf, const uint8 *key, size_t key_len,

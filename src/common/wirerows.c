@@ -31,7 +31,22 @@ wc_write_row(StringInfo rows, const uint8 *prefix, size_t prefix_len,
 			 bool deleted, uint32 ncells)
 {
 	wc_put_bytes(rows, prefix, prefix_len);
-	appendStringInfoChar(rows, deleted ? 1 : 0);
+	appendStringInfoChar(rows, deleted ? WC_ROW_DELETED : 0);
+	wc_put_u32(rows, ncells);
+}
+
+/*
+ * wc_write_row_read
+ *		A row the transaction read at version under an UPDATE's or DELETE's
+ *		lock: its writes apply only if it has no newer cell (WC_ROW_READ).
+ */
+void
+wc_write_row_read(StringInfo rows, const uint8 *prefix, size_t prefix_len,
+				  bool deleted, uint64 version, uint32 ncells)
+{
+	wc_put_bytes(rows, prefix, prefix_len);
+	appendStringInfoChar(rows, WC_ROW_READ | (deleted ? WC_ROW_DELETED : 0));
+	appendBinaryStringInfo(rows, (const char *) &version, 8);
 	wc_put_u32(rows, ncells);
 }
 
@@ -101,10 +116,15 @@ wc_write_write(StringInfo buf, uint32 db, const StringInfo rows)
 bool
 wc_next_row(WcReader *rows, WcRowWrite *row)
 {
+	uint8		flags;
+
 	if (rows->bad || wc_reader_left(rows) == 0)
 		return false;
 	row->prefix = wc_get_bytes(rows);
-	row->deleted = wc_get_u8(rows) != 0;
+	flags = wc_get_u8(rows);
+	row->deleted = (flags & WC_ROW_DELETED) != 0;
+	row->read = (flags & WC_ROW_READ) != 0;
+	row->read_version = row->read ? wc_get_u64(rows) : 0;
 	row->ncells = wc_get_u32(rows);
 	return !rows->bad;
 }
@@ -146,8 +166,9 @@ wc_read_row(WcReader *rows, WcRowWrite *row)
 
 	if (!wc_next_row(rows, row))
 		return false;
-	/* the deleted flag is 0 or 1 */
-	if (start[4 + row->prefix.len] > 1 || !components(row->prefix, 2) ||
+	/* no flag but WC_ROW_* */
+	if ((start[4 + row->prefix.len] & ~(WC_ROW_DELETED | WC_ROW_READ)) != 0 ||
+		!components(row->prefix, 2) ||
 		row->prefix.len > WC_ESCAPED_MAX(WC_MAX_ROWKEY) + WC_ESCAPED_MAX(WC_MAX_QUALIFIER))
 		return fail(rows);
 	/* each cell takes at least nine bytes: a count beyond that is a lie */

@@ -75,9 +75,14 @@ def fq(family, qualifier):
     return esc(family) + esc(qualifier)
 
 
-def row(table, rowkey, cells, deleted=False):
-    """cells: (family, qualifier, value or None for a cell tombstone)"""
-    out = s(esc(table) + esc(rowkey)) + u8(1 if deleted else 0) + u32(len(cells))
+def row(table, rowkey, cells, deleted=False, read_version=None):
+    """cells: (family, qualifier, value or None for a cell tombstone);
+    read_version: the row was read at this version (WC_ROW_READ)"""
+    flags = (1 if deleted else 0) | (2 if read_version is not None else 0)
+    out = s(esc(table) + esc(rowkey)) + u8(flags)
+    if read_version is not None:
+        out += struct.pack("<Q", read_version)
+    out += u32(len(cells))
     for f, q, v in cells:
         out += s(fq(f, q))
         if v is None:
@@ -153,7 +158,10 @@ def wire_seeds():
         + s(fq(b"cf", b"c")) + u8(2) + s(b"v"),
         "write-tombstone-value": u8(REQ_WRITE) + u32(0) + s(esc(b"t") + esc(b"k")) + u8(0) + u32(1)
         + s(fq(b"cf", b"c")) + u8(TOMBSTONE) + s(b"v"),
-        "write-deleted-2": u8(REQ_WRITE) + u32(0) + s(esc(b"t") + esc(b"k")) + u8(2) + u32(0),
+        "write-read-row": write([row(weather, k1, [(m, b"pressure", None)], read_version=1700000000000000),
+                                 row(weather, k1 + b"x", [], deleted=True, read_version=1)]),
+        "write-read-truncated": u8(REQ_WRITE) + u32(0) + s(esc(b"t") + esc(b"k")) + u8(2) + u32(0),
+        "write-flags-4": u8(REQ_WRITE) + u32(0) + s(esc(b"t") + esc(b"k")) + u8(4) + u32(0),
         "write-empty-family": u8(REQ_WRITE) + u32(0) + s(esc(b"t") + esc(b"k")) + u8(0) + u32(1)
         + s(esc(b"") + esc(b"q")) + u8(PRESENT) + s(b"v"),
         "write-one-component": u8(REQ_WRITE) + u32(0) + s(esc(b"t")) + u8(0) + u32(0),

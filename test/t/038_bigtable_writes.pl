@@ -16,6 +16,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use Time::HiRes ();
 use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
@@ -200,12 +201,80 @@ $errors += () = $_->{err} =~ /ERROR/g foreach @sessions;
 is($node->safe_psql('postgres', "SELECT n FROM counters WHERE rowkey = 'hits'"), 400 - $errors,
 	"two sessions' 400 increments: none lost ($errors refused)");
 
+# Another Bigtable client writing a row between an UPDATE's or DELETE's
+# read and its COMMIT: the COMMIT sends each row it read as a
+# CheckAndMutateRow that applies only if the row has no newer cell, and
+# fails with 40001 when it has; nothing of that row is applied, and the
+# rows read are sent first, so nothing else is either.  The other client's
+# cell stays, and the transaction tried again goes through.
+is((wall('', $I, 'createtable', 'acct', 'c=maxversions=1', 'x=maxversions=1'))[1], 0, 'a table of accounts');
+$node->safe_psql('postgres', q{
+CREATE FOREIGN TABLE acct (rowkey text COLLATE "C", n bigint OPTIONS (column 'c:n'),
+  note text OPTIONS (column 'c:note')) SERVER bt;
+INSERT INTO acct VALUES ('a', 1, NULL), ('b', 1, NULL), ('c', 1, NULL);
+});
+
+# A cell written by "another client" now, after what SQL wrote.
+sub other_client_writes
+{
+	my ($row, $fam, $qual, $value) = @_;
+	my $ts = int(Time::HiRes::time() * 1000 + 2) * 1000;
+	Time::HiRes::usleep(3_000);
+	my ($out, $rc) = wall("set\t$row\t$fam\t$qual\t$ts\t$value\n", "$I/tables/acct", 'put');
+	return $out;
+}
+sub acct { return $node->safe_psql('postgres', 'SELECT rowkey, n, note FROM acct ORDER BY 1'); }
+
+my $s = $node->background_psql('postgres', on_error_stop => 0);
+# runs $sql in $s; its stderr
+sub in_s
+{
+	my ($sql) = @_;
+	$s->{stderr} = '';
+	$s->query("\\set VERBOSITY verbose\n$sql");
+	return $s->{stderr};
+}
+my $update_ab = "UPDATE acct SET n = n + 10 WHERE rowkey IN ('a', 'b');";
+is(in_s("BEGIN; $update_ab"), '', 'a transaction updates rows a and b');
+like(other_client_writes('a', 'c', 'note', 'theirs'), qr/applied 1 of 1/, 'another client writes a cell of row a');
+my $err = in_s('COMMIT;');
+like($err, qr/ERROR:  40001: could not serialize access due to concurrent update/, 'its COMMIT: 40001');
+like($err, qr/Row key "a" of \S+acct was written by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied; COMMIT to Bigtable applied 0 of 2 rows/,
+	'... which row changed, and that nothing was applied');
+is(acct(), "a|1|theirs\nb|1|\nc|1|", "... the other client's cell stays, and neither row has the update");
+is(in_s("BEGIN; $update_ab COMMIT;"), '', 'the transaction tried again goes through');
+is(acct(), "a|11|theirs\nb|11|\nc|1|", '... with both rows, on top of the other client\'s write');
+
+# A write to another row, or no write at all, is no conflict.
+is(in_s("BEGIN; UPDATE acct SET n = n + 1 WHERE rowkey = 'a';"), '', 'an UPDATE of row a');
+other_client_writes('c', 'c', 'note', 'elsewhere');
+is(in_s('COMMIT;'), '', '... commits when another client wrote row c');
+is(acct(), "a|12|theirs\nb|11|\nc|1|elsewhere", '... both writes there');
+
+# A DELETE, and a cell of a family the foreign table does not map: the row
+# changed all the same.
+is(in_s("BEGIN; DELETE FROM acct WHERE rowkey = 'b';"), '', 'a DELETE of row b');
+other_client_writes('b', 'x', 'audit', 'seen');
+like(in_s('COMMIT;'), qr/ERROR:  40001: .*\n.*Row key "b"/, "... fails when another client wrote a family the table does not map");
+is(acct(), "a|12|theirs\nb|11|\nc|1|elsewhere", '... and row b is still there');
+like(wall_cells('acct'), qr/^b\|x\|audit\|seen$/m, "... with the other client's cell");
+
+# REPEATABLE READ: a write since the transaction's first read is a change,
+# even though the UPDATE's read does not see it.
+is(in_s("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM acct;"), '', 'a REPEATABLE READ transaction reads');
+other_client_writes('c', 'c', 'note', 'later');
+$err = in_s("UPDATE acct SET n = n + 1 WHERE rowkey = 'c'; COMMIT;");
+like($err, qr/ERROR:  40001:/, '... and its UPDATE of a row another client wrote since fails with 40001');
+is(acct(), "a|12|theirs\nb|11|\nc|1|later", '... applying nothing');
+in_s('ROLLBACK;');
+$s->quit;
+
 # The families Bigtable has, as families() lists them: from ListTables and
 # GetTable, Bigtable's own policies in cbt's grammar.
 is((wall('', $I, 'createtable', 'fams', 'a=maxversions=3', 'b=maxage=1d', 'c=maxage=2h or maxversions=2'))[1], 0,
 	'a table of three families');
 is($node->safe_psql('postgres', "SELECT table_name, family, gc_policy, aggregate FROM widecolumn.families('bt') ORDER BY 1, 2"),
-	"balloon|m|maxversions=1|\ncounters|c|maxversions=1|\nfams|a|maxversions=3|\nfams|b|maxage=1d|\nfams|c|maxage=2h or maxversions=2|",
+	"acct|c|maxversions=1|\nacct|x|maxversions=1|\nballoon|m|maxversions=1|\ncounters|c|maxversions=1|\nfams|a|maxversions=3|\nfams|b|maxage=1d|\nfams|c|maxage=2h or maxversions=2|",
 	"families(): Bigtable's tables, families and policies");
 SKIP:
 {

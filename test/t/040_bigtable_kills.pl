@@ -82,13 +82,15 @@ ok(send_until($s, "BEGIN;\nINSERT INTO native_t VALUES (1);\nINSERT INTO load SE
 	'a transaction wrote a native row and 100,000 foreign ones');
 $s->{in} .= "COMMIT;\nSELECT 'committed';\n";
 $s->{h}->pump_nb;
-# the rows reach Bigtable: the wall sees the first of them, then the kill
+# the rows reach Bigtable: the wall sees the first of the second call's
+# (the calls go one after another, so the first call's answer has come,
+# and its rows count as applied), then the kill
 my $seen = 0;
 my $deadline = time() + $PostgreSQL::Test::Utils::timeout_default;
 while (!$seen && time() < $deadline)
 {
-	my ($out) = wc_bt_wall($endpoint, '', 'projects/p/instances/i/tables/load', 'read', 'limit=1');
-	$seen = $out =~ /^r000001\t/m;
+	my ($out) = wc_bt_wall($endpoint, '', 'projects/p/instances/i/tables/load', 'read', 'keys=r001001');
+	$seen = $out =~ /^r001001\t/m;
 	usleep(2_000) unless $seen;
 }
 wc_bt_stop_emulator();

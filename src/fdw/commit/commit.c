@@ -128,12 +128,17 @@ flush_db(const char *path, uint32 horizon)
 			WcTxnRow	row;
 			size_t		klen;
 			uint8	   *k;
+			uint64		version;
 
 			if (!wc_txn_replay(tt, e, horizon, &row))
 				continue;
 			check_row_size(tt, &row);
 			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
-			wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
+			if (tt->desc->engine == WC_ENGINE_BIGTABLE &&
+				wc_txn_read_version(tt, row.rowkey, row.rowkey_len, &version))
+				wc_write_row_read(&payload, k, klen, row.deleted, version, (uint32) row.ncells);
+			else
+				wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
 			for (int i = 0; i < row.ncells; i++)
 			{
 				WcTxnCell  *c = &row.cells[i];
@@ -306,6 +311,7 @@ txn_reset(void)
 {
 	wc_txn_reset();
 	wc_txn_reset_locks();
+	wc_txn_reset_reads();
 	wc_coltypes_reset();
 	wc_ssi_reset();
 }

@@ -102,7 +102,14 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 	ss->lock_wait = (lock & 0xFF) % 4;
 	ss->lock_for = lock & (WC_LOCK_FOR_UPDATE | WC_LOCK_FOR_DELETE);
 	ss->output_cid = node->ss.ps.state->es_output_cid;
-	ss->versions = ss->lock_rows && IsolationUsesXactSnapshot();
+	/*
+	 * Versions: REPEATABLE READ compares the snapshot's with the latest; on a
+	 * Bigtable server an UPDATE or DELETE sends the one it read with its
+	 * writes (rowreads.c).
+	 */
+	ss->versions = ss->lock_rows &&
+		(IsolationUsesXactSnapshot() ||
+		 (ss->lock_for != 0 && ss->table->engine == WC_ENGINE_BIGTABLE));
 
 	/*
 	 * A row is locked only if the snapshot's version of it passes the
@@ -358,6 +365,8 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	}
 	if (!found)
 		return false;
+	if (ss->lock_for != 0 && t->engine == WC_ENGINE_BIGTABLE)
+		wc_txn_note_read(t, k, klen, version);
 	*key = k;
 	*keylen = klen;
 	*vals = nvals;

@@ -66,6 +66,12 @@ extern void wc_txn_unlock_row(WcTable *t, const uint8 *key, size_t len,
 extern void wc_txn_forget_locks(SubTransactionId subid);
 extern void wc_txn_reset_locks(void);
 
+/* in rowreads.c: rows read under an UPDATE's or DELETE's lock (Bigtable) */
+extern void wc_txn_note_read(WcTable *t, const uint8 *rowkey, size_t keylen, uint64 version);
+extern bool wc_txn_read_version(WcTxnTable *tt, const uint8 *rowkey, size_t keylen,
+								uint64 *version);
+extern void wc_txn_reset_reads(void);
+
 /* in ssi.c: SERIALIZABLE's predicate locks on foreign tables */
 extern void wc_ssi_read(Relation rel, Snapshot snapshot);
 extern void wc_ssi_write(Relation rel);

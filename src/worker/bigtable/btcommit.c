@@ -22,6 +22,15 @@
  * so that the rows may write to a family the COMMIT creates.  A merge into
  * an aggregate family is refused (0A000) until AddToCell is built.
  *
+ * A row the transaction read under an UPDATE's or DELETE's lock
+ * (WC_ROW_READ, the backend's rowreads.c) is a CheckAndMutateRow of its
+ * own, sent before the MutateRows calls: its mutations are the false
+ * branch of a predicate that matches any cell newer than the newest one
+ * read, so that they apply only if no other client wrote the row since.
+ * When the predicate matches, nothing of the row is applied and the COMMIT
+ * ends there with 40001; being first, such rows leave the fewest others
+ * applied before it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -44,6 +53,14 @@
 #define BT_CALL_MUTATIONS	100000
 #define BT_CALL_ROWS		1000
 
+/* A row to write only if unchanged since a read: a CheckAndMutateRow. */
+typedef struct BtCheckedRow
+{
+	char	   *table;			/* projects/P/instances/I/tables/T */
+	WcBtEntry	entry;
+	int64		newer;			/* a cell at or after this is a change */
+} BtCheckedRow;
+
 /* A stored table's rows of a commit: MutateRows calls of BT_CALL_ROWS. */
 typedef struct BtTableWrites
 {
@@ -61,6 +78,9 @@ typedef struct BtCommitJob
 	BtFamilyChange *changes;	/* to families and tables, made first */
 	BtTableWrites *tables;
 	int			ntables;
+	BtCheckedRow *checked;		/* sent first, one call each */
+	int			nchecked;
+	int			checked_cap;
 	int			rows;
 	int64		commit_ts;		/* its cells' time, in whole milliseconds */
 	/* what came of it (the thread's) */
@@ -68,6 +88,7 @@ typedef struct BtCommitJob
 	int			failed_code;	/* WC_BT_OK: every row applied */
 	const char *failed_table;
 	bool		failed_families;	/* failed_table's change of families */
+	bool		failed_changed;	/* failed_key was written since it was read */
 	const uint8 *failed_key;
 	size_t		failed_key_len;
 	WcBtStatus	status;
@@ -202,6 +223,27 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 		nm++;
 	}
 	job->rows++;
+	if (row->read && nm > 0)
+	{
+		BtCheckedRow *cr;
+
+		if (job->nchecked == job->checked_cap)
+		{
+			job->checked_cap = job->checked_cap == 0 ? 16 : job->checked_cap * 2;
+			job->checked = job->checked == NULL ?
+				palloc(sizeof(BtCheckedRow) * job->checked_cap) :
+				repalloc(job->checked, sizeof(BtCheckedRow) * job->checked_cap);
+		}
+		cr = &job->checked[job->nchecked++];
+		cr->table = psprintf("%s/tables/%s", job->db->instance_name, tname);
+		cr->entry.row_key = copy_bytes(buf, key_len);
+		cr->entry.row_key_len = key_len;
+		cr->entry.mutations = m;
+		cr->entry.nmutations = nm;
+		/* Bigtable's timestamps are whole milliseconds */
+		cr->newer = (int64) (row->read_version / 1000 + 1) * 1000;
+		return;
+	}
 	tw = table_writes(job, psprintf("%s/tables/%s", job->db->instance_name, tname));
 	if (tw->nentries == tw->cap)
 	{
@@ -251,6 +293,42 @@ send_call(BtCommitJob *job, BtTableWrites *tw, int first, int n, int *codes)
 	}
 }
 
+/*
+ * The rows read before they were written, each a CheckAndMutateRow whose
+ * mutations apply only if the row has no cell newer than the read; false
+ * at the first that fails or has changed.
+ */
+static bool
+send_checked(BtCommitJob *job)
+{
+	for (int i = 0; i < job->nchecked; i++)
+	{
+		BtCheckedRow *cr = &job->checked[i];
+		WcBtFilter	newer = {0};
+		bool		matched = false;
+
+		newer.kind = WC_BT_FILTER_TIMESTAMP_RANGE;
+		newer.lo = cr->newer;
+		newer.hi = 0;
+		if (!wc_bt_check_and_mutate(job->db->client, cr->table, job->db->app_profile,
+									cr->entry.row_key, cr->entry.row_key_len, &newer,
+									NULL, 0, cr->entry.mutations, cr->entry.nmutations,
+									job->db->timeout_ms, &matched, &job->status) ||
+			matched)
+		{
+			/* a change is no gRPC code: any other than OK marks it */
+			job->failed_code = matched ? WC_BT_FAILED_PRECONDITION : job->status.code;
+			job->failed_changed = matched;
+			job->failed_table = cr->table;
+			job->failed_key = cr->entry.row_key;
+			job->failed_key_len = cr->entry.row_key_len;
+			return false;
+		}
+		job->applied++;
+	}
+	return true;
+}
+
 /* The thread of one commit: its calls, then the job on the done list. */
 static void *
 commit_main(void *arg)
@@ -264,6 +342,8 @@ commit_main(void *arg)
 		job->failed_code = job->status.code;
 		job->failed_families = true;
 	}
+	if (job->failed_code == WC_BT_OK)
+		(void) send_checked(job);
 	for (int t = 0; t < job->ntables && job->failed_code == WC_BT_OK; t++)
 	{
 		BtTableWrites *tw = &job->tables[t];
@@ -372,6 +452,13 @@ report_failure(void *arg)
 	if (job->failed_code == WC_BT_OK)
 		return;
 	key = pnstrdup((const char *) job->failed_key, job->failed_key_len);
+	if (job->failed_changed)
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update"),
+				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied; COMMIT to Bigtable applied %d of %d rows.",
+						   key, job->failed_table, job->applied, job->rows),
+				 errhint("Retry the transaction.  Rows of one COMMIT are not atomic together on a Bigtable server: the rows applied stay.")));
 	ereport(ERROR,
 			(errcode(bt_sqlstate(job->failed_code, job->failed_key != NULL)),
 			 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),

@@ -542,11 +542,22 @@ write_row(void *arg)
 			index = 0;
 			decided = false;
 		}
+		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi)
+		{
+			if (!decided)
+				index++;		/* too new: counted all the same */
+			continue;
+		}
+
+		/*
+		 * The row's version: its newest cell as of the read, live or not, as
+		 * the condition of a COMMIT that rests on this read tests it
+		 * (btcommit.c).
+		 */
+		newest = Max(newest, c->timestamp_micros);
 		if (decided)
 			continue;
 		v = index++;
-		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi)
-			continue;			/* too new: counted all the same */
 		if (policy != NULL &&
 			wc_gc_deletes(policy, v, s->now > (uint64) c->timestamp_micros ?
 						  s->now - (uint64) c->timestamp_micros : 0))
@@ -562,7 +573,6 @@ write_row(void *arg)
 			continue;
 		}
 		decided = true;
-		newest = Max(newest, c->timestamp_micros);
 		s->live[nlive++] = i;
 	}
 
