@@ -7,6 +7,7 @@
  *	   each line one mutation; consecutive lines of one row are one entry:
  *	   set	ROW FAMILY QUALIFIER TS VALUE
  *	   delcells ROW FAMILY QUALIFIER LO HI
+ *	   add	ROW FAMILY QUALIFIER TS INPUT  (AddToCell, an aggregate family's)
  *	   delfamily ROW FAMILY
  *	   delrow ROW
  *	   (fields tab-separated, \xNN and \\ escapes); prints "entry N code" for
@@ -204,6 +205,12 @@ put(WcBtClient *c, const char *table, int64_t timeout)
 			m->kind = WC_BT_DELETE_CELLS;
 			m->lo = strtoll(f[4], NULL, 10);
 			m->hi = strtoll(f[5], NULL, 10);
+		}
+		else if (strcmp(f[0], "add") == 0 && n == 6)
+		{
+			m->kind = WC_BT_ADD_TO_CELL;
+			m->ts = strtoll(f[4], NULL, 10);
+			m->input = strtoll(f[5], NULL, 10);
 		}
 		else if (strcmp(f[0], "delfamily") == 0 && n == 3)
 			m->kind = WC_BT_DELETE_FAMILY;

@@ -311,6 +311,53 @@ my $schema = $node->safe_psql('postgres', "SELECT widecolumn.export_schema('bt')
 like($schema, qr/^cbt setgcpolicy ct f maxversions=3$/m, "export_schema: Bigtable's families and policies");
 like($schema, qr/^create 'ct', \{NAME => 'f', VERSIONS => 3\}, \{NAME => 'g', VERSIONS => 2147483647\}$/m, '... and the HBase shell\'s');
 
+# Aggregate families written, AddToCell on Bigtable: the same answers as
+# the LevelDB server's merges, through INSERT, UPDATE (an increment, a
+# value set, NULL), a transaction reading its own merges, DELETE and an
+# INSERT after it.  Bigtable holds one cell per column, at time 0, the fold
+# of every AddToCell (btcommit.c); another client's AddToCell between an
+# UPDATE's read and its COMMIT stays, since the UPDATE adds its difference;
+# two sessions' 200 increments each all count.  (Sum families only: Google's
+# emulator replaces the cell of a min or max family at each AddToCell
+# instead of folding it, as Bigtable does.)
+wc_with_google('aggregate families', 'AddToCell', sub {
+	both(q{
+SELECT widecolumn.create_family('SRV', 'ctr', 's', 'maxversions=1', 'sum');
+SELECT widecolumn.create_family('SRV', 'ctr', 'p');
+CREATE FOREIGN TABLE ctr_SRV (rowkey text COLLATE "C", hits bigint OPTIONS (column 's:hits'),
+  visits int OPTIONS (column 's:visits'), tag text OPTIONS (column 'p:tag')) SERVER SRV OPTIONS (table 'ctr');});
+	my @agg_steps = (
+		[ 'INSERT merges', "INSERT INTO ctr_SRV VALUES ('a', 5, 3, 'x'); INSERT INTO ctr_SRV VALUES ('a', 2, 1, NULL), ('b', 1, 1, NULL); SELECT * FROM ctr_SRV ORDER BY 1;" ],
+		[ 'UPDATE: an increment, and a value set', "UPDATE ctr_SRV SET hits = hits + 10, visits = 2 WHERE rowkey = 'a'; SELECT * FROM ctr_SRV ORDER BY 1;" ],
+		[ 'a transaction reading its own merge and UPDATE', "BEGIN; INSERT INTO ctr_SRV VALUES ('a', 1, 100, NULL); SELECT * FROM ctr_SRV WHERE rowkey = 'a'; UPDATE ctr_SRV SET hits = hits * 2 WHERE rowkey = 'a'; SELECT * FROM ctr_SRV WHERE rowkey = 'a'; COMMIT; SELECT * FROM ctr_SRV ORDER BY 1;" ],
+		[ 'NULL, and DELETE then INSERT in one transaction', "UPDATE ctr_SRV SET hits = NULL WHERE rowkey = 'b'; BEGIN; DELETE FROM ctr_SRV WHERE rowkey = 'a'; INSERT INTO ctr_SRV VALUES ('a', 4, 4, NULL); COMMIT; SELECT * FROM ctr_SRV ORDER BY 1;" ],
+		[ 'UPDATE from NULL', "UPDATE ctr_SRV SET hits = 9 WHERE rowkey = 'b'; SELECT * FROM ctr_SRV ORDER BY 1;" ]);
+	foreach my $st (@agg_steps)
+	{
+		my ($lv, $bt) = both($st->[1]);
+		is($bt, $lv, "aggregate families, $st->[0]: the same answer on both engines");
+	}
+	is($node->safe_psql('postgres', 'SELECT * FROM ctr_bt ORDER BY 1'), "a|4|4|\nb|9|1|", '... and the answer SQL gives');
+	my ($cells) = wall('', "$I/tables/ctr", 'read', 'family=s');
+	is($cells, "a\ts\thits\t0\t\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x04\na\ts\tvisits\t0\t\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x04\n"
+		. "b\ts\thits\t0\t\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x09\nb\ts\tvisits\t0\t\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x01\nrows 2\n",
+		"Bigtable holds one cell per column, at time 0");
+
+	my $s = $node->background_psql('postgres', on_error_stop => 0);
+	$s->query_safe("BEGIN; UPDATE ctr_bt SET hits = hits + 1 WHERE rowkey = 'a';");
+	my ($put) = wall("add\ta\ts\thits\t0\t100\n", "$I/tables/ctr", 'put');
+	$s->{stderr} = '';
+	$s->query('COMMIT;');
+	is($s->{stderr} . $put, "applied 1 of 1\n", "another client's AddToCell between an UPDATE's read and its COMMIT");
+	$s->quit;
+	is($node->safe_psql('postgres', "SELECT hits FROM ctr_bt WHERE rowkey = 'a'"), 105, '... stays: 4 + 1 + 100');
+
+	sessions_at_once($node, 2, 200, "two sessions' 200 increments each", 'incr.sql',
+		"UPDATE ctr_bt SET hits = hits + 1 WHERE rowkey = 'a';");
+	is($node->safe_psql('postgres', "SELECT hits FROM ctr_bt WHERE rowkey = 'a'"), 505,
+		'... none lost: 105 + 400');
+}, 13);
+
 # A change that fails at COMMIT (the emulator gone after the list was
 # read): the error says which table's families it could not change, and
 # that nothing after it was sent; the session goes on.

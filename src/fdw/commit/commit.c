@@ -21,6 +21,7 @@
 #include "storage/predicate.h"
 #include "utils/guc.h"
 
+#include "common/aggfold.h"
 #include "fdw/commit/commit.h"
 #include "fdw/fdw.h"
 #include "fdw/link/link.h"
@@ -77,6 +78,75 @@ check_row_size(WcTxnTable *tt, const WcTxnRow *row)
 }
 
 /*
+ * The aggregate family of a cell (escaped family+qualifier), among aggs
+ * (wc_aggregate_families); its tag, or 0.
+ */
+static uint8
+aggregate_of(List *aggs, const uint8 *famqual, size_t len)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		WcAggregateFamily *f = lfirst(lc);
+
+		if (len > f->escaped_len && memcmp(famqual, f->escaped, f->escaped_len) == 0)
+			return f->tag;
+	}
+	return 0;
+}
+
+/*
+ * write_cells
+ *		A row's cells into a WRITE payload.  On a Bigtable server a value
+ *		set in an aggregate family (an UPDATE's, or an INSERT's after the
+ *		transaction deleted the cell) goes as the cell's deletion and a
+ *		merge of the value, since Bigtable folds such a family's cells only
+ *		through AddToCell (worker/bigtable/btcommit.c); aggs are the
+ *		table's aggregate families there, else NIL.
+ */
+static void
+write_cells(StringInfo payload, const uint8 *k, size_t klen, const WcTxnRow *row,
+			List *aggs, bool read, uint64 version)
+{
+	uint32		ncells = (uint32) row->ncells;
+	uint8	   *tags = NULL;
+
+	if (aggs != NIL)
+	{
+		tags = palloc0(Max(1, row->ncells));
+		for (int i = 0; i < row->ncells; i++)
+		{
+			const WcTxnCell *c = &row->cells[i];
+
+			if (c->merge == 0 && c->value != NULL && c->value_len == WC_AGG_LEN)
+				tags[i] = aggregate_of(aggs, c->famqual, c->famqual_len);
+			ncells += tags[i] != 0;
+		}
+	}
+	if (read)
+		wc_write_row_read(payload, k, klen, row->deleted, version, ncells);
+	else
+		wc_write_row(payload, k, klen, row->deleted, ncells);
+	for (int i = 0; i < row->ncells; i++)
+	{
+		const WcTxnCell *c = &row->cells[i];
+
+		if (tags != NULL && tags[i] != 0)
+		{
+			wc_write_row_cell(payload, c->famqual, c->famqual_len, NULL, 0);
+			wc_write_row_cell_merge(payload, c->famqual, c->famqual_len, tags[i], c->value);
+		}
+		else if (c->merge != 0)
+			wc_write_row_cell_merge(payload, c->famqual, c->famqual_len, c->merge, c->value);
+		else
+			wc_write_row_cell(payload, c->famqual, c->famqual_len, c->value, c->value_len);
+	}
+	if (tags != NULL)
+		pfree(tags);
+}
+
+/*
  * flush_db
  *		Send every row written to tables of one database, then commit it.
  *
@@ -93,6 +163,7 @@ flush_db(const char *path, uint32 horizon)
 	bool		sync = false;
 	bool		opened = false;
 	List	   *tables = NIL;
+	List	   *aggregates = NIL;	/* of each of tables, on Bigtable */
 	uint64		sent = 0;
 
 	foreach(lc, wc_txn_tables)
@@ -102,9 +173,22 @@ flush_db(const char *path, uint32 horizon)
 		tables = tt->table[0] == '\0' ? lcons(tt, tables) : lappend(tables, tt);
 	}
 	initStringInfo(&payload);
+
+	/* read before anything is sent: reading a family list is a scan */
 	foreach(lc, tables)
 	{
 		WcTxnTable *tt = lfirst(lc);
+
+		if (strcmp(tt->path, path) == 0 && tt->table[0] != '\0' &&
+			tt->desc->engine == WC_ENGINE_BIGTABLE)
+			aggregates = lappend(aggregates, wc_aggregate_families(tt->serverid, tt->table));
+		else
+			aggregates = lappend(aggregates, NIL);
+	}
+	foreach(lc, tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+		List	   *aggs = list_nth(aggregates, foreach_current_index(lc));
 
 		if (strcmp(tt->path, path) != 0)
 			continue;
@@ -128,28 +212,16 @@ flush_db(const char *path, uint32 horizon)
 			WcTxnRow	row;
 			size_t		klen;
 			uint8	   *k;
-			uint64		version;
+			uint64		version = 0;
+			bool		read;
 
 			if (!wc_txn_replay(tt, e, horizon, &row))
 				continue;
 			check_row_size(tt, &row);
 			k = wc_row_key(tt->desc, row.rowkey, row.rowkey_len, &klen);
-			if (tt->desc->engine == WC_ENGINE_BIGTABLE &&
-				wc_txn_read_version(tt, row.rowkey, row.rowkey_len, &version))
-				wc_write_row_read(&payload, k, klen, row.deleted, version, (uint32) row.ncells);
-			else
-				wc_write_row(&payload, k, klen, row.deleted, (uint32) row.ncells);
-			for (int i = 0; i < row.ncells; i++)
-			{
-				WcTxnCell  *c = &row.cells[i];
-
-				if (c->merge != 0)
-					wc_write_row_cell_merge(&payload, c->famqual, c->famqual_len,
-											c->merge, c->value);
-				else
-					wc_write_row_cell(&payload, c->famqual, c->famqual_len,
-									  c->value, c->value_len);
-			}
+			read = tt->desc->engine == WC_ENGINE_BIGTABLE &&
+				wc_txn_read_version(tt, row.rowkey, row.rowkey_len, &version);
+			write_cells(&payload, k, klen, &row, aggs, read, version);
 			pfree(k);
 			if (row.cells)
 				pfree(row.cells);

@@ -36,6 +36,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "common/aggfold.h"
 #include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
 #include "fdw/meta/meta.h"
@@ -500,6 +501,24 @@ wcExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 				datumIsEqual(oldval, newval, TupleDescAttr(desc, a - 1)->attbyval,
 							 TupleDescAttr(desc, a - 1)->attlen))
 				continue;
+		}
+		if (col->aggregate == WC_VALUE_SUM && t->engine == WC_ENGINE_BIGTABLE &&
+			!oldnull && !newnull)
+		{
+			/*
+			 * On Bigtable, the difference merged in (an AddToCell): another
+			 * client's AddToCell since this UPDATE's read then stays, as if
+			 * it came after it (a CheckAndMutateRow cannot tell, since it
+			 * makes no newer cell).
+			 */
+			WcTxnCell  *cell = encode_cell(ms, a, newval, false, n++);
+			int64		oldint = col->type == INT2OID ? DatumGetInt16(oldval) :
+				col->type == INT4OID ? DatumGetInt32(oldval) : DatumGetInt64(oldval);
+
+			wc_agg_put((int64) ((uint64) wc_agg_get(cell->value) - (uint64) oldint),
+					   (uint8 *) cell->value);
+			cell->merge = WC_VALUE_SUM;
+			continue;
 		}
 		if (col->map_type != InvalidOid)
 		{

@@ -30,6 +30,8 @@
 #include "utils/memutils.h"
 
 #include "common/aggfold.h"
+#include "common/gcpolicy.h"
+#include "common/keycodec.h"
 #include "common/shmem.h"
 #include "fdw/fdw.h"
 #include "fdw/meta/meta.h"
@@ -145,4 +147,37 @@ wc_aggregate_map(WcTable *t)
 					 errhint("Map the family's cells with columns of type bigint, integer or smallint, one per qualifier.")));
 		col->aggregate = wc_agg_tag(agg);
 	}
+}
+
+/*
+ * wc_aggregate_families
+ *		The aggregate families of stored table table of server serverid, as
+ *		WcAggregateFamily (escaped names, as a cell's family+qualifier
+ *		begins); NIL if it has none.
+ */
+List *
+wc_aggregate_families(Oid serverid, const char *table)
+{
+	size_t		len;
+	const char *list = family_list(serverid, table, &len);
+	const char *p = list;
+	WcFamilyLine line;
+	List	   *out = NIL;
+
+	while (wc_family_line_next(&p, list + len, &line))
+	{
+		WcAggregateFamily *f;
+		char	   *name;
+
+		if (line.family == NULL || line.aggregate == NULL)
+			continue;
+		name = pnstrdup(line.aggregate, line.aggregate_len);
+		f = palloc(sizeof(WcAggregateFamily));
+		f->tag = wc_agg_tag(name);
+		f->escaped = palloc(WC_ESCAPED_MAX(line.family_len));
+		f->escaped_len = wc_escape((const uint8 *) line.family, line.family_len, f->escaped);
+		if (f->tag != 0)
+			out = lappend(out, f);
+	}
+	return out;
 }

@@ -56,6 +56,14 @@ extern char *wc_coltypes_parse(const uint8 *data, size_t len, char **families,
 							   char **key);
 
 /* in aggregate.c */
+typedef struct WcAggregateFamily
+{
+	uint8	   *escaped;		/* the family's name, escaped */
+	size_t		escaped_len;
+	uint8		tag;			/* its merges' (aggfold.h) */
+} WcAggregateFamily;
+
 extern void wc_aggregate_map(WcTable *t);
+extern List *wc_aggregate_families(Oid serverid, const char *table);
 
 #endif							/* WC_FDW_META_META_H */

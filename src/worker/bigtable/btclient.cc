@@ -270,6 +270,12 @@ fill_mutation(v2::Mutation *m, const WcBtMutation *w)
 		case WC_BT_DELETE_ROW:
 			m->mutable_delete_from_row();
 			break;
+		case WC_BT_ADD_TO_CELL:
+			m->mutable_add_to_cell()->set_family_name(family);
+			m->mutable_add_to_cell()->mutable_column_qualifier()->set_raw_value(bytes(w->qualifier, w->qualifier_len));
+			m->mutable_add_to_cell()->mutable_timestamp()->set_raw_timestamp_micros(w->ts);
+			m->mutable_add_to_cell()->mutable_input()->set_int_value(w->input);
+			break;
 	}
 }
 

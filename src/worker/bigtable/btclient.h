@@ -139,7 +139,9 @@ typedef enum WcBtMutationKind
 	WC_BT_SET_CELL,				/* family, qualifier, ts (-1: the server's), value */
 	WC_BT_DELETE_CELLS,			/* family, qualifier, versions in [lo, hi) (0 open) */
 	WC_BT_DELETE_FAMILY,		/* family */
-	WC_BT_DELETE_ROW
+	WC_BT_DELETE_ROW,
+	WC_BT_ADD_TO_CELL			/* family, qualifier, ts, input (an aggregate
+								 * family's) */
 } WcBtMutationKind;
 
 typedef struct WcBtMutation
@@ -154,6 +156,7 @@ typedef struct WcBtMutation
 	size_t		value_len;
 	int64_t		lo;
 	int64_t		hi;
+	int64_t		input;
 } WcBtMutation;
 
 /* A row's mutations: applied together or not at all. */

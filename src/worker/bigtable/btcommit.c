@@ -19,8 +19,16 @@
  *
  * Rows of the table of families (the empty name) are changes to Bigtable's
  * own families and tables (btfamilies.c): made first, with the admin API,
- * so that the rows may write to a family the COMMIT creates.  A merge into
- * an aggregate family is refused (0A000) until AddToCell is built.
+ * so that the rows may write to a family the COMMIT creates.
+ *
+ * A merge into an aggregate family is an AddToCell at time 0
+ * (BT_AGGREGATE_TS): Bigtable folds the inputs of one timestamp into one
+ * cell, so a column of such a family is one cell, its value the fold of
+ * every merge, whatever the family's policy counts; a merge at the
+ * COMMIT's time would start a new cell each COMMIT, which maxversions=1
+ * would collect.  A value set there comes from the backend as the cell's
+ * deletion and a merge (commit.c), since Bigtable folds a SetCell into
+ * such a cell too.
  *
  * A row the transaction read under an UPDATE's or DELETE's lock
  * (WC_ROW_READ, the backend's rowreads.c) is a CheckAndMutateRow of its
@@ -42,6 +50,7 @@
 
 #include "utils/memutils.h"
 
+#include "common/aggfold.h"
 #include "common/keycodec.h"
 #include "worker/bigtable/bigtable.h"
 
@@ -52,6 +61,9 @@
  */
 #define BT_CALL_MUTATIONS	100000
 #define BT_CALL_ROWS		1000
+
+/* The timestamp of an aggregate family's cells (above). */
+#define BT_AGGREGATE_TS		0
 
 /* A row to write only if unchanged since a read: a CheckAndMutateRow. */
 typedef struct BtCheckedRow
@@ -204,14 +216,19 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 					qlen;
 
 		fq = bt_next_cell(rows, &cell, &flen, &qlen);
-		if (cell.merge)
-			bt_not_yet(job->db, "writing to an aggregate family");
 		memset(&m[nm], 0, sizeof(WcBtMutation));
 		m[nm].family = (const char *) fq;
 		m[nm].family_len = flen;
 		m[nm].qualifier = fq + flen;
 		m[nm].qualifier_len = qlen;
-		if (cell.present)
+		if (cell.merge)
+		{
+			/* into the column's one cell, whatever the family folds by */
+			m[nm].kind = WC_BT_ADD_TO_CELL;
+			m[nm].ts = BT_AGGREGATE_TS;
+			m[nm].input = wc_agg_get(cell.value.data);
+		}
+		else if (cell.present)
 		{
 			m[nm].kind = WC_BT_SET_CELL;
 			m[nm].ts = cell.exact && !cell.now ? (int64) (cell.ts - cell.ts % 1000) : commit_ts;
