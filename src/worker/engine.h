@@ -124,10 +124,19 @@ struct WcEngine
 							   struct WcClientWrites *w, bool sync);
 	bool		(*holds_commits) (void);
 
-	/* The planner's figures: rows of ranges, an estimate, split points. */
-	uint64		(*estimate) (WcDatabase *db, const WcEstimateRequest *req);
-	void		(*rows) (WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a);
-	void		(*sample) (WcDatabase *db, const WcSampleRequest *req, StringInfo out);
+	/*
+	 * The planner's figures: the bytes of ranges, rows of ranges, split
+	 * points.  Each answers c's request into its last argument and returns
+	 * true, or returns false to answer it later (after a call to a remote
+	 * store, as the Bigtable engine's are: c->answer_later, then
+	 * wc_client_answered_later).
+	 */
+	bool		(*estimate) (struct WcClient *c, WcDatabase *db, const WcEstimateRequest *req,
+							 uint64 *bytes);
+	bool		(*rows) (struct WcClient *c, WcDatabase *db, const WcRowsRequest *req,
+						 WcRowsAnswer *a);
+	bool		(*sample) (struct WcClient *c, WcDatabase *db, const WcSampleRequest *req,
+						   StringInfo out);
 	uint64		(*range_bytes) (WcDatabase *db, const uint8 *start, size_t slen,
 								const uint8 *end, size_t elen);
 

@@ -179,7 +179,7 @@ client_free(WcClient *c)
 		wc_client_release_all(c);
 	dsm_detach(c->seg);
 	wc_clients[c->slot] = NULL;
-	if (c->commit_waiting || c->reading != NULL)
+	if (c->answer_later || c->reading != NULL)
 		c->gone = true;
 	else
 		MemoryContextDelete(c->cxt);
@@ -269,7 +269,7 @@ serve_client(WcClient *c)
 	 * Nothing more until its commit is written, its COUNT or COMPACT is
 	 * over, or its scan's batch is filled, in the order it sent.
 	 */
-	for (int n = 0; n < 16 && !c->commit_waiting && c->reclaim == NULL &&
+	for (int n = 0; n < 16 && !c->answer_later && c->reclaim == NULL &&
 		 c->reading == NULL; n++)
 	{
 		shm_mq_result res;

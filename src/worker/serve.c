@@ -338,11 +338,13 @@ serve_estimate(WcClient *c, WcReader *r)
 {
 	WcEstimateRequest req;
 	WcDatabase *db;
+	uint64		bytes;
 
 	if (!wc_read_estimate(r, &req))
 		wc_malformed("ESTIMATE");
 	db = wc_db_lookup(req.db);
-	wc_write_estimate_answer(&c->answer, db->engine->estimate(db, &req));
+	if (db->engine->estimate(c, db, &req, &bytes))
+		wc_write_estimate_answer(&c->answer, bytes);
 }
 
 /*
@@ -384,7 +386,7 @@ serve_sample(WcClient *c, WcReader *r)
 	if (!wc_read_sample(r, &req))
 		wc_malformed("SAMPLE");
 	db = wc_db_lookup(req.db);
-	db->engine->sample(db, &req, &c->answer);
+	(void) db->engine->sample(c, db, &req, &c->answer);
 }
 
 /* The planner's rows of key ranges: a bounded walk. */
@@ -398,8 +400,8 @@ serve_rows(WcClient *c, WcReader *r)
 	if (!wc_read_rows(r, &req))
 		wc_malformed("ROWS");
 	db = wc_db_lookup(req.db);
-	db->engine->rows(db, &req, &a);
-	wc_write_rows_answer(&c->answer, &a);
+	if (db->engine->rows(c, db, &req, &a))
+		wc_write_rows_answer(&c->answer, &a);
 }
 
 /*
@@ -555,7 +557,7 @@ wc_handle_request(WcClient *c, const uint8 *data, size_t len)
 	 * COUNT or COMPACT when its walk is over (ldb_reclaim_step), a scan's
 	 * batch when a reader thread has filled it (wc_collect_reads).
 	 */
-	if (wc_msg_answered(type) && !c->commit_waiting && c->reclaim == NULL &&
+	if (wc_msg_answered(type) && !c->answer_later && c->reclaim == NULL &&
 		c->reading == NULL)
 		c->answer_pending = true;
 }

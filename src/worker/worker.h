@@ -125,7 +125,8 @@ typedef struct WcClient
 	StringInfoData answer;		/* built or waiting to be sent */
 	bool		answer_pending;
 	ErrorData  *deferred;		/* error of an unanswered request */
-	bool		commit_waiting; /* its commit is being written */
+	bool		answer_later;	/* its request is answered later: a COMMIT
+								 * being written or held, a Bigtable call */
 	WcClientScan *reading;		/* its scan's batch is with a reader thread */
 	bool		gone;			/* freed while either was: the one who
 								 * answers it frees */

@@ -118,14 +118,41 @@ same('a join with a native table',
 	'SELECT p.k, w.temp FROM probe p JOIN w ON w.rowkey = p.k ORDER BY 1');
 same('an aggregate', "SELECT count(temp), min(city), max(rowkey) FROM w WHERE rowkey LIKE 'k%'");
 
-# Parallel query, however cheap it is made, does not split a Bigtable table
-# yet: the answer is still the twin's.
-is($node->safe_psql('postgres', q{
+# SampleRowKeys: sample_row_keys() gives Bigtable's split points, keys
+# and offsets ascending, the empty key last with the table's bytes, which
+# approximate_size() of the whole table is too (on the older emulator,
+# which sends no last sample, the last offset); a range's bytes are at
+# most the table's.
+my $samples = $node->safe_psql('postgres', 'SELECT row_key, offset_bytes FROM widecolumn.sample_row_keys(\'w\')');
+my @s = map { [ split /\|/, $_, -1 ] } split /\n/, $samples;
+my ($ascending, $prev_key, $prev_off) = (1, undef, -1);
+foreach my $i (0 .. $#s - 1)
+{
+	$ascending = 0 if defined $prev_key && ($s[$i][0] le $prev_key || $s[$i][1] < $prev_off);
+	($prev_key, $prev_off) = @{ $s[$i] };
+}
+ok(@s > 2 && $ascending, 'sample_row_keys: split points, keys and offsets ascending (' . scalar(@s) . ')');
+ok($s[-1][0] eq '' && $s[-1][1] >= $prev_off && $s[-1][1] > 0, '... the empty key last, with the table\'s bytes');
+my ($whole, $part) = split /\|/, $node->safe_psql('postgres',
+	"SELECT widecolumn.approximate_size('w'), widecolumn.approximate_size('w', 'k', NULL)");
+is($whole, $s[-1][1], "approximate_size: the table's bytes");
+ok($part <= $whole, "... a range's bytes, at most the table's ($part of $whole)");
+
+# Parallel query splits a Bigtable table at those points: two workers and
+# the leader each read pieces, and the answer is the twin's.
+my $par = q{
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SELECT count(*), count(temp), min(rowkey), max(rowkey) FROM w;
-}), $node->safe_psql('postgres', 'SELECT count(*), count(temp), min(rowkey), max(rowkey) FROM n'),
-	'parallel settings: the same answer');
+SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = off;
+};
+is($node->safe_psql('postgres', "$par SELECT count(*), count(temp), min(rowkey), max(rowkey), sum(length(city)) FROM w;"),
+	$node->safe_psql('postgres', 'SELECT count(*), count(temp), min(rowkey), max(rowkey), sum(length(city)) FROM n'),
+	'a parallel scan: the same answer');
+my $pplan = $node->safe_psql('postgres', "$par EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, VERBOSE) SELECT count(*) FROM w;");
+like($pplan, qr/Workers Launched: 2/, '... two workers launched') or diag $pplan;
+my ($fscan) = $pplan =~ /(Parallel Foreign Scan.*)/s;
+my @wrows = ($fscan // '') =~ /Worker \d+:  actual rows=(\d+)/g;
+ok(@wrows == 2 && $wrows[0] > 0 && $wrows[1] > 0, '... each reading rows of its own (' . join(', ', @wrows) . ')')
+	or diag $pplan;
 
 # as_of: the version at 1.5 s after the epoch, the old one where it was written
 my $at1 = $node->safe_psql('postgres', q{

@@ -49,12 +49,11 @@ wc_parscan_serial_reason(void)
  * side of a parallel join, say), would read a snapshot of its own: so only
  * the partial path is parallel-safe.  Its workers are chosen as for a heap
  * of the bytes the scan reads, and the cost of reading rows is shared
- * among the participants as a parallel heap scan's is.  A table that cannot
- * be split yet (a Bigtable server's: no SAMPLE) gets no partial path.
+ * among the participants as a parallel heap scan's is.
  */
 void
 wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
-					List *local_conds, bool splittable)
+					List *local_conds)
 {
 	ListCell   *lc;
 	double		pages;
@@ -67,7 +66,7 @@ wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
 	foreach(lc, baserel->pathlist)
 		((Path *) lfirst(lc))->parallel_safe = false;
 
-	if (!splittable || !baserel->consider_parallel || !bms_is_empty(baserel->lateral_relids) ||
+	if (!baserel->consider_parallel || !bms_is_empty(baserel->lateral_relids) ||
 		root->parse->rowMarks != NIL || root->limit_tuples > 0 ||
 		bms_is_member(baserel->relid, root->all_result_relids) ||
 		wc_parscan_serial_reason() != NULL)

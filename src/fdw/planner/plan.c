@@ -247,8 +247,7 @@ wcGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
 	}
 
 	wc_add_param_paths(root, baserel, ps->table);
-	wc_parscan_add_path(root, baserel, ps->rows_read, ps->local_conds,
-						ps->table->engine != WC_ENGINE_BIGTABLE);
+	wc_parscan_add_path(root, baserel, ps->rows_read, ps->local_conds);
 }
 
 /*

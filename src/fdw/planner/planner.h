@@ -61,7 +61,7 @@ extern List *wc_parts_pathkeys(PlannerInfo *root, RelOptInfo *baserel, WcTable *
 /* in partialpath.c */
 extern const char *wc_parscan_serial_reason(void);
 extern void wc_parscan_add_path(PlannerInfo *root, RelOptInfo *baserel, double rows_read,
-								List *local_conds, bool splittable);
+								List *local_conds);
 
 /* in storefilter.c */
 extern List *wc_storefilter_plan(PlannerInfo *root, RelOptInfo *baserel, WcTable *t,

@@ -39,6 +39,8 @@ typedef struct WcBtDb
 	pthread_mutex_t policies_lock;	/* over the two below */
 	BtPolicyEntry *policies;	/* tables' policies as scans apply them */
 	uint64		policies_changes;	/* COMMITs that changed families */
+	struct BtSample *samples;	/* tables' last samples (btsizes.c; main
+								 * thread only) */
 	struct WcBtDb *next;
 } WcBtDb;
 
@@ -47,10 +49,12 @@ typedef struct BtFamilyChange BtFamilyChange;
 
 /* in engine.c */
 extern int	bt_sqlstate(int code, bool of_row);
+extern void bt_wake(void);
+extern pg_attribute_noreturn() void bt_call_failed(const WcBtDb *db, const char *call,
+												   const char *table, const WcBtStatus *st);
 extern pg_attribute_noreturn() void bt_not_yet(const WcBtDb *db, const char *what);
 
 /* in btcommit.c */
-extern int	bt_commit_start(void);
 extern WcCommitOutcome bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w);
 extern bool bt_commit_collect(void);
 extern uint8 *bt_next_cell(WcReader *rows, WcCellWrite *cell, size_t *flen, size_t *qlen);
@@ -69,7 +73,17 @@ extern void bt_policies_forget(WcBtDb *db, const char *table);
 extern void bt_policies_free(BtPolicies *p);
 extern const WcGcPolicy *bt_policy_of(const BtPolicies *p, const uint8 *family, size_t len);
 
+/* in btsizes.c */
+extern bool bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo out);
+extern bool bt_sizes_estimate(WcClient *c, WcBtDb *db, const WcEstimateRequest *req,
+							  uint64 *bytes);
+extern bool bt_sizes_rows(WcClient *c, WcBtDb *db, const WcRowsRequest *req, WcRowsAnswer *a);
+extern bool bt_sizes_collect(void);
+extern void bt_sizes_finish(void);
+
 /* in btscan.c */
+extern void bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen,
+						 bool *adjust);
 extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);
 extern bool bt_scan_fill(WcBtScan *s);
 extern const WcByteBuf *bt_scan_batch(WcBtScan *s);

@@ -45,8 +45,6 @@
 
 #include <pthread.h>
 #include <signal.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "utils/memutils.h"
 
@@ -107,23 +105,9 @@ typedef struct BtCommitJob
 	struct BtCommitJob *next;
 } BtCommitJob;
 
-static int	wake_fd = -1;
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 static BtCommitJob *done_jobs = NULL;
 static int	jobs_out = 0;		/* sent and not collected (main thread) */
-
-/* The eventfd the worker's loop waits on for finished commits. */
-int
-bt_commit_start(void)
-{
-	if (wake_fd < 0)
-		wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (wake_fd < 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not create eventfd for the Bigtable engine: %m")));
-	return wake_fd;
-}
 
 static uint8 *
 copy_bytes(const uint8 *p, size_t n)
@@ -351,7 +335,6 @@ static void *
 commit_main(void *arg)
 {
 	BtCommitJob *job = arg;
-	uint64		one = 1;
 
 	job->failed_code = WC_BT_OK;
 	if (!bt_families_apply(job->db, job->changes, &job->failed_table, &job->status))
@@ -392,10 +375,7 @@ commit_main(void *arg)
 	job->next = done_jobs;
 	done_jobs = job;
 	pthread_mutex_unlock(&done_lock);
-	if (write(wake_fd, &one, sizeof(one)) < 0)
-	{
-		/* the counter is full: the loop is waking anyway */
-	}
+	bt_wake();
 	return NULL;
 }
 
@@ -455,7 +435,7 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 				 errmsg("could not start a thread for a Bigtable commit: %s", strerror(rc))));
 	}
 	jobs_out++;
-	c->commit_waiting = true;
+	c->answer_later = true;
 	return WC_COMMIT_LATER;
 }
 
@@ -498,15 +478,10 @@ bool
 bt_commit_collect(void)
 {
 	BtCommitJob *jobs;
-	uint64		n;
 	bool		any = false;
 
 	if (jobs_out == 0)
 		return false;
-	if (read(wake_fd, &n, sizeof(n)) < 0)
-	{
-		/* nothing yet (EAGAIN): the list says */
-	}
 	pthread_mutex_lock(&done_lock);
 	jobs = done_jobs;
 	done_jobs = NULL;

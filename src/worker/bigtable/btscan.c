@@ -113,7 +113,7 @@ struct WcBtScan
  * key unless *adjust (Bigtable's start_key_open); an end bound excludes
  * it unless *adjust (end_key_closed).
  */
-static void
+void
 bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen, bool *adjust)
 {
 	size_t		i = 0,
@@ -653,24 +653,6 @@ take_row(void *arg, const WcBtRows *rows)
 	return true;
 }
 
-/* A failed call, as the SQLSTATE its gRPC code stands for. */
-pg_attribute_noreturn() static void
-call_failed(WcBtScan *s, const WcBtStatus *st)
-{
-	if (st->code == WC_BT_NOT_FOUND)
-		wc_fail(bt_sqlstate(st->code, false), "Bigtable table does not exist",
-				"Create it with widecolumn.create_family(), or write to it: its first COMMIT makes it.",
-				"%s: %s", s->table, st->message);
-	if (st->code == WC_BT_DEADLINE_EXCEEDED)
-		wc_fail(bt_sqlstate(st->code, false), "Bigtable request timed out",
-				"The server option timeout sets how long a request may take.",
-				"ReadRows of %s took more than %d ms: %s", s->table, s->db->timeout_ms,
-				st->message);
-	wc_fail(bt_sqlstate(st->code, false), "Bigtable request failed", NULL,
-			"ReadRows of %s at %s (gRPC code %d): %s",
-			s->table, s->db->endpoint, st->code, st->message);
-}
-
 /* Is the row key in one of the scan's ranges? */
 static bool
 in_ranges(WcBtScan *s, const uint8 *k, size_t len)
@@ -790,7 +772,7 @@ read_families(WcBtScan *s)
 						   s->db->timeout_ms, &st))
 	{
 		names_free(&tables);
-		call_failed(s, &st);
+		bt_call_failed(s->db, "ReadRows", s->table, &st);
 	}
 	qsort(tables.names, tables.n, sizeof(char *), name_cmp);
 	for (int j = 0; j < tables.n; j++)
@@ -811,7 +793,7 @@ read_families(WcBtScan *s)
 				continue;		/* dropped since the list */
 			names_free(&tables);
 			wc_bytebuf_free(&cell);
-			call_failed(s, &st);
+			bt_call_failed(s->db, "ReadRows", s->table, &st);
 		}
 		/*
 		 * In family order: the lines sort as their names do, since the tab
@@ -873,7 +855,7 @@ bt_scan_fill(WcBtScan *s)
 	if (!s->have_policies && !s->done)
 	{
 		if (!bt_policies_get(s->db, s->table, s->now, &s->policies, &st))
-			call_failed(s, &st);
+			bt_call_failed(s->db, "ReadRows", s->table, &st);
 		s->have_policies = true;
 		set_filter(s);
 	}
@@ -901,7 +883,7 @@ bt_scan_fill(WcBtScan *s)
 		if (s->failed)
 			wc_fail(s->failure.sqlstate, s->failure.message,
 					s->failure.hint[0] ? s->failure.hint : NULL, "%s", s->failure.detail);
-		call_failed(s, &st);
+		bt_call_failed(s->db, "ReadRows", s->table, &st);
 	}
 	/*
 	 * The call ended: the ranges are read, unless it stopped at rows_limit

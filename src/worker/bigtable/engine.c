@@ -4,19 +4,23 @@
  *	  The Bigtable engine's table of functions (engine.h): a database is a
  *	  Bigtable instance, reached through gRPC's wall (btclient.h).
  *
- * What this engine serves so far: OPEN (the instance's channel, made
- * after fork on the worker's main thread with every signal blocked, so
- * that gRPC's threads never take one), SCAN of a columns-layout table's
- * mapped columns (btscan.c), on the reader threads, and COMMIT of their
- * writes (btcommit.c), on a thread of its own per commit.  Everything
- * else a request can ask of it is refused with 0A000 naming what it was,
- * until it is built (docs/architecture.md, "The Bigtable engine").
+ * What this engine serves: OPEN (the instance's channel, made after fork
+ * on the worker's main thread with every signal blocked, so that gRPC's
+ * threads never take one), SCAN (btscan.c), on the reader threads, COMMIT
+ * of writes and family changes (btcommit.c, btfamilies.c), on a thread of
+ * its own per commit, and SAMPLE, ESTIMATE and ROWS from SampleRowKeys
+ * (btsizes.c), on a thread of its own per call.  The threads wake the main
+ * loop through one eventfd.  What a request can ask that is not built is
+ * refused with 0A000 naming what it was (docs/architecture.md, "The
+ * Bigtable engine").
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "utils/memutils.h"
 
@@ -62,15 +66,68 @@ bt_sqlstate(int code, bool of_row)
 	}
 }
 
+/*
+ * bt_call_failed
+ *		A failed call (call, of table) as the SQLSTATE its gRPC code stands
+ *		for: wc_fail, so on a reader thread too.
+ */
+void
+bt_call_failed(const WcBtDb *db, const char *call, const char *table, const WcBtStatus *st)
+{
+	if (st->code == WC_BT_NOT_FOUND)
+		wc_fail(bt_sqlstate(st->code, false), "Bigtable table does not exist",
+				"Create it with widecolumn.create_family(), or write to it: its first COMMIT makes it.",
+				"%s: %s", table, st->message);
+	if (st->code == WC_BT_DEADLINE_EXCEEDED)
+		wc_fail(bt_sqlstate(st->code, false), "Bigtable request timed out",
+				"The server option timeout sets how long a request may take.",
+				"%s of %s took more than %d ms: %s", call, table, db->timeout_ms,
+				st->message);
+	wc_fail(bt_sqlstate(st->code, false), "Bigtable request failed", NULL,
+			"%s of %s at %s (gRPC code %d): %s",
+			call, table, db->endpoint, st->code, st->message);
+}
+
 static void
 define_settings(void)
 {
 }
 
+/*
+ * The eventfd the worker's loop waits on: the engine's threads (a commit's,
+ * a sample's) wake it when they are done.
+ */
+static int	wake_fd = -1;
+
+void
+bt_wake(void)
+{
+	uint64		one = 1;
+
+	if (write(wake_fd, &one, sizeof(one)) < 0)
+	{
+		/* the counter is full: the loop is waking anyway */
+	}
+}
+
 static int
 start(int nslots)
 {
-	return bt_commit_start();
+	if (wake_fd < 0)
+		wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (wake_fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create eventfd for the Bigtable engine: %m")));
+	return wake_fd;
+}
+
+/* At the worker's end: the calls under way, answered once they are over. */
+static void
+finish(void)
+{
+	bt_commit_finish();
+	bt_sizes_finish();
 }
 
 static void
@@ -90,7 +147,17 @@ close_all(void)
 static bool
 step(void)
 {
-	return bt_commit_collect();
+	uint64		n;
+	bool		commits,
+				sizes;
+
+	if (read(wake_fd, &n, sizeof(n)) < 0)
+	{
+		/* nothing yet (EAGAIN): the lists say */
+	}
+	commits = bt_commit_collect();
+	sizes = bt_sizes_collect();
+	return commits || sizes;
 }
 
 static long
@@ -255,30 +322,23 @@ holds_commits(void)
 	return false;
 }
 
-/*
- * The planner's figures, without a call to Bigtable on the main thread:
- * postgres_fdw's default guess, a table of 1,000 rows that a walk did not
- * count (complete false) and whose bytes are unknown.
- */
-static uint64
-estimate(WcDatabase *db, const WcEstimateRequest *req)
+/* The planner's figures, from SampleRowKeys (btsizes.c). */
+static bool
+estimate(WcClient *c, WcDatabase *db, const WcEstimateRequest *req, uint64 *bytes)
 {
-	return 0;
+	return bt_sizes_estimate(c, (WcBtDb *) db, req, bytes);
 }
 
-static void
-rows(WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
+static bool
+rows(WcClient *c, WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
 {
-	a->rows = 1000;
-	a->complete = false;
-	a->walked_bytes = 0;
-	a->bytes = 0;
+	return bt_sizes_rows(c, (WcBtDb *) db, req, a);
 }
 
-static void
-sample(WcDatabase *db, const WcSampleRequest *req, StringInfo out)
+static bool
+sample(WcClient *c, WcDatabase *db, const WcSampleRequest *req, StringInfo out)
 {
-	bt_not_yet((WcBtDb *) db, "sampling row keys");
+	return bt_sizes_sample(c, (WcBtDb *) db, req, out);
 }
 
 static uint64
@@ -320,7 +380,7 @@ const WcEngine wc_bigtable_engine = {
 	.title = "Bigtable",
 	.define_settings = define_settings,
 	.start = start,
-	.finish = bt_commit_finish,
+	.finish = finish,
 	.stop = nothing,
 	.close_all = close_all,
 	.step = step,

@@ -319,7 +319,7 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 		return WC_COMMIT_WRITTEN;
 	}
 	storage_submit(odb->db, batch, sync, c);
-	c->commit_waiting = true;
+	c->answer_later = true;
 	return WC_COMMIT_LATER;
 }
 
@@ -329,23 +329,26 @@ holds_commits(void)
 	return ldb_large_commit_active();
 }
 
-static uint64
-estimate(WcDatabase *db, const WcEstimateRequest *req)
+static bool
+estimate(WcClient *c, WcDatabase *db, const WcEstimateRequest *req, uint64 *bytes)
 {
-	return ldb_estimate(ldb_odb(db), req);
+	*bytes = ldb_estimate(ldb_odb(db), req);
+	return true;
 }
 
-static void
-rows(WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
+static bool
+rows(WcClient *c, WcDatabase *db, const WcRowsRequest *req, WcRowsAnswer *a)
 {
 	ldb_sizes_rows(ldb_odb(db), req, a);
+	return true;
 }
 
 /* widecolumn.sample_row_keys(): split points from LevelDB's index. */
-static void
-sample(WcDatabase *db, const WcSampleRequest *req, StringInfo out)
+static bool
+sample(WcClient *c, WcDatabase *db, const WcSampleRequest *req, StringInfo out)
 {
 	ldb_sizes_sample(ldb_odb(db), req, out);
+	return true;
 }
 
 static uint64

@@ -109,7 +109,7 @@ ldb_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 		large.bytes += ((StringInfo) lfirst(lc))->len;
 	large.reported = GetCurrentTimestamp();
 	wc_progress_count(c->slot, WC_UNIT_BYTES_WRITTEN, 0, true, large.bytes);
-	c->commit_waiting = true;
+	c->answer_later = true;
 }
 
 /*

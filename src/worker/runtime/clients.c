@@ -267,7 +267,7 @@ wc_client_answer_commit(WcClient *c, void (*check) (void *arg), void *arg)
 void
 wc_client_answered_later(WcClient *c)
 {
-	c->commit_waiting = false;
+	c->answer_later = false;
 	if (c->gone)
 		MemoryContextDelete(c->cxt);
 	else
@@ -294,7 +294,7 @@ wc_client_hold_commit(WcClient *c, const uint8 *data, size_t len)
 	held = lappend(held, h);
 	MemoryContextSwitchTo(old);
 	/* it takes no further request meanwhile, as a commit being written */
-	c->commit_waiting = true;
+	c->answer_later = true;
 }
 
 /*
@@ -312,7 +312,7 @@ wc_client_next_held(StringInfo request)
 		WcClient   *c = h->c;
 
 		held = list_delete_first(held);
-		c->commit_waiting = false;
+		c->answer_later = false;
 		if (c->gone)
 		{
 			MemoryContextDelete(c->cxt);
