@@ -163,7 +163,8 @@ extern ErrorData *wc_client_take_error(WcClient *c);
 extern void wc_client_answer_error(WcClient *c, ErrorData *edata);
 extern void wc_serve_error(WcClient *c);
 extern void wc_client_answered_later(WcClient *c);
-extern void wc_client_answer_commit(WcClient *c, void (*check) (void *arg), void *arg);
+extern void wc_client_answer_later(WcClient *c, void (*answer) (void *arg, StringInfo out),
+								   void *arg);
 extern void wc_client_hold_commit(WcClient *c, const uint8 *data, size_t len);
 extern WcClient *wc_client_next_held(StringInfo request);
 extern void wc_check_lost(WcClient *c, uint32 id, bool is_scan, bool letting_go);

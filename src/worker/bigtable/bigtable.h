@@ -50,6 +50,29 @@ typedef struct BtFamilyChange BtFamilyChange;
 /* in engine.c */
 extern int	bt_sqlstate(int code, bool of_row);
 extern void bt_wake(void);
+
+/*
+ * Jobs that run on threads of their own (a commit's, a call's) and come
+ * back to the main thread when done; a job's first member is its BtJob.
+ */
+typedef struct BtJob
+{
+	struct BtJob *next;
+} BtJob;
+
+typedef struct BtJobs
+{
+	pthread_mutex_t lock;
+	BtJob	   *done;			/* the threads' */
+	int			out;			/* started and not taken (main thread) */
+} BtJobs;
+
+#define BT_JOBS_INIT {PTHREAD_MUTEX_INITIALIZER, NULL, 0}
+
+extern int	bt_jobs_start(BtJobs *jobs, void *(*fn) (void *), BtJob *job);
+extern void bt_jobs_done(BtJobs *jobs, BtJob *job);
+extern BtJob *bt_jobs_take(BtJobs *jobs);
+extern void bt_jobs_wait(BtJobs *jobs, bool (*collect) (void));
 extern pg_attribute_noreturn() void bt_call_failed(const WcBtDb *db, const char *call,
 												   const char *table, const WcBtStatus *st);
 extern pg_attribute_noreturn() void bt_not_yet(const WcBtDb *db, const char *what);

@@ -44,7 +44,6 @@
 #include "postgres.h"
 
 #include <pthread.h>
-#include <signal.h>
 
 #include "utils/memutils.h"
 
@@ -82,6 +81,7 @@ typedef struct BtTableWrites
 
 typedef struct BtCommitJob
 {
+	BtJob		link;			/* first */
 	WcClient   *client;
 	WcBtDb	   *db;
 	MemoryContext cxt;			/* holds the job and everything it sends */
@@ -102,12 +102,9 @@ typedef struct BtCommitJob
 	const uint8 *failed_key;
 	size_t		failed_key_len;
 	WcBtStatus	status;
-	struct BtCommitJob *next;
 } BtCommitJob;
 
-static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
-static BtCommitJob *done_jobs = NULL;
-static int	jobs_out = 0;		/* sent and not collected (main thread) */
+static BtJobs commit_jobs = BT_JOBS_INIT;
 
 static uint8 *
 copy_bytes(const uint8 *p, size_t n)
@@ -371,11 +368,7 @@ commit_main(void *arg)
 		}
 		free(codes);
 	}
-	pthread_mutex_lock(&done_lock);
-	job->next = done_jobs;
-	done_jobs = job;
-	pthread_mutex_unlock(&done_lock);
-	bt_wake();
+	bt_jobs_done(&commit_jobs, &job->link);
 	return NULL;
 }
 
@@ -392,10 +385,6 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	BtCommitJob *job = palloc0(sizeof(BtCommitJob));
-	pthread_t	thread;
-	pthread_attr_t attr;
-	sigset_t	all,
-				mask;
 	int			rc;
 
 	job->client = c;
@@ -420,13 +409,7 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 		return WC_COMMIT_WRITTEN;
 	}
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &mask);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&thread, &attr, commit_main, job);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	rc = bt_jobs_start(&commit_jobs, commit_main, &job->link);
 	if (rc != 0)
 	{
 		MemoryContextDelete(cxt);
@@ -434,20 +417,25 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start a thread for a Bigtable commit: %s", strerror(rc))));
 	}
-	jobs_out++;
 	c->answer_later = true;
 	return WC_COMMIT_LATER;
 }
 
-/* The error of a commit that was not applied whole (on the main thread). */
+/*
+ * The answer of a commit (on the main thread): OK, or the error of one
+ * that was not applied whole.
+ */
 static void
-report_failure(void *arg)
+report_failure(void *arg, StringInfo out)
 {
 	BtCommitJob *job = arg;
 	char	   *key;
 
 	if (job->failed_code == WC_BT_OK)
+	{
+		wc_write_ok(out);
 		return;
+	}
 	key = pnstrdup((const char *) job->failed_key, job->failed_key_len);
 	if (job->failed_changed)
 		ereport(ERROR,
@@ -477,25 +465,16 @@ report_failure(void *arg)
 bool
 bt_commit_collect(void)
 {
-	BtCommitJob *jobs;
-	bool		any = false;
+	BtJob	   *jobs = bt_jobs_take(&commit_jobs);
+	bool		any = jobs != NULL;
 
-	if (jobs_out == 0)
-		return false;
-	pthread_mutex_lock(&done_lock);
-	jobs = done_jobs;
-	done_jobs = NULL;
-	pthread_mutex_unlock(&done_lock);
 	while (jobs != NULL)
 	{
-		BtCommitJob *job = jobs;
-		WcClient   *c = job->client;
+		BtCommitJob *job = (BtCommitJob *) jobs;
 
-		jobs = job->next;
-		jobs_out--;
-		wc_client_answer_commit(c, report_failure, job);
+		jobs = jobs->next;
+		wc_client_answer_later(job->client, report_failure, job);
 		MemoryContextDelete(job->cxt);
-		any = true;
 	}
 	return any;
 }
@@ -504,9 +483,5 @@ bt_commit_collect(void)
 void
 bt_commit_finish(void)
 {
-	while (jobs_out > 0)
-	{
-		if (!bt_commit_collect())
-			pg_usleep(1000L);
-	}
+	bt_jobs_wait(&commit_jobs, bt_commit_collect);
 }

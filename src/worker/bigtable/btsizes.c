@@ -25,7 +25,6 @@
 #include "postgres.h"
 
 #include <pthread.h>
-#include <signal.h>
 
 #include "utils/memutils.h"
 
@@ -58,6 +57,7 @@ typedef enum BtSizesKind
 /* A request waiting for its call (the thread fills the part below). */
 typedef struct BtSizesJob
 {
+	BtJob		link;			/* first */
 	WcClient   *client;
 	WcBtDb	   *db;
 	BtSizesKind kind;
@@ -74,12 +74,9 @@ typedef struct BtSizesJob
 	bool		ended;			/* a last sample with the empty key */
 	bool		ok;
 	WcBtStatus	status;
-	struct BtSizesJob *next;
 } BtSizesJob;
 
-static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
-static BtSizesJob *done_jobs = NULL;
-static int	jobs_out = 0;		/* started and not collected (main thread) */
+static BtJobs sizes_jobs = BT_JOBS_INIT;
 
 /*
  * The Bigtable table an escaped table name (a key's first component) is;
@@ -191,11 +188,7 @@ sizes_main(void *arg)
 		job->status.code = WC_BT_RESOURCE_EXHAUSTED;
 		snprintf(job->status.message, sizeof(job->status.message), "out of memory");
 	}
-	pthread_mutex_lock(&done_lock);
-	job->next = done_jobs;
-	done_jobs = job;
-	pthread_mutex_unlock(&done_lock);
-	bt_wake();
+	bt_jobs_done(&sizes_jobs, &job->link);
 	return NULL;
 }
 
@@ -218,19 +211,8 @@ new_job(WcClient *c, WcBtDb *db, BtSizesKind kind)
 static void
 start_job(BtSizesJob *job)
 {
-	pthread_t	thread;
-	pthread_attr_t attr;
-	sigset_t	all,
-				mask;
-	int			rc;
+	int			rc = bt_jobs_start(&sizes_jobs, sizes_main, &job->link);
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &mask);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	rc = pthread_create(&thread, &attr, sizes_main, job);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (rc != 0)
 	{
 		MemoryContextDelete(job->cxt);
@@ -238,7 +220,6 @@ start_job(BtSizesJob *job)
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start a thread for a Bigtable call: %s", strerror(rc))));
 	}
-	jobs_out++;
 	job->client->answer_later = true;
 }
 
@@ -339,7 +320,7 @@ rows_answer(const BtSample *s, const WcBtRange *ranges, int nranges, WcRowsAnswe
 
 /* The answer of a job over (main thread): what its call brought, or its error. */
 static void
-answer(void *arg)
+answer(void *arg, StringInfo out)
 {
 	BtSizesJob *job = arg;
 	BtSample   *s;
@@ -349,7 +330,7 @@ answer(void *arg)
 	{
 		WcRowsAnswer a = {0};
 
-		wc_write_rows_answer(&job->client->answer, &a);
+		wc_write_rows_answer(out, &a);
 		return;
 	}
 	if (!job->ok)
@@ -366,19 +347,18 @@ answer(void *arg)
 					keys[i].data = s->keys[i];
 					keys[i].len = s->key_lens[i];
 				}
-				wc_write_sample_answer(&job->client->answer, s->total, s->n, keys, s->offsets);
+				wc_write_sample_answer(out, s->total, s->n, keys, s->offsets);
 				break;
 			}
 		case BT_SIZES_ESTIMATE:
-			wc_write_estimate_answer(&job->client->answer,
-									 ranges_bytes(s, job->ranges, job->nranges));
+			wc_write_estimate_answer(out, ranges_bytes(s, job->ranges, job->nranges));
 			break;
 		case BT_SIZES_ROWS:
 			{
 				WcRowsAnswer a;
 
 				rows_answer(s, job->ranges, job->nranges, &a);
-				wc_write_rows_answer(&job->client->answer, &a);
+				wc_write_rows_answer(out, &a);
 				break;
 			}
 	}
@@ -402,41 +382,16 @@ free_job(BtSizesJob *job)
 bool
 bt_sizes_collect(void)
 {
-	BtSizesJob *jobs;
-	bool		any = false;
+	BtJob	   *jobs = bt_jobs_take(&sizes_jobs);
+	bool		any = jobs != NULL;
 
-	if (jobs_out == 0)
-		return false;
-	pthread_mutex_lock(&done_lock);
-	jobs = done_jobs;
-	done_jobs = NULL;
-	pthread_mutex_unlock(&done_lock);
 	while (jobs != NULL)
 	{
-		BtSizesJob *job = jobs;
-		WcClient   *c = job->client;
+		BtSizesJob *job = (BtSizesJob *) jobs;
 
-		jobs = job->next;
-		jobs_out--;
-		if (!c->gone)
-		{
-			MemoryContextSwitchTo(wc_request_cxt);
-			resetStringInfo(&c->answer);
-			PG_TRY();
-			{
-				answer(job);
-			}
-			PG_CATCH();
-			{
-				wc_serve_error(c);
-			}
-			PG_END_TRY();
-			MemoryContextSwitchTo(wc_worker_cxt);
-			MemoryContextReset(wc_request_cxt);
-		}
-		wc_client_answered_later(c);
+		jobs = jobs->next;
+		wc_client_answer_later(job->client, answer, job);
 		free_job(job);
-		any = true;
 	}
 	return any;
 }
@@ -445,11 +400,7 @@ bt_sizes_collect(void)
 void
 bt_sizes_finish(void)
 {
-	while (jobs_out > 0)
-	{
-		if (!bt_sizes_collect())
-			pg_usleep(1000L);
-	}
+	bt_jobs_wait(&sizes_jobs, bt_sizes_collect);
 }
 
 /* SAMPLE: a call, answered later. */
@@ -471,21 +422,33 @@ bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo 
 	return false;
 }
 
+/*
+ * A job of kind for the ranges of a request, or NULL when they are of no
+ * Bigtable table (none, or the table of families'): they have no bytes.
+ */
+static BtSizesJob *
+ranges_job(WcClient *c, WcBtDb *db, BtSizesKind kind, int nranges, const WcWireRange *ranges)
+{
+	BtSizesJob *job = new_job(c, db, kind);
+	MemoryContext old = MemoryContextSwitchTo(job->cxt);
+
+	job_ranges(job, nranges, ranges);
+	MemoryContextSwitchTo(old);
+	if (job->table != NULL)
+		return job;
+	MemoryContextDelete(job->cxt);
+	return NULL;
+}
+
 /* ESTIMATE: a call, answered later. */
 bool
 bt_sizes_estimate(WcClient *c, WcBtDb *db, const WcEstimateRequest *req, uint64 *bytes)
 {
-	BtSizesJob *job = new_job(c, db, BT_SIZES_ESTIMATE);
-	MemoryContext old = MemoryContextSwitchTo(job->cxt);
+	BtSizesJob *job = ranges_job(c, db, BT_SIZES_ESTIMATE, req->nranges, req->ranges);
 
-	job_ranges(job, req->nranges, req->ranges);
-	MemoryContextSwitchTo(old);
-	if (job->table == NULL)
-	{
-		MemoryContextDelete(job->cxt);
-		*bytes = 0;
+	*bytes = 0;
+	if (job == NULL)
 		return true;
-	}
 	start_job(job);
 	return false;
 }
@@ -494,19 +457,15 @@ bt_sizes_estimate(WcClient *c, WcBtDb *db, const WcEstimateRequest *req, uint64 
 bool
 bt_sizes_rows(WcClient *c, WcBtDb *db, const WcRowsRequest *req, WcRowsAnswer *a)
 {
-	BtSizesJob *job = new_job(c, db, BT_SIZES_ROWS);
-	MemoryContext old = MemoryContextSwitchTo(job->cxt);
-	BtSample   *s;
+	BtSizesJob *job = ranges_job(c, db, BT_SIZES_ROWS, req->nranges, req->ranges);
+	BtSample   *s = job != NULL ? find_sample(db, job->table) : NULL;
 
-	job_ranges(job, req->nranges, req->ranges);
-	MemoryContextSwitchTo(old);
-	s = job->table != NULL ? find_sample(db, job->table) : NULL;
-	if (job->table == NULL || (s != NULL && wc_unix_micros() - s->at < BT_SAMPLE_KEEP_US))
+	memset(a, 0, sizeof(*a));
+	if (job == NULL)
+		return true;
+	if (s != NULL && wc_unix_micros() - s->at < BT_SAMPLE_KEEP_US)
 	{
-		if (s != NULL)
-			rows_answer(s, job->ranges, job->nranges, a);
-		else
-			memset(a, 0, sizeof(*a));
+		rows_answer(s, job->ranges, job->nranges, a);
 		MemoryContextDelete(job->cxt);
 		return true;
 	}

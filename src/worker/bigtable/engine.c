@@ -110,6 +110,72 @@ bt_wake(void)
 	}
 }
 
+/*
+ * bt_jobs_start
+ *		Run fn(job) on a detached thread of its own, made with every signal
+ *		blocked so that it never takes one, and count it out; 0, or
+ *		pthread_create's error.  The thread ends with bt_jobs_done.
+ */
+int
+bt_jobs_start(BtJobs *jobs, void *(*fn) (void *), BtJob *job)
+{
+	pthread_t	thread;
+	pthread_attr_t attr;
+	sigset_t	all,
+				mask;
+	int			rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	rc = pthread_create(&thread, &attr, fn, job);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (rc == 0)
+		jobs->out++;
+	return rc;
+}
+
+/* On the job's thread: it is done; the main loop is woken to take it. */
+void
+bt_jobs_done(BtJobs *jobs, BtJob *job)
+{
+	pthread_mutex_lock(&jobs->lock);
+	job->next = jobs->done;
+	jobs->done = job;
+	pthread_mutex_unlock(&jobs->lock);
+	bt_wake();
+}
+
+/* The jobs done since the last look, taken (main thread). */
+BtJob *
+bt_jobs_take(BtJobs *jobs)
+{
+	BtJob	   *done;
+
+	if (jobs->out == 0)
+		return NULL;
+	pthread_mutex_lock(&jobs->lock);
+	done = jobs->done;
+	jobs->done = NULL;
+	pthread_mutex_unlock(&jobs->lock);
+	for (BtJob *j = done; j != NULL; j = j->next)
+		jobs->out--;
+	return done;
+}
+
+/* At the worker's end: every job out collected, by collect. */
+void
+bt_jobs_wait(BtJobs *jobs, bool (*collect) (void))
+{
+	while (jobs->out > 0)
+	{
+		if (!collect())
+			pg_usleep(1000L);
+	}
+}
+
 static int
 start(int nslots)
 {

@@ -191,9 +191,10 @@ fail(void)
 
 /* What the commit writer's write came to: its error, if any (storage.c). */
 static void
-finish_written(void *arg)
+finish_written(void *arg, StringInfo out)
 {
 	storage_finish_written();
+	wc_write_ok(out);
 }
 
 /*
@@ -218,7 +219,7 @@ ldb_collect_commits(void)
 			continue;
 		}
 
-		wc_client_answer_commit(c, finish_written, NULL);
+		wc_client_answer_later(c, finish_written, NULL);
 		any = true;
 	}
 	return any;

@@ -234,20 +234,19 @@ wc_client_writes_walk(const WcClientWrites *w,
 }
 
 /*
- * wc_client_answer_commit
- *		Answer c's commit, written after its request was served (by an
- *		engine's thread): OK, or the error check raises, check being the
- *		engine's look at what became of it.
+ * wc_client_answer_later
+ *		Answer c's request, served earlier and finished since (by an
+ *		engine's thread: a commit written, a call to a remote store made):
+ *		what answer writes, or the error it raises.
  */
 void
-wc_client_answer_commit(WcClient *c, void (*check) (void *arg), void *arg)
+wc_client_answer_later(WcClient *c, void (*answer) (void *arg, StringInfo out), void *arg)
 {
 	MemoryContextSwitchTo(wc_request_cxt);
 	resetStringInfo(&c->answer);
 	PG_TRY();
 	{
-		check(arg);
-		wc_write_ok(&c->answer);
+		answer(arg, &c->answer);
 	}
 	PG_CATCH();
 	{
