@@ -4,9 +4,10 @@
 # of the same rows and against the bare client, test/bench/raw_bigtable.c,
 # which makes the engine's calls through the same wall with nothing
 # between: COPY of BT_ROWS balloon rows (the bare client's MutateRows in
-# batches of 1,000 rows), prepared point reads, and scans of 10,000
-# consecutive rows, in rounds that alternate the three, with the CPU the
-# emulator and the machine spent on the point reads.  The emulator is
+# batches of 1,000 rows), prepared point reads, scans of 10,000
+# consecutive rows and full scans serial and split among two parallel
+# workers, in rounds that alternate them, with the CPU the emulator and
+# the machine spent on the point reads.  The emulator is
 # in memory and on this machine, so a call costs what its CPU does, not a
 # network's round trip: the ratios say what the extension adds to a call,
 # not what a user on Google's Bigtable would see.  Inside the cluster;
@@ -127,8 +128,26 @@ bigtable_workload() {
 	put bt_limit10_requests "$(sed -n 's/.*Bigtable Requests: \([0-9]*\).*/\1/p' "$OUT/bigtable.explain.limit10.txt")"
 	put bt_limit10_rows "$(sed -n 's/.*Rows Received: \([0-9]*\).*/\1/p' "$OUT/bigtable.explain.limit10.txt")"
 
+	# a full scan, serial and split at SampleRowKeys' points among two
+	# workers (forced: at these costs the planner would not pay for them)
+	par_settings="SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = off;"
+	full_ms() {
+		printf '%s\n' "SET max_parallel_workers_per_gather = $1; $par_settings" '\timing on' \
+			"SELECT count(*), sum(length(rowkey)) FROM bt_balloon;" | sql >"$OUT/bigtable.full.$1.log" 2>&1 ||
+			{ cat "$OUT/bigtable.full.$1.log" >&2; exit 1; }
+		sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$OUT/bigtable.full.$1.log" | tail -1
+	}
+	sql -c "SET max_parallel_workers_per_gather = 2; $par_settings EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*), sum(length(rowkey)) FROM bt_balloon" >"$OUT/bigtable.explain.parallel.txt"
+	put bt_parallel_workers "$(sed -n 's/.*Workers Launched: \([0-9]*\).*/\1/p' "$OUT/bigtable.explain.parallel.txt")"
+
 	r=1
 	while [ "$r" -le "$ROUNDS" ]; do
+		# with where the CPU went: the emulator's per scan, the cores busy
+		bt_ops=1
+		bt_cpu_of full_ms 0 >>"$WORK/bt_full_serial"
+		echo "$bt_cpu" >>"$WORK/bt_full_serial_cpu"
+		bt_cpu_of full_ms 2 >>"$WORK/bt_full_parallel"
+		echo "$bt_cpu" >>"$WORK/bt_full_parallel_cpu"
 		for t in bt_native bt_balloon; do
 			printf '%s\n' '\set k random(0, :rows - 1)' "SELECT * FROM $t WHERE rowkey = bench_key(:k);" >"$WORK/bt_point.sql"
 			bt_ops=1
@@ -155,6 +174,12 @@ bigtable_workload() {
 	for t in bt_native bt_balloon; do
 		put "bt_point_per_s.$t" "$(awk -v t="$t" '$1 == t { printf "%.0f\n", $2 }' "$WORK/bt_point" | bt_median)"
 		put "bt_range_rows_per_s.$t" "$(awk -v t="$t" '$1 == t { print $2 }' "$WORK/bt_range" | bt_median)"
+	done
+	put bt_full_serial_ms "$(bt_median <"$WORK/bt_full_serial")"
+	put bt_full_parallel_ms "$(bt_median <"$WORK/bt_full_parallel")"
+	for m in serial parallel; do
+		put "bt_full_${m}_emulator_ms" "$(awk '{ print $1 }' "$WORK/bt_full_${m}_cpu" | bt_median)"
+		put "bt_full_${m}_busy_cores" "$(awk '{ print $2 }' "$WORK/bt_full_${m}_cpu" | bt_median)"
 	done
 	put bt_point_emulator_ms "$(awk '{ print $1 }' "$WORK/bt_point_cpu" | bt_median)"
 	put bt_point_busy_cores "$(awk '{ print $2 }' "$WORK/bt_point_cpu" | bt_median)"
@@ -186,7 +211,8 @@ bigtable_workload() {
 		print ""
 		printf "An IN list of 100 keys (`rowkey = ANY (ARRAY(...))`): %s request(s), %s rows received (target: one request). `LIMIT 10`: %s request(s), %s rows received (target: at most 10). From EXPLAIN ANALYZE.\n", v["bt_in100_requests"], v["bt_in100_rows"], v["bt_limit10_requests"], v["bt_limit10_rows"]
 		print ""
-		print "Not measured yet: a parallel scan (a Bigtable server has no partial path until SampleRowKeys splits it)."
+		printf "A full scan of the table: %s ms serial, %s ms split at SampleRowKeys'"'"' points among %s parallel workers (the leader not reading): %s times as fast (target: >= 1.5).\n", v["bt_full_serial_ms"], v["bt_full_parallel_ms"], v["bt_parallel_workers"], ratio(v["bt_full_serial_ms"], v["bt_full_parallel_ms"])
+		printf "The emulator spends %s ms of CPU on the serial scan and %s ms on the parallel one; the machine is %s of its cores busy during the serial scan and %s during the parallel one.\n", v["bt_full_serial_emulator_ms"], v["bt_full_parallel_emulator_ms"], v["bt_full_serial_busy_cores"], v["bt_full_parallel_busy_cores"]
 	}' "$res" >"$OUT/bigtable.md"
 	kill "$emu_pid" 2>/dev/null || true
 }

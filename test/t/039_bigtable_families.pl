@@ -282,6 +282,36 @@ INSERT INTO bt_up SELECT * FROM lv_ct;});
 is($node->safe_psql('postgres', 'SELECT count(*) FROM ((TABLE bt_up EXCEPT ALL TABLE lv_ct) UNION ALL (TABLE lv_ct EXCEPT ALL TABLE bt_up)) d'),
 	'0', 'moving a table up keeps every version: cells layout to cells layout');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM bt_up'), '48', '... all 48 of them');
+
+# ... or by a file of Bigtable's Avro schema: export_avro from LevelDB,
+# import_avro into a Bigtable server's table, export_avro from there
+# again: the two files hold the same cells, as Avro's own reader (Python's)
+# reads them, and the tables the same versions.
+my $adir = PostgreSQL::Test::Utils::tempdir;
+$node->safe_psql('postgres', qq{
+SELECT widecolumn.export_avro('lv_ct', path => '$adir/lv.avro');
+SELECT widecolumn.create_family('bt', 'av', 'f', 'never');
+SELECT widecolumn.create_family('bt', 'av', 'g', 'never');
+CREATE FOREIGN TABLE bt_av (rowkey text COLLATE "C", family text COLLATE "C", qualifier text COLLATE "C",
+  ts timestamptz, value bytea) SERVER bt OPTIONS (table 'av', layout 'cells');});
+is($node->safe_psql('postgres', "SELECT widecolumn.import_avro('bt_av', '$adir/lv.avro')"), 3,
+	'import_avro into a Bigtable server: the file\'s 3 rows');
+is($node->safe_psql('postgres', "SELECT widecolumn.export_avro('bt_av', path => '$adir/bt.avro')"), 3,
+	'export_avro from it: 3 rows');
+# every version as Avro's reader dumps it (test/t/avro_tool.py), the file's
+# order: rows by key, each cell's versions newest first
+sub avro_dump
+{
+	my ($file) = @_;
+	my $out = `/usr/bin/python3 $FindBin::RealBin/avro_tool.py dump $file`;
+	$out =~ s/^schema .*\n//;	# the schema's line
+	return $out;
+}
+my $lvdump = avro_dump("$adir/lv.avro");
+like($lvdump, qr/\A(?:[^\n]*\n){48}rows 3\n\z/, "Avro's reader: the LevelDB export's 48 versions, 3 rows");
+is(avro_dump("$adir/bt.avro"), $lvdump, '... and the Bigtable export the same, in the same order');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM ((TABLE bt_av EXCEPT ALL TABLE lv_ct) UNION ALL (TABLE lv_ct EXCEPT ALL TABLE bt_av)) d'),
+	'0', '... and the tables the same versions');
 my ($rc, $o, $e) = $node->psql('postgres', q{\set VERBOSITY verbose
 BEGIN; INSERT INTO bt_up VALUES ('r9', 'f', 'q', now(), 'x'); SELECT * FROM bt_up WHERE rowkey = 'r9'; ROLLBACK;});
 like($e, qr/0A000: reading a transaction's own writes to the cells layout is not supported on a Bigtable server yet/,
