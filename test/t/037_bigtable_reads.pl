@@ -118,6 +118,40 @@ same('a join with a native table',
 	'SELECT p.k, w.temp FROM probe p JOIN w ON w.rowkey = p.k ORDER BY 1');
 same('an aggregate', "SELECT count(temp), min(city), max(rowkey) FROM w WHERE rowkey LIKE 'k%'");
 
+# Storage filters as Bigtable conditions (btfilters.c): integers of each
+# width either side of zero, booleans, text in the C collation and bytea,
+# by each operator and IN, and those Bigtable cannot compare (floats; an
+# empty bound) left to PostgreSQL: the same rows as the native twin, and
+# Bigtable sends only the rows that pass.
+$node->safe_psql('postgres', q{
+SELECT widecolumn.create_family('bt', 'typed', 't');
+CREATE FOREIGN TABLE ty (rowkey text COLLATE "C", i2 smallint OPTIONS (column 't:i2'),
+  i4 integer OPTIONS (column 't:i4'), i8 bigint OPTIONS (column 't:i8'), b boolean OPTIONS (column 't:b'),
+  s text OPTIONS (column 't:s') COLLATE "C", y bytea OPTIONS (column 't:y'),
+  f float8 OPTIONS (column 't:f'), d date OPTIONS (column 't:d')) SERVER bt OPTIONS (table 'typed');
+CREATE TABLE nty (rowkey text COLLATE "C" PRIMARY KEY, i2 smallint, i4 integer, i8 bigint, b boolean,
+  s text COLLATE "C", y bytea, f float8, d date);
+INSERT INTO nty SELECT 'r' || lpad((g + 50)::text, 3, '0'), CASE WHEN g % 11 <> 0 THEN g * 600 END, g * 40000000, g::bigint * 180000000000000000,
+  CASE WHEN g % 5 <> 0 THEN g % 2 = 0 END, CASE WHEN g % 9 <> 0 THEN 'v' || lpad(abs(g)::text, 2, '0') END,
+  decode(lpad(to_hex(g + 50), 2, '0'), 'hex'), g / 7.0, date '2024-01-01' + g
+  FROM generate_series(-50, 50) g;
+INSERT INTO ty SELECT * FROM nty;
+});
+sub same_ty
+{
+	my ($where) = @_;
+	is($node->safe_psql('postgres', "SELECT * FROM ty WHERE $where ORDER BY rowkey"),
+		$node->safe_psql('postgres', "SELECT * FROM nty WHERE $where ORDER BY rowkey"), "storage filter $where");
+}
+same_ty($_) foreach ('i4 < 0', 'i4 >= -80000000', 'i4 = 280000000', 'i4 <> 280000000', 'i4 IN (40000000, -40000000, 1, 2000000000)',
+	'i2 > -600 AND i8 <= 3600000000000000000', 'i2 < -40000', 'i2 > -40000', 'i8 > 9223372036854775806', 'i8 < -9000000000000000000',
+	'b', 'NOT b', 'b = false', "s = 'v07'", "s < 'v10'", "s > 'v45'", "s <> 'v00'", "s IN ('v01', 'v02', 'zz')", "s <= ''", "s >= ''",
+	"y = '\\x07'", "y > '\\x60'", 'f > 0.5', "d >= '2024-01-10'", "d < '2023-12-01'");
+my $fplan = explain_analyze("SELECT * FROM ty WHERE i4 = 280000000 AND s > 'v'");
+like($fplan, qr/Bigtable Request: ReadRows \S+typed, filter condition\(Storage Filter\) then cells_per_column_limit_filter\(1\)/,
+	'EXPLAIN: the request has the storage filters\' condition');
+like($fplan, qr/Rows Received: 1\n/, '... and Bigtable sent the one row that passes') or diag $fplan;
+
 # SampleRowKeys: sample_row_keys() gives Bigtable's split points, keys
 # and offsets ascending, the empty key last with the table's bytes, which
 # approximate_size() of the whole table is too (on the older emulator,

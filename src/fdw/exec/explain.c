@@ -89,7 +89,7 @@ describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
  * (worker/bigtable/btscan.c).
  */
 static void
-explain_bigtable_request(WcTable *t, int limit, bool reverse, ExplainState *es)
+explain_bigtable_request(WcTable *t, int limit, bool reverse, bool filtered, ExplainState *es)
 {
 	StringInfoData buf;
 
@@ -100,11 +100,13 @@ explain_bigtable_request(WcTable *t, int limit, bool reverse, ExplainState *es)
 		appendStringInfo(&buf, ", rows_limit %d", limit);
 	if (reverse)
 		appendStringInfoString(&buf, ", reversed");
+	/* the storage filters that have a value range: worker/bigtable/btfilters.c */
+	appendStringInfoString(&buf, filtered ? ", filter condition(Storage Filter) then " : ", filter ");
 	if (wc_as_of() != 0)
-		appendStringInfo(&buf, ", filter chain(timestamp_range_filter(0, " INT64_FORMAT "), cells_per_column_limit_filter(1)) or every version",
+		appendStringInfo(&buf, "chain(timestamp_range_filter(0, " INT64_FORMAT "), cells_per_column_limit_filter(1)) or every version",
 						 (int64) ((wc_as_of() / 1000 + 1) * 1000));
 	else
-		appendStringInfoString(&buf, ", filter cells_per_column_limit_filter(1)");
+		appendStringInfoString(&buf, "cells_per_column_limit_filter(1)");
 	if (t->bigtable->app_profile != NULL)
 		appendStringInfo(&buf, ", app_profile_id %s", t->bigtable->app_profile);
 	ExplainPropertyText("Bigtable Request", buf.data, es);
@@ -187,7 +189,8 @@ wcExplainForeignScan(ForeignScanState *node, ExplainState *es)
 
 	if (bigtable)
 		explain_bigtable_request(t, limit,
-								 intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0, es);
+								 intVal(list_nth(plan->fdw_private, WcScanPrivateReverse)) != 0,
+								 list_nth(plan->fdw_private, WcScanPrivateFilters) != NIL, es);
 
 	wc_parscan_explain(node, es);
 	if (es->analyze && bigtable &&

@@ -333,8 +333,7 @@ wcGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 	 * ranges are recheck quals: they may compare with a column of another
 	 * table whose row has changed.
 	 */
-	/* A Bigtable server's scans take no storage filter yet: PostgreSQL's quals. */
-	filters = lock_rows == 0 && ps->table->engine != WC_ENGINE_BIGTABLE ?
+	filters = lock_rows == 0 ?
 		wc_storefilter_plan(root, baserel, ps->table, local, &exprs) : NIL;
 	return make_foreignscan(tlist, extract_actual_clauses(local, false), baserel->relid,
 							exprs,

@@ -96,6 +96,10 @@ extern void bt_policies_forget(WcBtDb *db, const char *table);
 extern void bt_policies_free(BtPolicies *p);
 extern const WcGcPolicy *bt_policy_of(const BtPolicies *p, const uint8 *family, size_t len);
 
+/* in btfilters.c */
+extern const WcBtFilter *bt_filters_build(const WcScanRequest *req, int64 as_of_hi,
+										  WcBtFilter **inner);
+
 /* in btsizes.c */
 extern bool bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo out);
 extern bool bt_sizes_estimate(WcClient *c, WcBtDb *db, const WcEstimateRequest *req,

@@ -239,6 +239,28 @@ fill_filter(v2::RowFilter *f, const WcBtFilter *w)
 		case WC_BT_FILTER_STRIP_VALUE:
 			f->set_strip_value_transformer(true);
 			break;
+		case WC_BT_FILTER_CONDITION:
+			fill_filter(f->mutable_condition()->mutable_predicate_filter(), &w->children[0]);
+			fill_filter(f->mutable_condition()->mutable_true_filter(), &w->children[1]);
+			fill_filter(f->mutable_condition()->mutable_false_filter(), &w->children[2]);
+			break;
+		case WC_BT_FILTER_VALUE_RANGE:
+			{
+				v2::ValueRange *r = f->mutable_value_range_filter();
+
+				if (w->range.start_open)
+					r->set_start_value_open(bytes(w->range.start, w->range.start_len));
+				else
+					r->set_start_value_closed(bytes(w->range.start, w->range.start_len));
+				if (w->range.end_len > 0)
+				{
+					if (w->range.end_closed)
+						r->set_end_value_closed(bytes(w->range.end, w->range.end_len));
+					else
+						r->set_end_value_open(bytes(w->range.end, w->range.end_len));
+				}
+			}
+			break;
 	}
 }
 

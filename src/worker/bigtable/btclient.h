@@ -84,7 +84,9 @@ typedef enum WcBtFilterKind
 	WC_BT_FILTER_CELLS_PER_COLUMN,	/* n */
 	WC_BT_FILTER_CELLS_PER_ROW, /* n */
 	WC_BT_FILTER_CELLS_PER_ROW_OFFSET,	/* n */
-	WC_BT_FILTER_STRIP_VALUE
+	WC_BT_FILTER_STRIP_VALUE,
+	WC_BT_FILTER_CONDITION,		/* children: predicate, if any cell, else */
+	WC_BT_FILTER_VALUE_RANGE	/* values in range (an empty end: none) */
 } WcBtFilterKind;
 
 typedef struct WcBtFilter

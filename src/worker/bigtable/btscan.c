@@ -86,7 +86,10 @@ struct WcBtScan
 	WcBtRange  *ranges;			/* raw row keys; none: the scan is empty */
 	WcBtRange  *work;			/* the next request's, clipped */
 	WcBtFilter	filters[2];
-	WcBtFilter	chain;
+	WcBtFilter	chain;			/* the scan's own filter (set_filter) */
+	const WcBtFilter *conditions;	/* its storage filters' (btfilters.c), or
+									 * NULL; chain goes into *inner */
+	WcBtFilter *inner;
 	/* as it goes */
 	bool		done;
 	bool		have_last;
@@ -172,8 +175,6 @@ copy_wire_bytes(WcBytes b)
 static void
 open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 {
-	if (req->flags & WC_SCAN_FILTER)
-		bt_not_yet(db, "a storage filter");
 	if (req->noverlay > 0)
 		bt_not_yet(db, "reading a transaction's own writes to the cells layout");
 	if (req->flags & WC_SCAN_CELLS)
@@ -326,6 +327,8 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 
 	/* as_of in Bigtable's milliseconds: cells up to its millisecond */
 	s->as_of_hi = s->as_of != 0 ? (int64) (s->as_of / 1000 + 1) * 1000 : 0;
+	if (!s->meta && (req->flags & WC_SCAN_FILTER))
+		s->conditions = bt_filters_build(req, s->as_of_hi, &s->inner);
 	s->now = wc_unix_micros();
 	s->done = s->nranges == 0;
 	return s;
@@ -871,7 +874,13 @@ bt_scan_fill(WcBtScan *s)
 	req.app_profile = s->db->app_profile;
 	req.nranges = n;
 	req.ranges = s->work;
-	req.filter = s->chain.kind == WC_BT_FILTER_PASS ? NULL : &s->chain;
+	if (s->conditions != NULL)
+	{
+		*s->inner = s->chain;
+		req.filter = s->conditions;
+	}
+	else
+		req.filter = s->chain.kind == WC_BT_FILTER_PASS ? NULL : &s->chain;
 	req.rows_limit = s->limit != 0 && !s->cells ? (int64) (s->limit - s->emitted) : 0;
 	req.reversed = s->reverse;
 	req.timeout_ms = s->db->timeout_ms;
