@@ -43,7 +43,7 @@ sub wall_cells
 
 is((wall('', $I, 'createtable', 'balloon', 'm=maxversions=1'))[1], 0, 'the Bigtable table is made');
 
-my $node = wc_node('btw', "widecolumn_fdw.worker_threads = 2\n");
+my $node = wc_node('btw', "widecolumn_fdw.worker_threads = 2\nmax_prepared_transactions = 10\n");
 $node->safe_psql('postgres', qq{
 CREATE EXTENSION widecolumn_fdw;
 CREATE SERVER bt FOREIGN DATA WRAPPER widecolumn_fdw
@@ -268,6 +268,18 @@ like($err, qr/ERROR:  40001:/, '... and its UPDATE of a row another client wrote
 is(acct(), "a|12|theirs\nb|11|\nc|1|later", '... applying nothing');
 in_s('ROLLBACK;');
 $s->quit;
+
+# PREPARE TRANSACTION would send the writes, which Bigtable applies at
+# once and ROLLBACK PREPARED could not undo: refused, nothing sent; one
+# that only read the Bigtable server is prepared as any.
+($rc, $o, $e) = $node->psql('postgres', q{\set VERBOSITY verbose
+BEGIN; INSERT INTO balloon VALUES ('prepared', 'x', NULL); PREPARE TRANSACTION 'p1';});
+like($e, qr/ERROR:  0A000: cannot PREPARE a transaction that has written to a Bigtable server/,
+	'PREPARE TRANSACTION after a write to a Bigtable server: 0A000');
+unlike(wall_cells('balloon'), qr/^prepared\|/m, '... and nothing of it in Bigtable');
+$node->safe_psql('postgres', "BEGIN; SELECT count(*) FROM balloon; INSERT INTO balloon_twin VALUES ('p2', 'x', NULL); PREPARE TRANSACTION 'p2'; ROLLBACK PREPARED 'p2';");
+is($node->safe_psql('postgres', "SELECT count(*) FROM balloon_twin WHERE rowkey = 'p2'"), 0,
+	'... one that only read it is prepared and rolled back as any');
 
 # The families Bigtable has, as families() lists them: from ListTables and
 # GetTable, Bigtable's own policies in cbt's grammar.

@@ -412,6 +412,29 @@ restore_interrupts(void)
 	}
 }
 
+/*
+ * A Bigtable server applies a transaction's writes when they are sent,
+ * which PREPARE TRANSACTION does: ROLLBACK PREPARED could not take them
+ * back, so a transaction that wrote to one cannot be prepared.
+ */
+static void
+refuse_prepare_on_bigtable(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, wc_txn_tables)
+	{
+		WcTxnTable *tt = lfirst(lc);
+
+		if (tt->desc->engine == WC_ENGINE_BIGTABLE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot PREPARE a transaction that has written to a Bigtable server"),
+					 errdetail("Bigtable applies the writes when they are sent, which PREPARE TRANSACTION does, and ROLLBACK PREPARED could not undo them."),
+					 errhint("COMMIT the transaction instead.")));
+	}
+}
+
 static void
 wc_xact_callback(XactEvent event, void *arg)
 {
@@ -429,6 +452,8 @@ wc_xact_callback(XactEvent event, void *arg)
 			 */
 			if (wc_txn_horizon() == 0 && !wc_cells_pending())
 				break;
+			if (event == XACT_EVENT_PRE_PREPARE)
+				refuse_prepare_on_bigtable();
 
 			/*
 			 * SERIALIZABLE checks for a serialization failure after these

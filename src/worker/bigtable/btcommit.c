@@ -10,7 +10,8 @@
  * than Bigtable takes in one: a deleted row DeleteFromRow, a cell SetCell at
  * the COMMIT's time in Bigtable's milliseconds (or its own, for a cell
  * written at a timestamp), a deleted cell DeleteFromColumn of every
- * version.  Everything the call needs is copied into the job's memory,
+ * version, a deleted version (the cells layout's) DeleteFromColumn of its
+ * millisecond.  Everything the call needs is copied into the job's memory,
  * which only the main thread allocates and frees.  A thread made with
  * every signal blocked makes the calls and puts the job on the done list;
  * the main loop, woken by the engine's eventfd, answers it
@@ -217,7 +218,16 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 			m[nm].value_len = cell.value.len;
 		}
 		else
-			m[nm].kind = WC_BT_DELETE_CELLS;	/* every version: lo and hi open */
+		{
+			m[nm].kind = WC_BT_DELETE_CELLS;
+			if (cell.exact)
+			{
+				/* one version (the cells layout's DELETE): its millisecond */
+				m[nm].lo = cell.now ? commit_ts : (int64) (cell.ts - cell.ts % 1000);
+				m[nm].hi = m[nm].lo + 1000;
+			}
+			/* else every version: lo and hi open */
+		}
 		nm++;
 	}
 	job->rows++;

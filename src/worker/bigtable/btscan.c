@@ -857,10 +857,19 @@ bt_scan_fill(WcBtScan *s)
 	}
 	if (!s->have_policies && !s->done)
 	{
+		/*
+		 * A table Bigtable lacks has no rows, as a LevelDB table never
+		 * written has none: its first COMMIT makes it (btfamilies.c).
+		 */
 		if (!bt_policies_get(s->db, s->table, s->now, &s->policies, &st))
-			bt_call_failed(s->db, "ReadRows", s->table, &st);
+		{
+			if (st.code != WC_BT_NOT_FOUND)
+				bt_call_failed(s->db, "ReadRows", s->table, &st);
+			s->done = true;
+		}
 		s->have_policies = true;
-		set_filter(s);
+		if (!s->done)
+			set_filter(s);
 	}
 	n = s->done ? 0 : clip(s);
 	if (n == 0)
@@ -892,7 +901,9 @@ bt_scan_fill(WcBtScan *s)
 		if (s->failed)
 			wc_fail(s->failure.sqlstate, s->failure.message,
 					s->failure.hint[0] ? s->failure.hint : NULL, "%s", s->failure.detail);
-		bt_call_failed(s->db, "ReadRows", s->table, &st);
+		/* dropped since the policies were read: no rows left */
+		if (st.code != WC_BT_NOT_FOUND)
+			bt_call_failed(s->db, "ReadRows", s->table, &st);
 	}
 	/*
 	 * The call ended: the ranges are read, unless it stopped at rows_limit

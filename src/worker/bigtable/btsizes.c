@@ -325,16 +325,16 @@ answer(void *arg, StringInfo out)
 	BtSizesJob *job = arg;
 	BtSample   *s;
 
-	/* the planner's figures of a missing table: none; its scan says why */
-	if (!job->ok && job->kind == BT_SIZES_ROWS && job->status.code == WC_BT_NOT_FOUND)
-	{
-		WcRowsAnswer a = {0};
-
-		wc_write_rows_answer(out, &a);
-		return;
-	}
-	if (!job->ok)
+	if (!job->ok && job->status.code != WC_BT_NOT_FOUND)
 		bt_call_failed(job->db, "SampleRowKeys", job->table, &job->status);
+	/* a table Bigtable lacks has no rows (btscan.c): an empty sample */
+	if (!job->ok)
+	{
+		for (int i = 0; i < job->n; i++)
+			free(job->keys[i]);
+		job->n = 0;
+		job->ended = false;
+	}
 	s = keep_sample(job);
 	switch (job->kind)
 	{
