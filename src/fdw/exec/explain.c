@@ -17,9 +17,11 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "common/gcpolicy.h"
 #include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
 #include "fdw/keys/keys.h"
+#include "fdw/meta/meta.h"
 #include "fdw/model/model.h"
 #include "fdw/planner/planner.h"
 #include "fdw/xact/xact.h"
@@ -88,6 +90,29 @@ describe_cond(StringInfo out, List *node, List *exprs, List *dpcontext)
  * or every version when a family of the table counts its versions
  * (worker/bigtable/btscan.c).
  */
+/*
+ * Does a family of t's count versions?  A read as of a time then asks
+ * Bigtable for every version, and counts them itself (btscan.c).
+ */
+static bool
+as_of_counts_versions(WcTable *t)
+{
+	char	  **names;
+	char	  **policies;
+	char	  **aggregates;
+	int			n = wc_family_policies(t, &names, &policies, &aggregates);
+
+	for (int i = 0; i < n; i++)
+	{
+		WcGcPolicy	p;
+		size_t		where;
+
+		if (wc_gc_parse(policies[i], &p, &where) == WC_GC_OK && p.max_versions != 0)
+			return true;
+	}
+	return false;
+}
+
 static void
 explain_bigtable_request(WcTable *t, int limit, bool reverse, bool filtered, ExplainState *es)
 {
@@ -102,8 +127,10 @@ explain_bigtable_request(WcTable *t, int limit, bool reverse, bool filtered, Exp
 		appendStringInfoString(&buf, ", reversed");
 	/* the storage filters that have a value range: worker/bigtable/btfilters.c */
 	appendStringInfoString(&buf, filtered ? ", filter condition(Storage Filter) then " : ", filter ");
-	if (wc_as_of() != 0)
-		appendStringInfo(&buf, "chain(timestamp_range_filter(0, " INT64_FORMAT "), cells_per_column_limit_filter(1)) or every version",
+	if (wc_as_of() != 0 && as_of_counts_versions(t))
+		appendStringInfoString(&buf, "pass_all_filter (every version: a family's policy counts versions, and as_of may pass over newer ones)");
+	else if (wc_as_of() != 0)
+		appendStringInfo(&buf, "chain(timestamp_range_filter(0, " INT64_FORMAT "), cells_per_column_limit_filter(1))",
 						 (int64) ((wc_as_of() / 1000 + 1) * 1000));
 	else
 		appendStringInfoString(&buf, "cells_per_column_limit_filter(1)");
