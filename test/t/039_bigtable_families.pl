@@ -407,6 +407,16 @@ CREATE FOREIGN TABLE ctr_SRV (rowkey text COLLATE "C", hits bigint OPTIONS (colu
 	}
 }, 14);
 
+# The schema advisor on a Bigtable server: it samples with SampleRowKeys
+# and reads the probes as on LevelDB, and finds what it finds there (the
+# evidence names sampled keys, which each engine samples its own way, and
+# adds no heat map on Bigtable, whose heat is Key Visualizer's).
+both(q{SELECT widecolumn.create_family('SRV', 'adv', 'm');
+  CREATE FOREIGN TABLE SRV_adv (rowkey text COLLATE "C", v text OPTIONS (column 'm:v')) SERVER SRV OPTIONS (table 'adv');
+  INSERT INTO SRV_adv SELECT 't2021-03-05-12' || lpad(g::text, 2, '0') || '#' || (3000 + g * 7), 'x' FROM generate_series(0, 59) g;});
+like(same_on_both('advise(): the same findings', "SELECT severity, finding FROM widecolumn.advise('SRV_adv') ORDER BY 2;"),
+	qr/^warning\|timestamp_key\|$/m, '... a timestamp first in the key, on both');
+
 # A change that fails at COMMIT (the emulator gone after the list was
 # read): the error says which table's families it could not change, and
 # that nothing after it was sent; the session goes on.
