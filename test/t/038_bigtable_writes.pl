@@ -239,24 +239,35 @@ is(in_s("BEGIN; $update_ab"), '', 'a transaction updates rows a and b');
 like(other_client_writes('a', 'c', 'note', 'theirs'), qr/applied 1 of 1/, 'another client writes a cell of row a');
 my $err = in_s('COMMIT;');
 like($err, qr/ERROR:  40001: could not serialize access due to concurrent update/, 'its COMMIT: 40001');
-like($err, qr/Row key "a" of \S+acct was written by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied; COMMIT to Bigtable applied 0 of 2 rows/,
+like($err, qr/Row key "a" of \S+acct was written by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's 2 rows/,
 	'... which row changed, and that nothing was applied');
 is(acct(), "a|1|theirs\nb|1|\nc|1|", "... the other client's cell stays, and neither row has the update");
 is(in_s("BEGIN; $update_ab COMMIT;"), '', 'the transaction tried again goes through');
 is(acct(), "a|11|theirs\nb|11|\nc|1|", '... with both rows, on top of the other client\'s write');
 
+# A conflict after a row was applied is no 40001: running the transaction
+# again would apply that row twice.  The error says what was applied.
+is(in_s("BEGIN; $update_ab"), '', 'a transaction updates rows a and b again');
+other_client_writes('b', 'c', 'note', 'theirs too');
+$err = in_s('COMMIT;');
+like($err, qr/ERROR:  55000: COMMIT to Bigtable applied 1 of 2 rows\nDETAIL:  Row key "b" of \S+acct was written by another Bigtable client after this transaction read it/,
+	'a conflict at the second row: 55000, one row applied, not 40001');
+like($err, qr/running the transaction again would apply them twice/, '... and why it is not to be retried');
+is(acct(), "a|21|theirs\nb|11|theirs too\nc|1|", '... row a has the update, row b the other client\'s write');
+$node->safe_psql('postgres', "UPDATE acct SET n = 11 WHERE rowkey = 'a'");
+
 # A write to another row, or no write at all, is no conflict.
 is(in_s("BEGIN; UPDATE acct SET n = n + 1 WHERE rowkey = 'a';"), '', 'an UPDATE of row a');
 other_client_writes('c', 'c', 'note', 'elsewhere');
 is(in_s('COMMIT;'), '', '... commits when another client wrote row c');
-is(acct(), "a|12|theirs\nb|11|\nc|1|elsewhere", '... both writes there');
+is(acct(), "a|12|theirs\nb|11|theirs too\nc|1|elsewhere", '... both writes there');
 
 # A DELETE, and a cell of a family the foreign table does not map: the row
 # changed all the same.
 is(in_s("BEGIN; DELETE FROM acct WHERE rowkey = 'b';"), '', 'a DELETE of row b');
 other_client_writes('b', 'x', 'audit', 'seen');
 like(in_s('COMMIT;'), qr/ERROR:  40001: .*\n.*Row key "b"/, "... fails when another client wrote a family the table does not map");
-is(acct(), "a|12|theirs\nb|11|\nc|1|elsewhere", '... and row b is still there');
+is(acct(), "a|12|theirs\nb|11|theirs too\nc|1|elsewhere", '... and row b is still there');
 like(wall_cells('acct'), qr/^b\|x\|audit\|seen$/m, "... with the other client's cell");
 
 # REPEATABLE READ: a write since the transaction's first read is a change,
@@ -265,7 +276,7 @@ is(in_s("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM acct;"), ''
 other_client_writes('c', 'c', 'note', 'later');
 $err = in_s("UPDATE acct SET n = n + 1 WHERE rowkey = 'c'; COMMIT;");
 like($err, qr/ERROR:  40001:/, '... and its UPDATE of a row another client wrote since fails with 40001');
-is(acct(), "a|12|theirs\nb|11|\nc|1|later", '... applying nothing');
+is(acct(), "a|12|theirs\nb|11|theirs too\nc|1|later", '... applying nothing');
 in_s('ROLLBACK;');
 $s->quit;
 

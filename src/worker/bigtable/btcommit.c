@@ -447,13 +447,25 @@ report_failure(void *arg, StringInfo out)
 		return;
 	}
 	key = pnstrdup((const char *) job->failed_key, job->failed_key_len);
-	if (job->failed_changed)
+	/*
+	 * 40001 says the transaction may be run again, which is true only if
+	 * nothing of it was applied: a retry would apply the rows applied twice
+	 * (an increment, say).  Otherwise the error says what was applied.
+	 */
+	if (job->failed_changed && job->applied == 0 && job->changes == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("could not serialize access due to concurrent update"),
-				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied; COMMIT to Bigtable applied %d of %d rows.",
-						   key, job->failed_table, job->applied, job->rows),
-				 errhint("Retry the transaction.  Rows of one COMMIT are not atomic together on a Bigtable server: the rows applied stay.")));
+				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's %d rows.",
+						   key, job->failed_table, job->rows),
+				 errhint("Retry the transaction.")));
+	if (job->failed_changed)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),
+				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it, and the transaction's writes to it and to the rows after it were not applied.",
+						   key, job->failed_table),
+				 errhint("Rows of one COMMIT are not atomic together on a Bigtable server: the rows applied stay, so running the transaction again would apply them twice.")));
 	ereport(ERROR,
 			(errcode(bt_sqlstate(job->failed_code, job->failed_key != NULL)),
 			 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),

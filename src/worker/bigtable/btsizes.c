@@ -72,6 +72,7 @@ typedef struct BtSizesJob
 	size_t	   *key_lens;
 	uint64	   *offsets;
 	bool		ended;			/* a last sample with the empty key */
+	bool		out_of_memory;	/* take_sample stopped the call for it */
 	bool		ok;
 	WcBtStatus	status;
 } BtSizesJob;
@@ -140,6 +141,14 @@ job_ranges(BtSizesJob *job, int nranges, const WcWireRange *wr)
 	}
 }
 
+/* The sample could not be kept: the call stops, and says so. */
+static bool
+no_memory(BtSizesJob *job)
+{
+	job->out_of_memory = true;
+	return false;
+}
+
 /* SampleRowKeys' callback, on the job's thread: the sample kept. */
 static bool
 take_sample(void *arg, const uint8_t *key, size_t len, int64_t offset)
@@ -155,19 +164,19 @@ take_sample(void *arg, const uint8_t *key, size_t len, int64_t offset)
 		uint8	  **keys = realloc(job->keys, sizeof(uint8 *) * cap);
 
 		if (keys == NULL)
-			return false;
+			return no_memory(job);
 		job->keys = keys;
 		if ((keys = realloc(job->key_lens, sizeof(size_t) * cap)) == NULL)
-			return false;
+			return no_memory(job);
 		job->key_lens = (size_t *) keys;
 		if ((keys = realloc(job->offsets, sizeof(uint64) * cap)) == NULL)
-			return false;
+			return no_memory(job);
 		job->offsets = (uint64 *) keys;
 		job->cap = cap;
 	}
 	copy = malloc(len + 1);
 	if (copy == NULL)
-		return false;
+		return no_memory(job);
 	memcpy(copy, key, len);
 	job->keys[job->n] = copy;
 	job->key_lens[job->n] = len;
@@ -183,8 +192,9 @@ sizes_main(void *arg)
 
 	job->ok = wc_bt_sample_row_keys(job->db->client, job->table, job->db->app_profile,
 									job->db->timeout_ms, take_sample, job, &job->status);
-	if (!job->ok && job->status.code == WC_BT_OK)
+	if (job->out_of_memory || (!job->ok && job->status.code == WC_BT_OK))
 	{
+		job->ok = false;
 		job->status.code = WC_BT_RESOURCE_EXHAUSTED;
 		snprintf(job->status.message, sizeof(job->status.message), "out of memory");
 	}
@@ -407,10 +417,20 @@ bt_sizes_finish(void)
 bool
 bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo out)
 {
-	BtSizesJob *job = new_job(c, db, BT_SIZES_SAMPLE);
+	BtSizesJob *volatile job = new_job(c, db, BT_SIZES_SAMPLE);
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
-	job->table = table_name(db, req->table.data, req->table.len);
+	PG_TRY();
+	{
+		job->table = table_name(db, req->table.data, req->table.len);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(job->cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	if (job->table == NULL)
 	{
@@ -429,10 +449,21 @@ bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo 
 static BtSizesJob *
 ranges_job(WcClient *c, WcBtDb *db, BtSizesKind kind, int nranges, const WcWireRange *ranges)
 {
-	BtSizesJob *job = new_job(c, db, kind);
+	BtSizesJob *volatile job = new_job(c, db, kind);
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
-	job_ranges(job, nranges, ranges);
+	/* a malformed request is an error: the job's memory goes with it */
+	PG_TRY();
+	{
+		job_ranges(job, nranges, ranges);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(job->cxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	MemoryContextSwitchTo(old);
 	if (job->table != NULL)
 		return job;
