@@ -202,11 +202,15 @@ sizes_main(void *arg)
 	return NULL;
 }
 
-/* A new job for c's request of kind, in a memory context of its own. */
+/*
+ * A new job for c's request of kind, in a memory context of its own.  It
+ * is the request's until the call starts (start_job), so that an error
+ * reading the request (a malformed one) takes it with the request's.
+ */
 static BtSizesJob *
 new_job(WcClient *c, WcBtDb *db, BtSizesKind kind)
 {
-	MemoryContext cxt = AllocSetContextCreate(TopMemoryContext, "widecolumn_fdw Bigtable sample",
+	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "widecolumn_fdw Bigtable sample",
 											  ALLOCSET_SMALL_SIZES);
 	BtSizesJob *job = MemoryContextAllocZero(cxt, sizeof(BtSizesJob));
 
@@ -221,8 +225,11 @@ new_job(WcClient *c, WcBtDb *db, BtSizesKind kind)
 static void
 start_job(BtSizesJob *job)
 {
-	int			rc = bt_jobs_start(&sizes_jobs, sizes_main, &job->link);
+	int			rc;
 
+	/* from here on the job outlives the request, until it is answered */
+	MemoryContextSetParent(job->cxt, TopMemoryContext);
+	rc = bt_jobs_start(&sizes_jobs, sizes_main, &job->link);
 	if (rc != 0)
 	{
 		MemoryContextDelete(job->cxt);
@@ -417,20 +424,10 @@ bt_sizes_finish(void)
 bool
 bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo out)
 {
-	BtSizesJob *volatile job = new_job(c, db, BT_SIZES_SAMPLE);
+	BtSizesJob *job = new_job(c, db, BT_SIZES_SAMPLE);
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
-	PG_TRY();
-	{
-		job->table = table_name(db, req->table.data, req->table.len);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(job->cxt);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	job->table = table_name(db, req->table.data, req->table.len);
 	MemoryContextSwitchTo(old);
 	if (job->table == NULL)
 	{
@@ -449,21 +446,10 @@ bt_sizes_sample(WcClient *c, WcBtDb *db, const WcSampleRequest *req, StringInfo 
 static BtSizesJob *
 ranges_job(WcClient *c, WcBtDb *db, BtSizesKind kind, int nranges, const WcWireRange *ranges)
 {
-	BtSizesJob *volatile job = new_job(c, db, kind);
+	BtSizesJob *job = new_job(c, db, kind);
 	MemoryContext old = MemoryContextSwitchTo(job->cxt);
 
-	/* a malformed request is an error: the job's memory goes with it */
-	PG_TRY();
-	{
-		job_ranges(job, nranges, ranges);
-	}
-	PG_CATCH();
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextDelete(job->cxt);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	job_ranges(job, nranges, ranges);
 	MemoryContextSwitchTo(old);
 	if (job->table != NULL)
 		return job;
