@@ -315,6 +315,41 @@ is($node->safe_psql('postgres', q{SELECT family, qualifier, extract(epoch FROM t
   FROM wc WHERE rowkey = 'k050' ORDER BY 2, 3 DESC}),
 	"m|city|2.000000|city-k050\nm|city|1.000000|old-city-k050\nm|temp|2.000000|$temp050",
 	'the cells layout: every version of the row, as the wall wrote them');
+
+# A transaction's own writes, read back through the cells layout before its
+# COMMIT (btoverlay.c), against a native twin of the cells changed the same
+# way: rows Bigtable lacks, before, between and after its rows, in a full
+# scan of several requests; a version replaced, one removed, one the COMMIT
+# stamps; a row deleted through a mapped table.
+my $own = $node->safe_psql('postgres', q{
+CREATE TABLE wcn AS SELECT * FROM wc;
+BEGIN;
+DELETE FROM w WHERE rowkey = 'k150';
+DELETE FROM wcn WHERE rowkey = 'k150';
+INSERT INTO wc SELECT 'b' || lpad(g::text, 4, '0') || 'x', 'm', 'city', '1970-01-01 00:00:03+00', convert_to('own ' || g, 'UTF8')
+  FROM generate_series(0, 700, 50) g;
+INSERT INTO wcn SELECT 'b' || lpad(g::text, 4, '0') || 'x', 'm', 'city', '1970-01-01 00:00:03+00', convert_to('own ' || g, 'UTF8')
+  FROM generate_series(0, 700, 50) g;
+INSERT INTO wc VALUES ('a', 'm', 'city', NULL, 'first'), ('zz', 'm', 'temp', NULL, '1');
+INSERT INTO wcn VALUES ('a', 'm', 'city', NULL, 'first'), ('zz', 'm', 'temp', NULL, '1');
+UPDATE wc SET value = 'replaced' WHERE rowkey = 'k200' AND qualifier = 'city';
+UPDATE wcn SET value = 'replaced' WHERE rowkey = 'k200' AND qualifier = 'city';
+DELETE FROM wc WHERE rowkey = 'k100' AND qualifier = 'temp';
+DELETE FROM wcn WHERE rowkey = 'k100' AND qualifier = 'temp';
+SELECT count(*) FROM ((TABLE wc EXCEPT ALL TABLE wcn) UNION ALL (TABLE wcn EXCEPT ALL TABLE wc)) d;
+SELECT (SELECT count(*) FROM wcn), count(*), count(*) FILTER (WHERE ts IS NULL) FROM wc;
+SELECT string_agg(rowkey, ',' ORDER BY rowkey) FROM wc WHERE rowkey LIKE 'b%x' OR rowkey IN ('a', 'zz', 'k150');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM wc;
+ROLLBACK;
+SELECT count(*) FROM ((TABLE wc EXCEPT ALL TABLE wcn) UNION ALL (TABLE wcn EXCEPT ALL TABLE wc)) d;
+});
+my @own = split /\n/, $own;
+is($own[0], '0', "a transaction's own cells-layout writes, read back before COMMIT: the native twin's versions");
+my ($ntwin) = split /\|/, $own[1];
+is($own[1], "$ntwin|$ntwin|2", "... as many as the twin's, 2 of them stamped at COMMIT");
+is($own[2], 'a,' . join(',', map { sprintf('b%04dx', $_ * 50) } 0 .. 14) . ',zz', '... in key order, among and after the stored rows');
+like($own, qr/Bigtable Requests: [2-9]\n/, '... a scan of several requests');
+is($own[-1], '0', 'ROLLBACK: none of them sent, the twin rolled back too');
 my ($rc, $o, $e);
 
 ($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT * FROM widecolumn.key_heatmap('w');");

@@ -445,6 +445,7 @@ wc_cells_explain_scan(ForeignScanState *node, ExplainState *es)
 	List	   *quals = plan->fdw_recheck_quals;
 	uint64		versions;
 	uint64		entries;
+	uint64		requests;
 
 	ExplainPropertyText("Stored Table", t->table, es);
 	ExplainPropertyText("Layout", "cells", es);
@@ -456,9 +457,27 @@ wc_cells_explain_scan(ForeignScanState *node, ExplainState *es)
 
 		ExplainPropertyText("As Of", timestamptz_to_str(ts), es);
 	}
-	if (es->analyze && wc_cells_scan_read(node, &versions, &entries))
+	/*
+	 * On Bigtable every version of the rows' cells: the policies apply on
+	 * read and count them (worker/bigtable/btscan.c), and the filters above
+	 * are applied by the worker.
+	 */
+	if (t->engine == WC_ENGINE_BIGTABLE)
+		ExplainPropertyText("Bigtable Request",
+							psprintf("ReadRows projects/%s/instances/%s/tables/%s, filter pass_all_filter (every version: the policies count them)%s",
+									 t->bigtable->project, t->bigtable->instance, t->table,
+									 t->bigtable->app_profile != NULL ?
+									 psprintf(", app_profile_id %s", t->bigtable->app_profile) : ""),
+							es);
+	if (es->analyze && wc_cells_scan_read(node, &versions, &entries, &requests))
 	{
 		ExplainPropertyUInteger("Storage Versions Read", NULL, versions, es);
-		ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);
+		if (t->engine == WC_ENGINE_BIGTABLE)
+		{
+			ExplainPropertyUInteger("Bigtable Requests", NULL, requests, es);
+			ExplainPropertyUInteger("Cells Received", NULL, entries, es);
+		}
+		else
+			ExplainPropertyUInteger("Storage Entries Read", NULL, entries, es);
 	}
 }

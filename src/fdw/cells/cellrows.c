@@ -31,10 +31,12 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
+#include "common/aggfold.h"
 #include "fdw/cells/cells.h"
 #include "fdw/fdw.h"
 #include "fdw/keys/keys.h"
 #include "fdw/link/link.h"
+#include "fdw/meta/meta.h"
 #include "fdw/model/model.h"
 #include "fdw/xact/xact.h"
 
@@ -64,6 +66,7 @@ typedef struct WcCellsScan
 	MemoryContext row_cxt;
 	uint64		versions_read;	/* for EXPLAIN ANALYZE */
 	uint64		entries_read;
+	uint64		requests_read;
 } WcCellsScan;
 
 /* The filters, evaluated: what the SCAN request asks for. */
@@ -141,6 +144,8 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 	WcTxnTable *tt = wc_txn_table(t, false);
 	StringInfo	buf;
 	StringInfoData key;
+	List	   *aggs = NIL;
+	bool		have_aggs = false;
 
 	if (tt == NULL)
 		return;
@@ -169,8 +174,22 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 		for (int i = 0; i < row.ncells; i++)
 		{
 			WcTxnCell  *c = &row.cells[i];
+			bool		merge = c->merge != 0;
 
-			if (c->merge != 0)
+			/*
+			 * On a Bigtable server a value set in an aggregate family goes
+			 * as an AddToCell at time 0 (commit.c), not as a version at the
+			 * COMMIT's time.
+			 */
+			if (!merge && t->engine == WC_ENGINE_BIGTABLE && c->value != NULL &&
+				c->value_len == WC_AGG_LEN)
+			{
+				if (!have_aggs)
+					aggs = wc_aggregate_families(t->serverid, t->table);
+				have_aggs = true;
+				merge = wc_aggregate_of(aggs, c->famqual, c->famqual_len) != 0;
+			}
+			if (merge)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("cannot read uncommitted merges of an aggregate family through cells-layout foreign table \"%s\"",
@@ -628,6 +647,7 @@ cells_stop(WcCellsScan *cs)
 	if (cs->remote)
 	{
 		cs->entries_read += wc_client_scan_entries(cs->scan);
+		cs->requests_read += wc_client_scan_requests(cs->scan);
 		wc_client_scan_end(cs->scan);
 	}
 	cs->remote = false;
@@ -654,11 +674,12 @@ wcCellsEndForeignScan(ForeignScanState *node)
 
 /*
  * wc_cells_scan_read
- *		The versions the worker returned and the entries it read, for
+ *		The versions the worker returned, the entries it read (a Bigtable
+ *		server's cells received) and the requests it made of Bigtable, for
  *		EXPLAIN ANALYZE; false without a scan state.
  */
 bool
-wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries)
+wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries, uint64 *requests)
 {
 	WcCellsScan *cs = node->fdw_state;
 
@@ -666,6 +687,7 @@ wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries)
 		return false;
 	*versions = cs->versions_read;
 	*entries = cs->entries_read + (cs->remote ? wc_client_scan_entries(cs->scan) : 0);
+	*requests = cs->requests_read + (cs->remote ? wc_client_scan_requests(cs->scan) : 0);
 	return true;
 }
 

@@ -74,7 +74,8 @@ extern void wc_cells_explain_scan(ForeignScanState *node, ExplainState *es);
 /* in cellrows.c */
 extern void wc_cells_scan_register(FdwRoutine *routine);
 extern void wc_cells_check_reads(WcTable *t);
-extern bool wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries);
+extern bool wc_cells_scan_read(ForeignScanState *node, uint64 *versions, uint64 *entries,
+							   uint64 *requests);
 
 /* in cellwrite.c */
 extern void wc_cells_modify_register(FdwRoutine *routine);

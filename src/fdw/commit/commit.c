@@ -78,25 +78,6 @@ check_row_size(WcTxnTable *tt, const WcTxnRow *row)
 }
 
 /*
- * The aggregate family of a cell (escaped family+qualifier), among aggs
- * (wc_aggregate_families); its tag, or 0.
- */
-static uint8
-aggregate_of(List *aggs, const uint8 *famqual, size_t len)
-{
-	ListCell   *lc;
-
-	foreach(lc, aggs)
-	{
-		WcAggregateFamily *f = lfirst(lc);
-
-		if (len > f->escaped_len && memcmp(famqual, f->escaped, f->escaped_len) == 0)
-			return f->tag;
-	}
-	return 0;
-}
-
-/*
  * write_cells
  *		A row's cells into a WRITE payload.  On a Bigtable server a value
  *		set in an aggregate family (an UPDATE's, or an INSERT's after the
@@ -120,7 +101,7 @@ write_cells(StringInfo payload, const uint8 *k, size_t klen, const WcTxnRow *row
 			const WcTxnCell *c = &row->cells[i];
 
 			if (c->merge == 0 && c->value != NULL && c->value_len == WC_AGG_LEN)
-				tags[i] = aggregate_of(aggs, c->famqual, c->famqual_len);
+				tags[i] = wc_aggregate_of(aggs, c->famqual, c->famqual_len);
 			ncells += tags[i] != 0;
 		}
 	}

@@ -181,3 +181,23 @@ wc_aggregate_families(Oid serverid, const char *table)
 	}
 	return out;
 }
+
+/*
+ * wc_aggregate_of
+ *		The aggregate family of a cell (its escaped family+qualifier) among
+ *		aggs (wc_aggregate_families'): its merges' tag, or 0.
+ */
+uint8
+wc_aggregate_of(List *aggs, const uint8 *famqual, size_t len)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		WcAggregateFamily *f = lfirst(lc);
+
+		if (len > f->escaped_len && memcmp(famqual, f->escaped, f->escaped_len) == 0)
+			return f->tag;
+	}
+	return 0;
+}

@@ -65,5 +65,6 @@ typedef struct WcAggregateFamily
 
 extern void wc_aggregate_map(WcTable *t);
 extern List *wc_aggregate_families(Oid serverid, const char *table);
+extern uint8 wc_aggregate_of(List *aggs, const uint8 *famqual, size_t len);
 
 #endif							/* WC_FDW_META_META_H */

@@ -108,6 +108,16 @@ extern bool bt_sizes_rows(WcClient *c, WcBtDb *db, const WcRowsRequest *req, WcR
 extern bool bt_sizes_collect(void);
 extern void bt_sizes_finish(void);
 
+/* in btoverlay.c */
+typedef struct BtOverlay BtOverlay;
+extern BtOverlay *bt_overlay_load(const WcScanRequest *req, const uint8 *table, size_t tlen,
+								  int64 pending_ts);
+extern bool bt_overlay_next_row(const BtOverlay *ov, const uint8 **key, size_t *len);
+extern void bt_overlay_skip_row(BtOverlay *ov);
+extern const WcBtRows *bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored,
+										const bool **pending);
+extern void bt_overlay_free(BtOverlay *ov);
+
 /* in btscan.c */
 extern void bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen,
 						 bool *adjust);

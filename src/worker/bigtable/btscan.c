@@ -12,10 +12,10 @@
  * is one request, stopped (its call cancelled) once the batch is full; the
  * next goes on after the last row it kept, in either direction.
  *
- * What a scan of this kind cannot do yet is refused at its opening, on
- * the main thread (0A000): the cells layout, storage filters and a
- * transaction's own writes.  A map column (a family alone) is the family's
- * cells that are left, packed in qualifier order as wire.h says.
+ * A map column (a family alone) is the family's cells that are left,
+ * packed in qualifier order as wire.h says.  A cells-layout scan reads
+ * the transaction's own writes too, merged into the rows Bigtable gives
+ * (btoverlay.c); a mapped scan's are merged by the backend.
  *
  * A column is its newest cell, or with as_of the newest as of then, and
  * the family's garbage-collection policy is applied on read as the LevelDB
@@ -90,6 +90,7 @@ struct WcBtScan
 	const WcBtFilter *conditions;	/* its storage filters' (btfilters.c), or
 									 * NULL; chain goes into *inner */
 	WcBtFilter *inner;
+	BtOverlay  *overlay;		/* the cells layout's own writes, or NULL */
 	/* as it goes */
 	bool		done;
 	bool		have_last;
@@ -175,8 +176,8 @@ copy_wire_bytes(WcBytes b)
 static void
 open_columns(WcBtScan *s, WcBtDb *db, const WcScanRequest *req)
 {
-	if (req->noverlay > 0)
-		bt_not_yet(db, "reading a transaction's own writes to the cells layout");
+	if (req->noverlay > 0 && !(req->flags & WC_SCAN_CELLS))
+		wc_malformed("SCAN");
 	if (req->flags & WC_SCAN_CELLS)
 	{
 		if (s->reverse)
@@ -331,6 +332,10 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 		s->conditions = bt_filters_build(req, s->as_of_hi, &s->inner);
 	s->now = wc_unix_micros();
 	s->done = s->nranges == 0;
+	/* the COMMIT stamps at its start, as Bigtable's millisecond */
+	if (!s->meta)
+		s->overlay = bt_overlay_load(req, req->ranges[0].start.data, tlen,
+									 (int64) (s->now / 1000) * 1000);
 	return s;
 }
 
@@ -428,6 +433,7 @@ typedef struct BtRowJob
 {
 	WcBtScan   *s;
 	const WcBtRows *rows;
+	const bool *pending;		/* of each cell: the COMMIT stamps it; or NULL */
 	bool		written;		/* a row of the batch: some cell was left */
 } BtRowJob;
 
@@ -481,9 +487,13 @@ wanted_version(WcBtScan *s, const uint8 *a, const WcBtCell *c)
 	return in;
 }
 
-/* Version c of the row as a row of the batch: family, qualifier, value, time. */
+/*
+ * Version c of the row as a row of the batch: family, qualifier, value,
+ * time; and an empty cell 3 if the COMMIT will stamp it (as LevelDB's
+ * engine marks one, worker/leveldb/versions.c).
+ */
 static void
-write_version(WcBtScan *s, const WcBtRows *rows, const WcBtCell *c)
+write_version(WcBtScan *s, const WcBtRows *rows, const WcBtCell *c, bool pending)
 {
 	const uint8 *a = rows->arena.data;
 
@@ -492,6 +502,8 @@ write_version(WcBtScan *s, const WcBtRows *rows, const WcBtCell *c)
 	wc_write_batch_cell(&s->batch, 0, a + c->family_off, c->family_len);
 	wc_write_batch_cell(&s->batch, 1, a + c->qualifier_off, c->qualifier_len);
 	wc_write_batch_cell(&s->batch, 2, a + c->value_off, c->value_len);
+	if (pending)
+		wc_write_batch_cell(&s->batch, 3, (const uint8 *) "", 0);
 	wc_write_batch_row_end(&s->batch, false, true, (uint64) c->timestamp_micros);
 	s->row_versions++;
 	s->emitted++;				/* LIMIT counts versions here */
@@ -572,7 +584,7 @@ write_row(void *arg)
 		{
 			/* every version the policy keeps: a row of the batch each */
 			if ((s->limit == 0 || s->emitted < s->limit) && wanted_version(s, a, c))
-				write_version(s, rows, c);
+				write_version(s, rows, c, job->pending != NULL && job->pending[i]);
 			continue;
 		}
 		decided = true;
@@ -627,12 +639,9 @@ write_row(void *arg)
  * is caught here, stops the call, and is raised once the call is over.
  */
 static bool
-take_row(void *arg, const WcBtRows *rows)
+take(WcBtScan *s, const WcBtRows *rows, const bool *pending)
 {
-	WcBtScan   *s = arg;
-	BtRowJob	job = {s, rows, false};
-
-	s->cells_got += rows->ncells;
+	BtRowJob	job = {s, rows, pending, false};
 
 	if (!wc_trapped(write_row, &job, &s->failure))
 	{
@@ -670,6 +679,104 @@ in_ranges(WcBtScan *s, const uint8 *k, size_t len)
 			return true;
 	}
 	return false;
+}
+
+/* The overlay's next row, merged: wc_trapped's argument. */
+typedef struct BtMergeJob
+{
+	WcBtScan   *s;
+	const WcBtRows *stored;		/* Bigtable's row of its key, or NULL */
+	const WcBtRows *merged;
+	const bool *pending;
+} BtMergeJob;
+
+static void
+merge_row(void *arg)
+{
+	BtMergeJob *j = arg;
+
+	j->merged = bt_overlay_merge(j->s->overlay, j->stored, &j->pending);
+}
+
+static bool
+take_merged(WcBtScan *s, const WcBtRows *stored)
+{
+	BtMergeJob	j = {s, stored, NULL, NULL};
+
+	if (!wc_trapped(merge_row, &j, &s->failure))
+	{
+		s->failed = true;
+		return false;
+	}
+	return take(s, j.merged, j.pending);
+}
+
+/*
+ * take_overlay
+ *		The overlay's rows in the scan's ranges before key (every one if
+ *		key is NULL), which Bigtable does not have: the transaction's
+ *		INSERTs.
+ */
+static bool
+take_overlay(WcBtScan *s, const uint8 *key, size_t len)
+{
+	const uint8 *k;
+	size_t		klen;
+
+	while (bt_overlay_next_row(s->overlay, &k, &klen) &&
+		   (key == NULL || wc_compare_bytes(k, klen, key, len) < 0))
+	{
+		if (!in_ranges(s, k, klen))
+			bt_overlay_skip_row(s->overlay);
+		else if (!take_merged(s, NULL))
+			return false;
+	}
+	return true;
+}
+
+/* A row as Bigtable gives it, with the overlay's rows before it and its own. */
+static bool
+take_row(void *arg, const WcBtRows *rows)
+{
+	WcBtScan   *s = arg;
+	const uint8 *k;
+	size_t		klen;
+
+	s->cells_got += rows->ncells;
+	if (s->overlay == NULL)
+		return take(s, rows, NULL);
+	if (!take_overlay(s, rows->key.data, rows->key.len))
+		return false;
+	if (bt_overlay_next_row(s->overlay, &k, &klen) &&
+		wc_compare_bytes(k, klen, rows->key.data, rows->key.len) == 0)
+		return take_merged(s, rows);
+	return take(s, rows, NULL);
+}
+
+static pg_attribute_noreturn() void
+raise_failure(WcBtScan *s)
+{
+	wc_fail(s->failure.sqlstate, s->failure.message,
+			s->failure.hint[0] ? s->failure.hint : NULL, "%s", s->failure.detail);
+}
+
+/*
+ * overlay_rest
+ *		Once Bigtable's rows are read, the overlay's after the last of them;
+ *		false if the batch filled first (the next batch goes on after its
+ *		last row).
+ */
+static bool
+overlay_rest(WcBtScan *s)
+{
+	if (s->overlay == NULL || (s->limit != 0 && s->emitted >= s->limit))
+		return true;
+	s->full = false;
+	if (take_overlay(s, NULL, 0))
+		return true;
+	if (s->failed)
+		raise_failure(s);
+	return !s->full;
 }
 
 /* Names gathered by ListTables' and GetTable's callbacks (malloc'd). */
@@ -874,9 +981,9 @@ bt_scan_fill(WcBtScan *s)
 	n = s->done ? 0 : clip(s);
 	if (n == 0)
 	{
-		s->done = true;
-		wc_write_batch_end(&s->batch, true, 0, 0);
-		return true;
+		s->done = overlay_rest(s);
+		wc_write_batch_end(&s->batch, s->done, 0, 0);
+		return s->done;
 	}
 	memset(&req, 0, sizeof(req));
 	req.table = s->table;
@@ -899,8 +1006,7 @@ bt_scan_fill(WcBtScan *s)
 		!s->full && !s->done)
 	{
 		if (s->failed)
-			wc_fail(s->failure.sqlstate, s->failure.message,
-					s->failure.hint[0] ? s->failure.hint : NULL, "%s", s->failure.detail);
+			raise_failure(s);
 		/* dropped since the policies were read: no rows left */
 		if (st.code != WC_BT_NOT_FOUND)
 			bt_call_failed(s->db, "ReadRows", s->table, &st);
@@ -910,7 +1016,7 @@ bt_scan_fill(WcBtScan *s)
 	 * with rows left out (their cells all gone) and the LIMIT not reached.
 	 */
 	if (!s->full && !(req.rows_limit != 0 && got >= (uint64) req.rows_limit))
-		s->done = true;
+		s->done = overlay_rest(s);
 	wc_write_batch_end(&s->batch, s->done, s->cells_got, (uint32) (got - Min(got, s->batch.nrows)));
 	wc_write_batch_requests(&s->batch, 1);
 	return s->done;
@@ -929,6 +1035,7 @@ bt_scan_close(WcBtScan *s)
 	wc_bytebuf_free(&s->out);
 	wc_bytebuf_free(&s->last);
 	bt_policies_free(&s->policies);
+	bt_overlay_free(s->overlay);
 	free(s->live);
 	wc_bytebuf_free(&s->escaped);
 	for (int j = 0; j < s->ncols; j++)

@@ -1,0 +1,335 @@
+/*-------------------------------------------------------------------------
+ *
+ * btoverlay.c
+ *	  A transaction's own writes to a table of a Bigtable server, merged
+ *	  into the rows a cells-layout scan reads of it as its COMMIT will
+ *	  apply them.
+ *
+ * The overlay comes with the SCAN request (wire.h): the transaction's
+ * writes before the scan's command, in the order its COMMIT sends them
+ * (fdw/cells/cellrows.c).  Bigtable applies a row's mutations in order and
+ * keeps no tombstones: a deleted row (DeleteFromRow) or column
+ * (DeleteFromColumn) loses every cell it has then, whatever their times,
+ * and a cell set after that stays, however old its time; a removed
+ * version is DeleteFromColumn of its millisecond; a cell set at the time
+ * of one it has replaces it (btcommit.c).  So a row's versions here are
+ * the stored ones with the row's entries applied in turn, in the order
+ * Bigtable gives a row's cells (family, qualifier, newest first).  A
+ * version the COMMIT will stamp is given the scan's start, in Bigtable's
+ * milliseconds, and is marked pending, as the LevelDB engine marks it.
+ * (LevelDB keeps tombstones, which hide the older versions written after
+ * them in the same COMMIT too: README, "Bigtable servers".)
+ *
+ * bt_overlay_load runs on the main thread; the rest on a reader thread,
+ * which allocates with malloc and fails through wc_fail.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/keycodec.h"
+#include "worker/bigtable/bigtable.h"
+#include "worker/runtime/failure.h"
+
+/* An entry of the overlay, its key's parts unescaped. */
+typedef struct BtOverlayEntry
+{
+	uint8		kind;			/* WC_OVERLAY_* */
+	bool		pending;		/* stamped at COMMIT */
+	int64		ts;				/* µs, a whole millisecond */
+	const uint8 *row;
+	size_t		row_len;
+	const uint8 *family;
+	size_t		family_len;
+	const uint8 *qualifier;
+	size_t		qualifier_len;
+	const uint8 *value;
+	size_t		value_len;
+	int			seq;			/* its place in the request */
+} BtOverlayEntry;
+
+/* A version of the row being merged: a stored cell or an entry's. */
+typedef struct BtVersion
+{
+	const uint8 *family;
+	size_t		family_len;
+	const uint8 *qualifier;
+	size_t		qualifier_len;
+	int64		ts;
+	const uint8 *value;
+	size_t		value_len;
+	bool		pending;
+} BtVersion;
+
+struct BtOverlay
+{
+	BtOverlayEntry *entries;	/* by row key, then as the request has them */
+	int			n;
+	int			next;			/* the first entry of the next row */
+	/* the row merged last (malloc'd) */
+	BtVersion  *versions;
+	int			cap;
+	WcBtRows	row;
+	bool	   *pending;		/* of each of row's cells */
+	int			pending_cap;
+};
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const BtOverlayEntry *x = a;
+	const BtOverlayEntry *y = b;
+	int			c = wc_compare_bytes(x->row, x->row_len, y->row, y->row_len);
+
+	return c != 0 ? c : (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The next escaped component of key[*off, len), unescaped into palloc'd bytes. */
+static const uint8 *
+component(const WcBytes *key, size_t *off, size_t *out_len)
+{
+	uint8	   *out = palloc(key->len - *off + 1);
+	size_t		used;
+
+	if (wc_unescape(key->data + *off, key->len - *off, out, &used, out_len) != 0)
+		wc_malformed("SCAN");
+	*off += used;
+	return out;
+}
+
+/*
+ * bt_overlay_load
+ *		The request's overlay, whose keys all begin with table (the scan's
+ *		escaped table component, tlen bytes); versions the COMMIT stamps at
+ *		pending_ts.  NULL if it has none.
+ */
+BtOverlay *
+bt_overlay_load(const WcScanRequest *req, const uint8 *table, size_t tlen, int64 pending_ts)
+{
+	BtOverlay  *ov;
+	WcReader	r;
+
+	if (req->noverlay == 0)
+		return NULL;
+	ov = palloc0(sizeof(BtOverlay));
+	ov->entries = palloc(sizeof(BtOverlayEntry) * req->noverlay);
+	wc_reader_init(&r, req->overlay.data, req->overlay.len);
+	for (uint32 i = 0; i < req->noverlay; i++)
+	{
+		WcOverlayEntry e;
+		BtOverlayEntry *o = &ov->entries[i];
+		size_t		off = tlen;
+		uint8	   *value;
+
+		if (!wc_next_overlay_entry(&r, &e) || e.key.len < tlen ||
+			memcmp(e.key.data, table, tlen) != 0 || e.kind > WC_OVERLAY_REMOVE)
+			wc_malformed("SCAN");
+		o->kind = e.kind;
+		o->pending = e.pending;
+		o->ts = e.pending ? pending_ts : (int64) (e.ts - e.ts % 1000);
+		o->row = component(&e.key, &off, &o->row_len);
+		if (e.kind != WC_OVERLAY_ROW_TOMBSTONE)
+		{
+			o->family = component(&e.key, &off, &o->family_len);
+			o->qualifier = component(&e.key, &off, &o->qualifier_len);
+			if (off != e.key.len)
+				wc_malformed("SCAN");
+		}
+		/* the request's bytes go with its message */
+		value = palloc(e.value.len + 1);
+		if (e.value.len > 0)
+			memcpy(value, e.value.data, e.value.len);
+		o->value = value;
+		o->value_len = e.value.len;
+		o->seq = (int) i;
+	}
+	ov->n = (int) req->noverlay;
+	qsort(ov->entries, ov->n, sizeof(BtOverlayEntry), entry_cmp);
+	return ov;
+}
+
+/*
+ * bt_overlay_next_row
+ *		The row key of the next row the overlay writes that has not been
+ *		merged; false when there is none.
+ */
+bool
+bt_overlay_next_row(const BtOverlay *ov, const uint8 **key, size_t *len)
+{
+	if (ov->next >= ov->n)
+		return false;
+	*key = ov->entries[ov->next].row;
+	*len = ov->entries[ov->next].row_len;
+	return true;
+}
+
+/* The end of the next row's entries. */
+static int
+row_end(const BtOverlay *ov)
+{
+	const BtOverlayEntry *first = &ov->entries[ov->next];
+	int			end = ov->next + 1;
+
+	while (end < ov->n &&
+		   wc_compare_bytes(ov->entries[end].row, ov->entries[end].row_len,
+							first->row, first->row_len) == 0)
+		end++;
+	return end;
+}
+
+/* Pass over the next row without merging it. */
+void
+bt_overlay_skip_row(BtOverlay *ov)
+{
+	if (ov->next < ov->n)
+		ov->next = row_end(ov);
+}
+
+static bool
+same(const uint8 *a, size_t alen, const uint8 *b, size_t blen)
+{
+	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+static bool
+of_column(const BtVersion *v, const BtOverlayEntry *e)
+{
+	return same(v->family, v->family_len, e->family, e->family_len) &&
+		same(v->qualifier, v->qualifier_len, e->qualifier, e->qualifier_len);
+}
+
+static int
+version_cmp(const void *a, const void *b)
+{
+	const BtVersion *x = a;
+	const BtVersion *y = b;
+	int			c = wc_compare_bytes(x->family, x->family_len, y->family, y->family_len);
+
+	if (c == 0)
+		c = wc_compare_bytes(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
+	if (c == 0)
+		c = (x->ts < y->ts) - (x->ts > y->ts);	/* newest first */
+	return c;
+}
+
+static void *
+grow(void *p, int *cap, int need, size_t size)
+{
+	int			n = Max(*cap, 16);
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	p = realloc(p, size * n);
+	if (p == NULL)
+		wc_fail(ERRCODE_OUT_OF_MEMORY, "out of memory", NULL,
+				"A row of %d versions read with the transaction's own writes.", need);
+	*cap = n;
+	return p;
+}
+
+/*
+ * bt_overlay_merge
+ *		The next row the overlay writes, its entries applied to stored (the
+ *		row as Bigtable has it, of the same key, or NULL if Bigtable gave
+ *		none); *pending says which of its cells the COMMIT stamps.  The row
+ *		lasts until the next call.
+ */
+const WcBtRows *
+bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
+{
+	int			end = row_end(ov);
+	int			nv = 0;
+	const BtOverlayEntry *first = &ov->entries[ov->next];
+	WcBtRows   *out = &ov->row;
+
+	ov->versions = grow(ov->versions, &ov->cap,
+						(stored ? stored->ncells : 0) + (end - ov->next), sizeof(BtVersion));
+	for (int i = 0; stored != NULL && i < stored->ncells; i++)
+	{
+		const uint8 *a = stored->arena.data;
+		const WcBtCell *c = &stored->cells[i];
+		BtVersion  *v = &ov->versions[nv++];
+
+		v->family = a + c->family_off;
+		v->family_len = c->family_len;
+		v->qualifier = a + c->qualifier_off;
+		v->qualifier_len = c->qualifier_len;
+		v->ts = c->timestamp_micros;
+		v->value = a + c->value_off;
+		v->value_len = c->value_len;
+		v->pending = false;
+	}
+	for (int i = ov->next; i < end; i++)
+	{
+		const BtOverlayEntry *e = &ov->entries[i];
+		int			kept = 0;
+
+		/* what the entry deletes: the row, its column, or one millisecond */
+		for (int j = 0; j < nv; j++)
+		{
+			const BtVersion *v = &ov->versions[j];
+			bool		gone = e->kind == WC_OVERLAY_ROW_TOMBSTONE ||
+				(of_column(v, e) && (e->kind == WC_OVERLAY_CELL_TOMBSTONE || v->ts == e->ts));
+
+			if (!gone)
+				ov->versions[kept++] = *v;
+		}
+		nv = kept;
+		if (e->kind == WC_OVERLAY_PUT)
+		{
+			BtVersion  *v = &ov->versions[nv++];
+
+			v->family = e->family;
+			v->family_len = e->family_len;
+			v->qualifier = e->qualifier;
+			v->qualifier_len = e->qualifier_len;
+			v->ts = e->ts;
+			v->value = e->value;
+			v->value_len = e->value_len;
+			v->pending = e->pending;
+		}
+	}
+	qsort(ov->versions, nv, sizeof(BtVersion), version_cmp);
+
+	/* as readrows.c lays a row out: its parts in the arena */
+	wc_bytebuf_set(&out->key, first->row, first->row_len);
+	out->arena.len = 0;
+	out->cells = grow(out->cells, &out->cap, nv, sizeof(WcBtCell));
+	ov->pending = grow(ov->pending, &ov->pending_cap, nv, sizeof(bool));
+	for (int j = 0; j < nv; j++)
+	{
+		const BtVersion *v = &ov->versions[j];
+		WcBtCell   *c = &out->cells[j];
+
+		c->family_off = out->arena.len;
+		c->family_len = v->family_len;
+		wc_bytebuf_append(&out->arena, v->family, v->family_len);
+		c->qualifier_off = out->arena.len;
+		c->qualifier_len = v->qualifier_len;
+		wc_bytebuf_append(&out->arena, v->qualifier, v->qualifier_len);
+		c->value_off = out->arena.len;
+		c->value_len = v->value_len;
+		wc_bytebuf_append(&out->arena, v->value, v->value_len);
+		c->timestamp_micros = v->ts;
+		ov->pending[j] = v->pending;
+	}
+	out->ncells = nv;
+	ov->next = end;
+	*pending = ov->pending;
+	return out;
+}
+
+/* What the overlay holds outside its memory context. */
+void
+bt_overlay_free(BtOverlay *ov)
+{
+	if (ov == NULL)
+		return;
+	free(ov->versions);
+	free(ov->pending);
+	free(ov->row.cells);
+	wc_bytebuf_free(&ov->row.key);
+	wc_bytebuf_free(&ov->row.arena);
+}
