@@ -295,6 +295,8 @@ DELETE FROM mapped WHERE rowkey = 'row5';
 -- a version older than the row tombstone stays hidden, a newer one shows
 INSERT INTO cells VALUES ('row5', 'a', 'q1', '2021-03-05 12:10+00', 'before the delete'),
                          ('row5', 'a', 'q1', now() + interval '1 day', 'after the delete');
+-- ... and so before the COMMIT, read with the transaction's own writes
+SELECT value FROM cells WHERE rowkey = 'row5';
 COMMIT;
 SELECT value FROM cells WHERE rowkey = 'row5';
 SELECT q1 FROM mapped WHERE rowkey = 'row5';

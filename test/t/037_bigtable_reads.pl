@@ -319,8 +319,9 @@ is($node->safe_psql('postgres', q{SELECT family, qualifier, extract(epoch FROM t
 # A transaction's own writes, read back through the cells layout before its
 # COMMIT (btoverlay.c), against a native twin of the cells changed the same
 # way: rows Bigtable lacks, before, between and after its rows, in a full
-# scan of several requests; a version replaced, one removed, one the COMMIT
-# stamps; a row deleted through a mapped table.
+# scan of several requests, 300 KB of them between two of Bigtable's rows
+# and after the last (a batch fills there); a version replaced, one
+# removed, one the COMMIT stamps; a row deleted through a mapped table.
 my $own = $node->safe_psql('postgres', q{
 CREATE TABLE wcn AS SELECT * FROM wc;
 BEGIN;
@@ -332,6 +333,11 @@ INSERT INTO wcn SELECT 'b' || lpad(g::text, 4, '0') || 'x', 'm', 'city', '1970-0
   FROM generate_series(0, 700, 50) g;
 INSERT INTO wc VALUES ('a', 'm', 'city', NULL, 'first'), ('zz', 'm', 'temp', NULL, '1');
 INSERT INTO wcn VALUES ('a', 'm', 'city', NULL, 'first'), ('zz', 'm', 'temp', NULL, '1');
+CREATE TEMP TABLE many AS SELECT k || lpad(g::text, 3, '0') AS rowkey, 'm'::text AS family, 'city'::text AS qualifier,
+    '1970-01-01 00:00:03+00'::timestamptz AS ts, convert_to(repeat('o', 1000) || g, 'UTF8') AS value
+  FROM unnest(ARRAY['b0100y', 'zzz']) k, generate_series(1, 300) g;
+INSERT INTO wc SELECT * FROM many;
+INSERT INTO wcn SELECT * FROM many;
 UPDATE wc SET value = 'replaced' WHERE rowkey = 'k200' AND qualifier = 'city';
 UPDATE wcn SET value = 'replaced' WHERE rowkey = 'k200' AND qualifier = 'city';
 DELETE FROM wc WHERE rowkey = 'k100' AND qualifier = 'temp';

@@ -278,6 +278,23 @@ $err = in_s("UPDATE acct SET n = n + 1 WHERE rowkey = 'c'; COMMIT;");
 like($err, qr/ERROR:  40001:/, '... and its UPDATE of a row another client wrote since fails with 40001');
 is(acct(), "a|12|theirs\nb|11|theirs too\nc|1|later", '... applying nothing');
 in_s('ROLLBACK;');
+
+# Many rows read before they are written: their conditions go several at a
+# time after the first (btcommit.c, send_checked), each row's as alone.
+$node->safe_psql('postgres', "INSERT INTO acct SELECT 'm' || lpad(g::text, 3, '0'), g FROM generate_series(1, 300) g");
+is(in_s("BEGIN; UPDATE acct SET n = n + 1000 WHERE rowkey LIKE 'm%'; COMMIT;"), '', 'an UPDATE of 300 rows read first');
+is($node->safe_psql('postgres', "SELECT count(*), sum(n) FROM acct WHERE rowkey LIKE 'm%'"), '300|' . (300 * 1000 + 45150),
+	'... every row applied once');
+is(in_s("BEGIN; UPDATE acct SET n = n + 1000 WHERE rowkey LIKE 'm%';"), '', 'the UPDATE again');
+other_client_writes('m150', 'c', 'note', 'mid');
+$err = in_s('COMMIT;');
+like($err, qr/ERROR:  55000: COMMIT to Bigtable applied \d+ of 300 rows\nDETAIL:  Row key "m150" of \S+acct was written by another Bigtable client/,
+	'... another client wrote row m150 meanwhile: 55000, the rows applied counted');
+my ($applied) = $err =~ /applied (\d+) of/;
+is($node->safe_psql('postgres', "SELECT count(*) FILTER (WHERE n > 2000) FROM acct WHERE rowkey LIKE 'm%'"), $applied // 'none',
+	'... as many rows have the update as it says');
+is($node->safe_psql('postgres', "SELECT n, note FROM acct WHERE rowkey = 'm150'"), '1150|mid',
+	"... and row m150 the other client's write, not the update");
 $s->quit;
 
 # PREPARE TRANSACTION would send the writes, which Bigtable applies at

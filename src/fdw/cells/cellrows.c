@@ -31,7 +31,6 @@
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 
-#include "common/aggfold.h"
 #include "fdw/cells/cells.h"
 #include "fdw/fdw.h"
 #include "fdw/keys/keys.h"
@@ -130,6 +129,53 @@ wcCellsBeginForeignScan(ForeignScanState *node, int eflags)
 	cs->nops = wc_cells_op_count_at(node->ss.ps.state->es_snapshot->curcid);
 }
 
+static void
+refuse_merges(WcTable *t)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cannot read uncommitted merges of an aggregate family through cells-layout foreign table \"%s\"",
+					t->relname),
+			 errdetail("The transaction wrote to a column of an aggregate family of stored table \"%s\".",
+					   t->table),
+			 errhint("Commit the merges first, or read them through a foreign table that maps their columns.")));
+}
+
+/*
+ * refuse_aggregate_values
+ *		On a Bigtable server a value the transaction set in an aggregate
+ *		family, through a mapped table or the cells layout, is not the
+ *		version the overlay would show: its COMMIT makes a mapped table's
+ *		an AddToCell at time 0 (commit.c), and Bigtable folds a SetCell
+ *		into such a cell.  Refused, as a merge is.
+ */
+static void
+refuse_aggregate_values(WcTable *t, StringInfo overlay, uint32 n)
+{
+	List	   *aggs = wc_aggregate_families(t->serverid, t->table);
+	WcReader	r;
+
+	if (aggs == NIL)
+		return;
+	wc_reader_init(&r, (const uint8 *) overlay->data, overlay->len);
+	for (uint32 i = 0; i < n; i++)
+	{
+		WcOverlayEntry e;
+		size_t		tlen,
+					rlen;
+
+		if (!wc_next_overlay_entry(&r, &e))
+			elog(ERROR, "overlay of a SCAN request is malformed");
+		/* the table's component, then the row key's: the family follows */
+		if (e.kind != WC_OVERLAY_PUT ||
+			wc_component_end(e.key.data, e.key.len, &tlen) != 0 ||
+			wc_component_end(e.key.data + tlen, e.key.len - tlen, &rlen) != 0)
+			continue;
+		if (wc_aggregate_of(aggs, e.key.data + tlen + rlen, e.key.len - tlen - rlen) != 0)
+			refuse_merges(t);
+	}
+}
+
 /*
  * own_writes
  *		The transaction's writes to the scan's stored table before the scan
@@ -144,8 +190,6 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 	WcTxnTable *tt = wc_txn_table(t, false);
 	StringInfo	buf;
 	StringInfoData key;
-	List	   *aggs = NIL;
-	bool		have_aggs = false;
 
 	if (tt == NULL)
 		return;
@@ -174,29 +218,9 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 		for (int i = 0; i < row.ncells; i++)
 		{
 			WcTxnCell  *c = &row.cells[i];
-			bool		merge = c->merge != 0;
 
-			/*
-			 * On a Bigtable server a value set in an aggregate family goes
-			 * as an AddToCell at time 0 (commit.c), not as a version at the
-			 * COMMIT's time.
-			 */
-			if (!merge && t->engine == WC_ENGINE_BIGTABLE && c->value != NULL &&
-				c->value_len == WC_AGG_LEN)
-			{
-				if (!have_aggs)
-					aggs = wc_aggregate_families(t->serverid, t->table);
-				have_aggs = true;
-				merge = wc_aggregate_of(aggs, c->famqual, c->famqual_len) != 0;
-			}
-			if (merge)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot read uncommitted merges of an aggregate family through cells-layout foreign table \"%s\"",
-								t->relname),
-						 errdetail("The transaction inserted into a column of an aggregate family of stored table \"%s\".",
-								   t->table),
-						 errhint("Commit the merges first, or read them through a foreign table that maps their columns.")));
+			if (c->merge != 0)
+				refuse_merges(t);
 			resetStringInfo(&key);
 			appendBinaryStringInfo(&key, (const char *) prefix, plen);
 			appendBinaryStringInfo(&key, (const char *) c->famqual, c->famqual_len);
@@ -207,6 +231,8 @@ own_writes(WcCellsScan *cs, WcScanRequest *req)
 		}
 	}
 	wc_cells_overlay(tt, cs->nops, buf, &req->noverlay);
+	if (t->engine == WC_ENGINE_BIGTABLE && req->noverlay > 0)
+		refuse_aggregate_values(t, buf, req->noverlay);
 
 	/*
 	 * It goes with every scan of the table until COMMIT: a bulk load is

@@ -82,6 +82,7 @@ extern WcCommitOutcome bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w);
 extern bool bt_commit_collect(void);
 extern uint8 *bt_next_cell(WcReader *rows, WcCellWrite *cell, size_t *flen, size_t *qlen);
 extern void bt_commit_finish(void);
+extern int64 bt_commit_next_ts(void);
 
 /* in btfamilies.c */
 extern void bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,

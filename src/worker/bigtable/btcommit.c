@@ -37,8 +37,9 @@
  * branch of a predicate that matches any cell newer than the newest one
  * read, so that they apply only if no other client wrote the row since.
  * When the predicate matches, nothing of the row is applied and the COMMIT
- * ends there with 40001; being first, such rows leave the fewest others
- * applied before it.
+ * ends there: with 40001 if nothing else was, which the first such row
+ * alone ensures, being sent before anything else; the others go several
+ * at a time (send_checked).
  *
  *-------------------------------------------------------------------------
  */
@@ -59,6 +60,9 @@
  */
 #define BT_CALL_MUTATIONS	100000
 #define BT_CALL_ROWS		1000
+
+/* Conditioned rows' calls in flight at once (send_checked). */
+#define BT_CHECKED_AT_ONCE	8
 
 /* The timestamp of an aggregate family's cells (above). */
 #define BT_AGGREGATE_TS		0
@@ -106,6 +110,26 @@ typedef struct BtCommitJob
 } BtCommitJob;
 
 static BtJobs commit_jobs = BT_JOBS_INIT;
+
+/* The time the last COMMIT stamped its cells at (µs, whole milliseconds). */
+static int64 last_commit_ts = 0;
+
+/*
+ * bt_commit_next_ts
+ *		The time the next COMMIT will stamp its cells at: now, in Bigtable's
+ *		milliseconds, and after the last COMMIT's, so that two COMMITs of
+ *		this worker never write one cell's version at the same time (the
+ *		second's SetCell would replace the first's, a removal of its own
+ *		version would remove the other's too).  A scan's own writes are
+ *		stamped with it (btoverlay.c).  Main thread.
+ */
+int64
+bt_commit_next_ts(void)
+{
+	int64		now = (int64) (wc_unix_micros() / 1000) * 1000;
+
+	return Max(now, last_commit_ts + 1000);
+}
 
 static uint8 *
 copy_bytes(const uint8 *p, size_t n)
@@ -266,6 +290,65 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 	e->nmutations = nm;
 }
 
+/* Entries by row key, those of one row in the order they came. */
+static int
+entry_cmp(const void *a, const void *b, void *arg)
+{
+	const WcBtEntry *entries = arg;
+	int			i = *(const int *) a;
+	int			j = *(const int *) b;
+	int			c = wc_compare_bytes(entries[i].row_key, entries[i].row_key_len,
+									 entries[j].row_key, entries[j].row_key_len);
+
+	return c != 0 ? c : (i > j) - (i < j);
+}
+
+/*
+ * join_rows
+ *		One entry per row of tw, its mutations in the order the backend
+ *		sent them: a transaction's rows of mapped tables come before its
+ *		cells-layout writes, which come a row at a time (fdw/xact/celllog.c),
+ *		so one row may come as several WRITE rows, and Bigtable applies a
+ *		MutateRows call's entries in any order, even two of one row.
+ */
+static void
+join_rows(BtTableWrites *tw)
+{
+	int			n = 0;
+	int		   *order;
+	WcBtEntry  *joined;
+
+	if (tw->nentries < 2)
+		return;
+	order = palloc(sizeof(int) * tw->nentries);
+	for (int i = 0; i < tw->nentries; i++)
+		order[i] = i;
+	qsort_arg(order, tw->nentries, sizeof(int), entry_cmp, tw->entries);
+	joined = palloc(sizeof(WcBtEntry) * tw->nentries);
+	for (int k = 0; k < tw->nentries; k++)
+	{
+		WcBtEntry  *e = &tw->entries[order[k]];
+		WcBtEntry  *prev = n > 0 ? &joined[n - 1] : NULL;
+
+		if (prev == NULL ||
+			wc_compare_bytes(prev->row_key, prev->row_key_len, e->row_key, e->row_key_len) != 0)
+		{
+			joined[n++] = *e;
+			continue;
+		}
+		prev->mutations = repalloc((WcBtMutation *) prev->mutations,
+								   sizeof(WcBtMutation) * (prev->nmutations + e->nmutations));
+		memcpy((WcBtMutation *) prev->mutations + prev->nmutations, e->mutations,
+			   sizeof(WcBtMutation) * e->nmutations);
+		prev->nmutations += e->nmutations;
+	}
+	pfree(order);
+	pfree(tw->entries);
+	tw->entries = joined;
+	tw->nentries = n;
+	tw->cap = tw->nentries;
+}
+
 /*
  * One MutateRows call of tw's n entries from first on; their outcomes into
  * codes and the job's counts.
@@ -302,39 +385,119 @@ send_call(BtCommitJob *job, BtTableWrites *tw, int first, int n, int *codes)
 }
 
 /*
- * The rows read before they were written, each a CheckAndMutateRow whose
- * mutations apply only if the row has no cell newer than the read; false
- * at the first that fails or has changed.
+ * The conditioned rows' calls, shared among the threads that make them
+ * (send_checked): each takes the next row until the rows are done or one
+ * has failed.
  */
-static bool
-send_checked(BtCommitJob *job)
+typedef struct BtCheckedRun
 {
-	for (int i = 0; i < job->nchecked; i++)
-	{
-		BtCheckedRow *cr = &job->checked[i];
-		WcBtFilter	newer = {0};
-		bool		matched = false;
+	BtCommitJob *job;
+	pthread_mutex_t lock;
+	int			next;			/* the next row to send */
+	int			end;
+	int			failed_at;		/* the first row that failed, or end */
+} BtCheckedRun;
 
-		newer.kind = WC_BT_FILTER_TIMESTAMP_RANGE;
-		newer.lo = cr->newer;
-		newer.hi = 0;
-		if (!wc_bt_check_and_mutate(job->db->client, cr->table, job->db->app_profile,
-									cr->entry.row_key, cr->entry.row_key_len, &newer,
-									NULL, 0, cr->entry.mutations, cr->entry.nmutations,
-									job->db->timeout_ms, &matched, &job->status) ||
-			matched)
+/* One conditioned row's call; false if it failed or the row had changed. */
+static bool
+send_one_checked(BtCommitJob *job, BtCheckedRow *cr, bool *matched, WcBtStatus *st)
+{
+	WcBtFilter	newer = {0};
+
+	newer.kind = WC_BT_FILTER_TIMESTAMP_RANGE;
+	newer.lo = cr->newer;
+	newer.hi = 0;
+	*matched = false;
+	return wc_bt_check_and_mutate(job->db->client, cr->table, job->db->app_profile,
+								  cr->entry.row_key, cr->entry.row_key_len, &newer,
+								  NULL, 0, cr->entry.mutations, cr->entry.nmutations,
+								  job->db->timeout_ms, matched, st) && !*matched;
+}
+
+static void *
+checked_main(void *arg)
+{
+	BtCheckedRun *run = arg;
+	BtCommitJob *job = run->job;
+
+	for (;;)
+	{
+		int			i;
+		bool		matched;
+		WcBtStatus	st;
+		bool		ok;
+
+		pthread_mutex_lock(&run->lock);
+		i = run->failed_at < run->end ? run->end : run->next;
+		if (i < run->end)
+			run->next++;
+		pthread_mutex_unlock(&run->lock);
+		if (i >= run->end)
+			return NULL;
+		ok = send_one_checked(job, &job->checked[i], &matched, &st);
+		pthread_mutex_lock(&run->lock);
+		if (ok)
+			job->applied++;
+		else if (i < run->failed_at)
 		{
+			/* the first of the rows that failed is the one reported */
+			BtCheckedRow *cr = &job->checked[i];
+
+			run->failed_at = i;
+			job->status = st;
 			/* a change is no gRPC code: any other than OK marks it */
-			job->failed_code = matched ? WC_BT_FAILED_PRECONDITION : job->status.code;
+			job->failed_code = matched ? WC_BT_FAILED_PRECONDITION : st.code;
 			job->failed_changed = matched;
 			job->failed_table = cr->table;
 			job->failed_key = cr->entry.row_key;
 			job->failed_key_len = cr->entry.row_key_len;
-			return false;
 		}
-		job->applied++;
+		pthread_mutex_unlock(&run->lock);
 	}
-	return true;
+}
+
+/*
+ * The rows read before they were written, each a CheckAndMutateRow whose
+ * mutations apply only if the row has no cell newer than the read; false
+ * once one fails or has changed.
+ *
+ * The first goes alone, so that a change there ends the COMMIT with
+ * nothing applied (40001, which a retry may take).  The others go
+ * BT_CHECKED_AT_ONCE at a time, on threads made for them (which inherit
+ * this thread's mask of every signal), since one row's call is one round
+ * trip: a large UPDATE would otherwise wait for one round trip a row.
+ * Once one has failed, none is sent after it; those already in flight
+ * end as they do, counted among the rows applied.
+ */
+static bool
+send_checked(BtCommitJob *job)
+{
+	BtCheckedRun run;
+	pthread_t	threads[BT_CHECKED_AT_ONCE - 1];
+	int			nthreads = 0;
+
+	if (job->nchecked == 0)
+		return true;
+	run.job = job;
+	run.next = 0;
+	run.end = 1;
+	run.failed_at = run.end;
+	pthread_mutex_init(&run.lock, NULL);
+	checked_main(&run);
+	if (run.failed_at == run.end && job->nchecked > 1)
+	{
+		run.end = job->nchecked;
+		run.failed_at = run.end;
+		/* fewer threads if some cannot be made: this one sends too */
+		while (nthreads < Min(BT_CHECKED_AT_ONCE, job->nchecked - 1) - 1 &&
+			   pthread_create(&threads[nthreads], NULL, checked_main, &run) == 0)
+			nthreads++;
+		checked_main(&run);
+		for (int t = 0; t < nthreads; t++)
+			pthread_join(threads[t], NULL);
+	}
+	pthread_mutex_destroy(&run.lock);
+	return run.failed_at == run.end;
 }
 
 /* The thread of one commit: its calls, then the job on the done list. */
@@ -400,10 +563,17 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	job->client = c;
 	job->db = db;
 	job->cxt = cxt;
-	job->commit_ts = (int64) (wc_unix_micros() / 1000) * 1000;
+	job->commit_ts = last_commit_ts = bt_commit_next_ts();
 	PG_TRY();
 	{
 		wc_client_writes_walk(w, add_row, job);
+		for (int t = 0; t < job->ntables; t++)
+		{
+			/* a row is a row once, in the rows applied of M */
+			job->rows -= job->tables[t].nentries;
+			join_rows(&job->tables[t]);
+			job->rows += job->tables[t].nentries;
+		}
 	}
 	PG_CATCH();
 	{

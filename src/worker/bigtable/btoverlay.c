@@ -16,7 +16,9 @@
  * the stored ones with the row's entries applied in turn, in the order
  * Bigtable gives a row's cells (family, qualifier, newest first).  A
  * version the COMMIT will stamp is given the scan's start, in Bigtable's
- * milliseconds, and is marked pending, as the LevelDB engine marks it.
+ * milliseconds, and is marked pending, as the LevelDB engine marks it;
+ * it replaces or removes no version stored, since the COMMIT stamps a
+ * millisecond after every one this worker stamped before (btcommit.c).
  * (LevelDB keeps tombstones, which hide the older versions written after
  * them in the same COMMIT too: README, "Bigtable servers".)
  *
@@ -128,6 +130,8 @@ bt_overlay_load(const WcScanRequest *req, const uint8 *table, size_t tlen, int64
 		o->pending = e.pending;
 		o->ts = e.pending ? pending_ts : (int64) (e.ts - e.ts % 1000);
 		o->row = component(&e.key, &off, &o->row_len);
+		o->family = o->qualifier = (const uint8 *) "";
+		o->family_len = o->qualifier_len = 0;
 		if (e.kind != WC_OVERLAY_ROW_TOMBSTONE)
 		{
 			o->family = component(&e.key, &off, &o->family_len);
@@ -266,12 +270,18 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
 		const BtOverlayEntry *e = &ov->entries[i];
 		int			kept = 0;
 
-		/* what the entry deletes: the row, its column, or one millisecond */
+		/*
+		 * What the entry deletes: the row, its column, or one millisecond,
+		 * a pending one only what the COMMIT stamps (its millisecond is
+		 * later than any this worker stamped before, btcommit.c)
+		 */
 		for (int j = 0; j < nv; j++)
 		{
 			const BtVersion *v = &ov->versions[j];
 			bool		gone = e->kind == WC_OVERLAY_ROW_TOMBSTONE ||
-				(of_column(v, e) && (e->kind == WC_OVERLAY_CELL_TOMBSTONE || v->ts == e->ts));
+				(of_column(v, e) &&
+				 (e->kind == WC_OVERLAY_CELL_TOMBSTONE ||
+				  (v->pending == e->pending && v->ts == e->ts)));
 
 			if (!gone)
 				ov->versions[kept++] = *v;

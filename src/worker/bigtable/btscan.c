@@ -93,6 +93,7 @@ struct WcBtScan
 	BtOverlay  *overlay;		/* the cells layout's own writes, or NULL */
 	/* as it goes */
 	bool		done;
+	bool		stored_done;	/* Bigtable's rows are read: the overlay's left */
 	bool		have_last;
 	WcByteBuf	last;			/* the last row a batch kept */
 	uint64		emitted;
@@ -268,6 +269,8 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	 * records (column types, the row key's layout) are not kept here.
 	 */
 	s->meta = tname_len == 0;
+	if (s->meta && req->noverlay > 0)
+		wc_malformed("SCAN");
 	s->families_idx = -1;
 	s->wc_idx = -1;
 	if (s->meta)
@@ -332,10 +335,9 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 		s->conditions = bt_filters_build(req, s->as_of_hi, &s->inner);
 	s->now = wc_unix_micros();
 	s->done = s->nranges == 0;
-	/* the COMMIT stamps at its start, as Bigtable's millisecond */
+	/* what the COMMIT will stamp: at the time it would get now */
 	if (!s->meta)
-		s->overlay = bt_overlay_load(req, req->ranges[0].start.data, tlen,
-									 (int64) (s->now / 1000) * 1000);
+		s->overlay = bt_overlay_load(req, req->ranges[0].start.data, tlen, bt_commit_next_ts());
 	return s;
 }
 
@@ -742,11 +744,11 @@ take_row(void *arg, const WcBtRows *rows)
 	const uint8 *k;
 	size_t		klen;
 
+	if (s->overlay != NULL && !take_overlay(s, rows->key.data, rows->key.len))
+		return false;			/* the row is read again by the next call */
 	s->cells_got += rows->ncells;
 	if (s->overlay == NULL)
 		return take(s, rows, NULL);
-	if (!take_overlay(s, rows->key.data, rows->key.len))
-		return false;
 	if (bt_overlay_next_row(s->overlay, &k, &klen) &&
 		wc_compare_bytes(k, klen, rows->key.data, rows->key.len) == 0)
 		return take_merged(s, rows);
@@ -978,9 +980,10 @@ bt_scan_fill(WcBtScan *s)
 		if (!s->done)
 			set_filter(s);
 	}
-	n = s->done ? 0 : clip(s);
+	n = s->done || s->stored_done ? 0 : clip(s);
 	if (n == 0)
 	{
+		s->stored_done = true;
 		s->done = overlay_rest(s);
 		wc_write_batch_end(&s->batch, s->done, 0, 0);
 		return s->done;
@@ -1016,7 +1019,10 @@ bt_scan_fill(WcBtScan *s)
 	 * with rows left out (their cells all gone) and the LIMIT not reached.
 	 */
 	if (!s->full && !(req.rows_limit != 0 && got >= (uint64) req.rows_limit))
+	{
+		s->stored_done = true;
 		s->done = overlay_rest(s);
+	}
 	wc_write_batch_end(&s->batch, s->done, s->cells_got, (uint32) (got - Min(got, s->batch.nrows)));
 	wc_write_batch_requests(&s->batch, 1);
 	return s->done;
