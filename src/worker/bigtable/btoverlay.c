@@ -22,6 +22,11 @@
  * (LevelDB keeps tombstones, which hide the older versions written after
  * them in the same COMMIT too: README, "Bigtable servers".)
  *
+ * The entries are applied by sorting the row's versions and entries by
+ * column and time, not one entry at a time over every version, so that a
+ * row of many versions written in one transaction (an import's) costs
+ * n log n.
+ *
  * bt_overlay_load runs on the main thread; the rest on a reader thread,
  * which allocates with malloc and fails through wc_fail.
  *
@@ -50,17 +55,29 @@ typedef struct BtOverlayEntry
 	int			seq;			/* its place in the request */
 } BtOverlayEntry;
 
-/* A version of the row being merged: a stored cell or an entry's. */
+/*
+ * What the row being merged has of a column: a version (a stored cell, or
+ * an entry's), the removal of one (BT_REMOVE), or the deletion of every
+ * version (BT_COLUMN_DELETED); seq says which came last, a stored cell
+ * first of all.
+ */
+#define BT_COLUMN_DELETED	0	/* sorts first in its column */
+#define BT_VERSION			1
+#define BT_REMOVE			2
+
 typedef struct BtVersion
 {
 	const uint8 *family;
 	size_t		family_len;
 	const uint8 *qualifier;
 	size_t		qualifier_len;
+	int			what;			/* BT_* */
 	int64		ts;
+	bool		pending;
+	int			seq;			/* -1: stored */
 	const uint8 *value;
 	size_t		value_len;
-	bool		pending;
+	bool		left;			/* a version the merge leaves */
 } BtVersion;
 
 struct BtOverlay
@@ -189,31 +206,42 @@ bt_overlay_skip_row(BtOverlay *ov)
 		ov->next = row_end(ov);
 }
 
-static bool
-same(const uint8 *a, size_t alen, const uint8 *b, size_t blen)
+static int
+column_cmp(const BtVersion *x, const BtVersion *y)
 {
-	return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+	int			c = wc_compare_bytes(x->family, x->family_len, y->family, y->family_len);
+
+	return c != 0 ? c : wc_compare_bytes(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
 }
 
-static bool
-of_column(const BtVersion *v, const BtOverlayEntry *e)
-{
-	return same(v->family, v->family_len, e->family, e->family_len) &&
-		same(v->qualifier, v->qualifier_len, e->qualifier, e->qualifier_len);
-}
-
+/*
+ * By column, its deletions first, then by time, newest first (a pending
+ * version's apart from a stored one of its time), then in the order they
+ * came.
+ */
 static int
 version_cmp(const void *a, const void *b)
 {
 	const BtVersion *x = a;
 	const BtVersion *y = b;
-	int			c = wc_compare_bytes(x->family, x->family_len, y->family, y->family_len);
+	int			c = column_cmp(x, y);
 
 	if (c == 0)
-		c = wc_compare_bytes(x->qualifier, x->qualifier_len, y->qualifier, y->qualifier_len);
+		c = (x->what == BT_COLUMN_DELETED ? 0 : 1) - (y->what == BT_COLUMN_DELETED ? 0 : 1);
+	if (c == 0 && x->what != BT_COLUMN_DELETED)
+		c = (x->ts < y->ts) - (x->ts > y->ts);
+	if (c == 0 && x->what != BT_COLUMN_DELETED)
+		c = (int) x->pending - (int) y->pending;
 	if (c == 0)
-		c = (x->ts < y->ts) - (x->ts > y->ts);	/* newest first */
+		c = (x->seq > y->seq) - (x->seq < y->seq);
 	return c;
+}
+
+static bool
+same_time(const BtVersion *x, const BtVersion *y)
+{
+	return x->what != BT_COLUMN_DELETED && y->what != BT_COLUMN_DELETED &&
+		x->ts == y->ts && x->pending == y->pending && column_cmp(x, y) == 0;
 }
 
 static void *
@@ -247,6 +275,9 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
 	int			nv = 0;
 	const BtOverlayEntry *first = &ov->entries[ov->next];
 	WcBtRows   *out = &ov->row;
+	int			row_deleted = -2;	/* the last deletion of the row, or -2 */
+	int			column_deleted = -2;	/* ... of the column under way */
+	int			kept = 0;
 
 	ov->versions = grow(ov->versions, &ov->cap,
 						(stored ? stored->ncells : 0) + (end - ov->next), sizeof(BtVersion));
@@ -260,58 +291,74 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
 		v->family_len = c->family_len;
 		v->qualifier = a + c->qualifier_off;
 		v->qualifier_len = c->qualifier_len;
+		v->what = BT_VERSION;
 		v->ts = c->timestamp_micros;
+		v->pending = false;
+		v->seq = -1;
 		v->value = a + c->value_off;
 		v->value_len = c->value_len;
-		v->pending = false;
 	}
 	for (int i = ov->next; i < end; i++)
 	{
 		const BtOverlayEntry *e = &ov->entries[i];
-		int			kept = 0;
+		BtVersion  *v;
 
-		/*
-		 * What the entry deletes: the row, its column, or one millisecond,
-		 * a pending one only what the COMMIT stamps (its millisecond is
-		 * later than any this worker stamped before, btcommit.c)
-		 */
-		for (int j = 0; j < nv; j++)
+		if (e->kind == WC_OVERLAY_ROW_TOMBSTONE)
 		{
-			const BtVersion *v = &ov->versions[j];
-			bool		gone = e->kind == WC_OVERLAY_ROW_TOMBSTONE ||
-				(of_column(v, e) &&
-				 (e->kind == WC_OVERLAY_CELL_TOMBSTONE ||
-				  (v->pending == e->pending && v->ts == e->ts)));
-
-			if (!gone)
-				ov->versions[kept++] = *v;
+			row_deleted = i;
+			continue;
 		}
-		nv = kept;
-		if (e->kind == WC_OVERLAY_PUT)
-		{
-			BtVersion  *v = &ov->versions[nv++];
-
-			v->family = e->family;
-			v->family_len = e->family_len;
-			v->qualifier = e->qualifier;
-			v->qualifier_len = e->qualifier_len;
-			v->ts = e->ts;
-			v->value = e->value;
-			v->value_len = e->value_len;
-			v->pending = e->pending;
-		}
+		v = &ov->versions[nv++];
+		v->family = e->family;
+		v->family_len = e->family_len;
+		v->qualifier = e->qualifier;
+		v->qualifier_len = e->qualifier_len;
+		v->what = e->kind == WC_OVERLAY_PUT ? BT_VERSION :
+			e->kind == WC_OVERLAY_REMOVE ? BT_REMOVE : BT_COLUMN_DELETED;
+		v->ts = e->ts;
+		v->pending = e->pending;
+		v->seq = i;
+		v->value = e->value;
+		v->value_len = e->value_len;
 	}
+
+	/*
+	 * A version is left if nothing after it deleted it: the row's deletion,
+	 * its column's, or a removal or another version of its time (a pending
+	 * one: of the COMMIT's time, which no stored version has, btcommit.c).
+	 * Sorted, the last of each time is the one to judge, after its
+	 * column's deletions.
+	 */
 	qsort(ov->versions, nv, sizeof(BtVersion), version_cmp);
+	for (int j = 0; j < nv; j++)
+	{
+		BtVersion  *v = &ov->versions[j];
+
+		v->left = false;
+		if (j == 0 || column_cmp(v, &ov->versions[j - 1]) != 0)
+			column_deleted = -2;
+		if (v->what == BT_COLUMN_DELETED)
+			column_deleted = Max(column_deleted, v->seq);
+		else if (j + 1 < nv && same_time(v, &ov->versions[j + 1]))
+			continue;			/* a later one of its time decides */
+		else
+			v->left = v->what == BT_VERSION && v->seq > row_deleted && v->seq > column_deleted;
+		kept += v->left;
+	}
 
 	/* as readrows.c lays a row out: its parts in the arena */
 	wc_bytebuf_set(&out->key, first->row, first->row_len);
 	out->arena.len = 0;
-	out->cells = grow(out->cells, &out->cap, nv, sizeof(WcBtCell));
-	ov->pending = grow(ov->pending, &ov->pending_cap, nv, sizeof(bool));
+	out->cells = grow(out->cells, &out->cap, kept, sizeof(WcBtCell));
+	ov->pending = grow(ov->pending, &ov->pending_cap, kept, sizeof(bool));
+	out->ncells = 0;
 	for (int j = 0; j < nv; j++)
 	{
 		const BtVersion *v = &ov->versions[j];
-		WcBtCell   *c = &out->cells[j];
+		WcBtCell   *c = &out->cells[out->ncells];
+
+		if (!v->left)
+			continue;
 
 		c->family_off = out->arena.len;
 		c->family_len = v->family_len;
@@ -323,9 +370,8 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
 		c->value_len = v->value_len;
 		wc_bytebuf_append(&out->arena, v->value, v->value_len);
 		c->timestamp_micros = v->ts;
-		ov->pending[j] = v->pending;
+		ov->pending[out->ncells++] = v->pending;
 	}
-	out->ncells = nv;
 	ov->next = end;
 	*pending = ov->pending;
 	return out;
