@@ -60,6 +60,7 @@ wc_shmem_startup(void)
 		pg_atomic_init_u32(&wc_shared->busy_clients, 0);
 		pg_atomic_init_u32(&wc_shared->slot_changes, 0);
 		pg_atomic_init_u64(&wc_shared->family_changes, 0);
+		pg_atomic_init_u64(&wc_shared->bigtable_commits, 0);
 		wc_shared->nslots = MaxBackends;
 	}
 	wc_progress_shmem_init();

@@ -60,6 +60,12 @@ typedef struct WcShared
 	pg_atomic_uint32 slot_changes;
 	/* bumped at each commit that changed a list of column families */
 	pg_atomic_uint64 family_changes;
+	/*
+	 * bumped by a backend before and after each COMMIT it sends to a
+	 * Bigtable server: a row locked with no change since a scan read it
+	 * needs no reread (fdw/exec/scan.c)
+	 */
+	pg_atomic_uint64 bigtable_commits;
 	int			nslots;			/* MaxBackends: a backend's is MyBackendId - 1 */
 	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
 } WcShared;

@@ -295,6 +295,28 @@ is($node->safe_psql('postgres', "SELECT count(*) FILTER (WHERE n > 2000) FROM ac
 	'... as many rows have the update as it says');
 is($node->safe_psql('postgres', "SELECT n, note FROM acct WHERE rowkey = 'm150'"), '1150|mid',
 	"... and row m150 the other client's write, not the update");
+
+# A row an UPDATE locks is read again from Bigtable only if a session of
+# this cluster committed to a Bigtable server since the scan read it
+# (fdw/exec/scan.c): an UPDATE of 300 rows alone is one request; one that
+# waited for another session's COMMIT of one of its rows reads its rows
+# again, and updates what that COMMIT left.
+like($node->safe_psql('postgres', "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) UPDATE acct SET n = n + 1 WHERE rowkey LIKE 'm%'"),
+	qr/Bigtable Requests: 1\n/, 'an UPDATE of 300 rows alone: one request, no row read again');
+my $before = $node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey) FROM acct WHERE rowkey IN ('m001', 'm002')");
+is(in_s("BEGIN; UPDATE acct SET n = n + 100 WHERE rowkey = 'm001';"), '', 'a session updates row m001');
+my $b = $node->background_psql('postgres', on_error_stop => 0);
+$b->query_until(qr/started/, "\\echo started\nEXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) UPDATE acct SET n = n + 1 WHERE rowkey IN ('m001', 'm002');\n\\echo finished\n");
+$node->poll_query_until('postgres', "SELECT count(*) > 0 FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+  or die 'the second UPDATE never waited';
+is(in_s('COMMIT;'), '', '... and commits while another UPDATE of it waits');
+my $waited = $b->query_until(qr/finished/, '');
+like($waited, qr/Bigtable Requests: 3\n/, '... which reads both its rows again (one request each)') or diag $waited;
+my ($m1, $m2) = split /,/, $before;
+is($node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey) FROM acct WHERE rowkey IN ('m001', 'm002')"),
+	($m1 + 101) . ',' . ($m2 + 1), '... and applies its update on top of the COMMIT it waited for');
+like($b->{stderr}, qr/^$/, '... without an error');
+$b->quit;
 $s->quit;
 
 # PREPARE TRANSACTION would send the writes, which Bigtable applies at

@@ -22,6 +22,7 @@
 #include "utils/guc.h"
 
 #include "common/aggfold.h"
+#include "common/shmem.h"
 #include "fdw/commit/commit.h"
 #include "fdw/fdw.h"
 #include "fdw/link/link.h"
@@ -128,6 +129,30 @@ write_cells(StringInfo payload, const uint8 *k, size_t klen, const WcTxnRow *row
 }
 
 /*
+ * commit_bigtable
+ *		The COMMIT of a Bigtable server's writes, counted before and after
+ *		in WcShared.bigtable_commits, whether it fails or not: a row locked
+ *		with the count unchanged since a scan read it needs no reread
+ *		(fdw/exec/scan.c).
+ */
+static void
+commit_bigtable(uint32 db, bool sync)
+{
+	pg_atomic_fetch_add_u64(&wc_shared->bigtable_commits, 1);
+	PG_TRY();
+	{
+		wc_client_commit(db, sync);
+	}
+	PG_CATCH();
+	{
+		pg_atomic_fetch_add_u64(&wc_shared->bigtable_commits, 1);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	pg_atomic_fetch_add_u64(&wc_shared->bigtable_commits, 1);
+}
+
+/*
  * flush_db
  *		Send every row written to tables of one database, then commit it.
  *
@@ -143,6 +168,7 @@ flush_db(const char *path, uint32 horizon)
 	uint32		db = 0;
 	bool		sync = false;
 	bool		opened = false;
+	bool		bigtable = false;
 	List	   *tables = NIL;
 	List	   *aggregates = NIL;	/* of each of tables, on Bigtable */
 	uint64		sent = 0;
@@ -175,6 +201,7 @@ flush_db(const char *path, uint32 horizon)
 			continue;
 		if (!opened)
 		{
+			bigtable = tt->desc->engine == WC_ENGINE_BIGTABLE;
 			db = wc_client_open_db(tt->desc);
 			/* Anything a failed earlier attempt left there is not ours. */
 			wc_client_abort(db);
@@ -223,7 +250,9 @@ flush_db(const char *path, uint32 horizon)
 	if (payload.len > 0)
 		wc_client_write(db, &payload);
 	pfree(payload.data);
-	if (opened)
+	if (opened && bigtable)
+		commit_bigtable(db, sync);
+	else if (opened)
 		wc_client_commit(db, sync);
 	wc_progress_end();
 }

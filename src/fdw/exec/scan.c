@@ -28,6 +28,7 @@
 #include "utils/rel.h"
 
 #include "common/scanuse.h"
+#include "common/shmem.h"
 #include "fdw/exec/exec.h"
 #include "fdw/fdw.h"
 #include "fdw/keys/keys.h"
@@ -331,6 +332,27 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 							 ss->lock_for ? ss->output_cid : InvalidCommandId,
 							 ss->lock_for == WC_LOCK_FOR_DELETE))
 		return false;
+
+	/*
+	 * On a Bigtable server a reread is a round trip a row.  If no session of
+	 * this cluster committed to a Bigtable server since the scan was sent
+	 * (each bumps the count before its COMMIT and after it), none changed
+	 * a row it read, locked now: the row is as read.  Another Bigtable
+	 * client's write since is for the COMMIT's condition to find, with the
+	 * version read (rowreads.c), as it finds one after a reread.
+	 */
+	if (t->engine == WC_ENGINE_BIGTABLE && snapshot_version != 0)
+	{
+		pg_memory_barrier();	/* the lock taken, then the count read */
+		if (pg_atomic_read_u64(&wc_shared->bigtable_commits) == ss->bigtable_commits)
+		{
+			*changed = false;
+			if (ss->lock_for != 0)
+				wc_txn_note_read(t, k, klen, snapshot_version);
+			*key = k;
+			return true;
+		}
+	}
 	found = wc_read_row_now_like(ss, k, klen, &nvals, &nlens, &version);
 
 	/*

@@ -82,6 +82,7 @@ typedef struct WcScanState
 	bool		s_other;
 	uint64		s_version;		/* with versions */
 	uint64		m_version;		/* of the row merged_next returned; 0: none stored */
+	uint64		bigtable_commits;	/* WcShared's, before the scan was sent */
 	const uint8 **s_vals;
 	size_t	   *s_lens;
 	const uint8 **w_vals;		/* a row being merged with txn changes */

@@ -22,6 +22,7 @@
 #include "access/xact.h"
 
 #include "common/aggfold.h"
+#include "common/shmem.h"
 #include "fdw/fdw.h"
 #include "fdw/keys/keys.h"
 #include "fdw/link/link.h"
@@ -159,6 +160,11 @@ wc_scan_begin(WcScanState *ss, List *ranges)
 	 * stored row that our writes make pass, and the rows a scan locks are
 	 * read again under the lock: neither gets them.
 	 */
+	if (ss->table->engine == WC_ENGINE_BIGTABLE)
+	{
+		ss->bigtable_commits = pg_atomic_read_u64(&wc_shared->bigtable_commits);
+		pg_memory_barrier();	/* read before the rows are */
+	}
 	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of,
 									wc_rowdrop_any() ?
 									wc_rowdrop_ranges(ss->table, ss->horizon, ss->ranges) :
@@ -433,6 +439,13 @@ wc_read_row_now_like(WcScanState *like, const uint8 *key, size_t keylen,
 		(*lens)[i] = clens[i];
 	}
 	wc_scan_stop(&cur);
+	/* on Bigtable, what EXPLAIN ANALYZE counts of the scan's requests */
+	if (t->engine == WC_ENGINE_BIGTABLE)
+	{
+		like->stored_requests += cur.stored_requests;
+		like->stored_rows += cur.stored_rows;
+		like->stored_entries += cur.stored_entries;
+	}
 	return found;
 }
 
