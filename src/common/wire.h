@@ -142,6 +142,11 @@ typedef enum WcMsgType
 									 * and timestamp bounds; never reverse */
 #define WC_SCAN_FILTER		0x10	/* only rows whose cells pass the
 									 * request's filters (WcScanFilter) */
+#define WC_SCAN_AS_OF_START	0x20	/* as_of is the transaction's start (a
+									 * Bigtable server's REPEATABLE READ),
+									 * not widecolumn.as_of: a version after
+									 * it was not there then, and counts for
+									 * no policy's maxversions */
 
 /*
  * The overlay of a cells scan: the transaction's own uncommitted writes to

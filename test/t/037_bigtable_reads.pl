@@ -304,6 +304,9 @@ like($plan, qr/filter pass_all_filter \(every version: a family's policy counts 
 $plan = $node->safe_psql('postgres', "CREATE FOREIGN TABLE nofam (rowkey text COLLATE \"C\", v text OPTIONS (column 'f:v')) SERVER bt OPTIONS (table 'nofam'); SET widecolumn.as_of = '1970-01-01 00:00:01.5+00'; EXPLAIN (COSTS OFF) SELECT * FROM nofam");
 like($plan, qr/filter chain\(timestamp_range_filter\(0, 1501000\), cells_per_column_limit_filter\(1\)\)$/m,
 	'... and the newest cell as of then, where no family counts versions');
+$plan = $node->safe_psql('postgres', "BEGIN ISOLATION LEVEL REPEATABLE READ; EXPLAIN (COSTS OFF) SELECT * FROM w WHERE rowkey = 'k000'; COMMIT;");
+like($plan, qr/filter chain\(timestamp_range_filter\(0, \d+000\), cells_per_column_limit_filter\(1\)\)$/m,
+	"REPEATABLE READ: the newest cell as of the transaction's start, though family m counts versions (none after it counts)");
 
 # The cells layout: a row per version the policy keeps (maxversions=2).
 $node->safe_psql('postgres', q{

@@ -317,6 +317,18 @@ is($node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey)
 	($m1 + 101) . ',' . ($m2 + 1), '... and applies its update on top of the COMMIT it waited for');
 like($b->{stderr}, qr/^$/, '... without an error');
 $b->quit;
+# REPEATABLE READ reads as of the transaction's start: a row another
+# session updated since is read as it was (its newer version counts for no
+# maxversions=1 then), and an UPDATE of it fails at once (40001), as on
+# LevelDB, read again under the lock since the COMMIT was before the scan.
+my $m3 = $node->safe_psql('postgres', "SELECT n FROM acct WHERE rowkey = 'm003'");
+is(in_s("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM acct;"), '', 'a REPEATABLE READ transaction reads');
+$node->safe_psql('postgres', "UPDATE acct SET n = n + 1 WHERE rowkey = 'm003'");
+is($s->query("SELECT n FROM acct WHERE rowkey = 'm003'"), $m3, "... a row another session updated since: as it was");
+like(in_s("UPDATE acct SET n = n + 10 WHERE rowkey = 'm003';"), qr/ERROR:  40001: could not serialize access due to concurrent update/,
+	"... and its UPDATE: 40001");
+in_s('ROLLBACK;');
+is($node->safe_psql('postgres', "SELECT n FROM acct WHERE rowkey = 'm003'"), $m3 + 1, "... the other session's update alone applied");
 $s->quit;
 
 # PREPARE TRANSACTION would send the writes, which Bigtable applies at

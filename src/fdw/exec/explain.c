@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "commands/explain.h"
 #include "utils/timestamp.h"
 #include "utils/rel.h"
@@ -117,7 +118,15 @@ static void
 explain_bigtable_request(WcTable *t, int limit, bool reverse, bool filtered, ExplainState *es)
 {
 	StringInfoData buf;
+	uint64		as_of = wc_as_of();
+	bool		at_start = false;
 
+	/* REPEATABLE READ's time (wc_bigtable_read_time), which counts nothing newer */
+	if (as_of == 0 && IsolationUsesXactSnapshot() && !IsolationIsSerializable())
+	{
+		as_of = (uint64) (GetCurrentTransactionStartTimestamp() + WC_UNIX_TO_PG_US);
+		at_start = true;
+	}
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "ReadRows projects/%s/instances/%s/tables/%s",
 					 t->bigtable->project, t->bigtable->instance, t->table);
@@ -127,11 +136,11 @@ explain_bigtable_request(WcTable *t, int limit, bool reverse, bool filtered, Exp
 		appendStringInfoString(&buf, ", reversed");
 	/* the storage filters that have a value range: worker/bigtable/btfilters.c */
 	appendStringInfoString(&buf, filtered ? ", filter condition(Storage Filter) then " : ", filter ");
-	if (wc_as_of() != 0 && as_of_counts_versions(t))
+	if (as_of != 0 && !at_start && as_of_counts_versions(t))
 		appendStringInfoString(&buf, "pass_all_filter (every version: a family's policy counts versions, and as_of may pass over newer ones)");
-	else if (wc_as_of() != 0)
+	else if (as_of != 0)
 		appendStringInfo(&buf, "chain(timestamp_range_filter(0, " INT64_FORMAT "), cells_per_column_limit_filter(1))",
-						 (int64) ((wc_as_of() / 1000 + 1) * 1000));
+						 (int64) ((as_of / 1000 + 1) * 1000));
 	else
 		appendStringInfoString(&buf, "cells_per_column_limit_filter(1)");
 	if (t->bigtable->app_profile != NULL)

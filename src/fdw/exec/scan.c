@@ -339,9 +339,12 @@ lock_and_reread(WcScanState *ss, const uint8 **key, size_t *keylen,
 	 * (each bumps the count before its COMMIT and after it), none changed
 	 * a row it read, locked now: the row is as read.  Another Bigtable
 	 * client's write since is for the COMMIT's condition to find, with the
-	 * version read (rowreads.c), as it finds one after a reread.
+	 * version read (rowreads.c), as it finds one after a reread.  Not in
+	 * REPEATABLE READ, whose scans read as of the transaction's start: a
+	 * COMMIT between that and the scan is a change to fail on now.
 	 */
-	if (t->engine == WC_ENGINE_BIGTABLE && snapshot_version != 0)
+	if (t->engine == WC_ENGINE_BIGTABLE && snapshot_version != 0 &&
+		!IsolationUsesXactSnapshot())
 	{
 		pg_memory_barrier();	/* the lock taken, then the count read */
 		if (pg_atomic_read_u64(&wc_shared->bigtable_commits) == ss->bigtable_commits)

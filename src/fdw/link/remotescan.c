@@ -23,6 +23,7 @@
 
 #include "fdw/fdw.h"
 #include "fdw/link/link.h"
+#include "fdw/xact/xact.h"
 
 /*
  * How many batches a scan asks for ahead of the one being read: with two,
@@ -88,6 +89,9 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List 
 	req.snapshot = snapshot;
 	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
 		(versions ? WC_SCAN_VERSIONS : 0) | (nfilters > 0 ? WC_SCAN_FILTER : 0);
+	/* REPEATABLE READ's time on a Bigtable server (wc_bigtable_read_time) */
+	if (t->engine == WC_ENGINE_BIGTABLE && as_of != 0 && wc_as_of() == 0)
+		req.flags |= WC_SCAN_AS_OF_START;
 	req.nfilters = nfilters;
 	req.filters = (WcScanFilter *) filters;
 	req.limit = limit;

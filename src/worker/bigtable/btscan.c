@@ -27,6 +27,10 @@
  * what that needs: the newest cell of each column (cells_per_column_limit
  * 1, under as_of's timestamp range when no family of the table counts its
  * versions), else every version, the columns' versions being counted here.
+ * REPEATABLE READ's as_of, the transaction's start (WC_SCAN_AS_OF_START),
+ * counts no version after it: what was there then is what the transaction
+ * reads, a row another session updated since included, where
+ * widecolumn.as_of reads the past as the policies have left it.
  * A row none of whose cells is left is no row, as on LevelDB.
  *
  * bt_scan_fill runs on a reader thread: plain C, errors through wc_fail.
@@ -64,6 +68,8 @@ struct WcBtScan
 	bool		versions;		/* each row ends with its newest timestamp */
 	uint64		limit;			/* 0: none */
 	uint64		as_of;			/* µs; 0: now */
+	bool		as_of_start;	/* as_of is the transaction's start: the
+								 * versions after it are not counted */
 	int64		as_of_hi;		/* its cells' bound: a cell at or after it is too new */
 	uint64		now;			/* µs: the scan's start, for the policies' ages */
 	bool		have_policies;
@@ -247,6 +253,7 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	s->versions = (req->flags & WC_SCAN_VERSIONS) != 0;
 	s->limit = req->limit;
 	s->as_of = req->as_of;
+	s->as_of_start = (req->flags & WC_SCAN_AS_OF_START) != 0;
 
 	/* no range (a drop of this transaction's took them all): no row */
 	if (req->nranges == 0)
@@ -355,7 +362,7 @@ set_filter(WcBtScan *s)
 
 	for (int i = 0; i < s->policies.n; i++)
 		counts |= s->policies.policies[i].max_versions != 0;
-	if (s->cells || (s->as_of != 0 && counts))
+	if (s->cells || (s->as_of != 0 && counts && !s->as_of_start))
 	{
 		s->chain.kind = WC_BT_FILTER_PASS;
 		return;
@@ -561,7 +568,7 @@ write_row(void *arg)
 		}
 		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi)
 		{
-			if (!decided)
+			if (!decided && !s->as_of_start)
 				index++;		/* too new: counted all the same */
 			continue;
 		}
