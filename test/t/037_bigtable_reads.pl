@@ -359,6 +359,21 @@ is($own[1], "$ntwin|$ntwin|2", "... as many as the twin's, 2 of them stamped at 
 is($own[2], 'a,' . join(',', map { sprintf('b%04dx', $_ * 50) } 0 .. 14) . ',zz', '... in key order, among and after the stored rows');
 like($own, qr/Bigtable Requests: [2-9]\n/, '... a scan of several requests');
 is($own[-1], '0', 'ROLLBACK: none of them sent, the twin rolled back too');
+
+# REPEATABLE READ reads the cells layout as of the transaction's start as
+# well, its own writes whatever their times; SERIALIZABLE is refused there
+# too (and in export_avro).
+my $rr = $node->background_psql('postgres', on_error_stop => 0);
+my $k060 = $rr->query_safe("BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM wc WHERE rowkey = 'k060';");
+$node->safe_psql('postgres', "UPDATE w SET city = 'moved' WHERE rowkey = 'k060'");
+is($rr->query_safe("SELECT count(*) FROM wc WHERE rowkey = 'k060' AND value = 'moved';"), '0',
+	"REPEATABLE READ, the cells layout: another session's version since is not read");
+is($rr->query_safe("INSERT INTO wc VALUES ('k060', 'm', 'note', now() + interval '1 day', 'own'); SELECT count(*) FROM wc WHERE rowkey = 'k060';"),
+	$k060 + 1, '... its own, later than its start, is');
+$rr->query_safe('ROLLBACK;');
+$rr->quit;
+my ($src, $so, $se2) = $node->psql('postgres', q{BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT count(*) FROM wc;});
+like($se2, qr/SERIALIZABLE transactions cannot read tables on a Bigtable server/, 'SERIALIZABLE, the cells layout: refused');
 my ($rc, $o, $e);
 
 ($rc, $o, $e) = $node->psql('postgres', "\\set VERBOSITY verbose\nSELECT * FROM widecolumn.key_heatmap('w');");

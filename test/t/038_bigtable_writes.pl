@@ -317,6 +317,32 @@ is($node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey)
 	($m1 + 101) . ',' . ($m2 + 1), '... and applies its update on top of the COMMIT it waited for');
 like($b->{stderr}, qr/^$/, '... without an error');
 $b->quit;
+
+# A row read under an UPDATE's lock and also written through the cells
+# layout is one CheckAndMutateRow with all of its writes (btcommit.c,
+# join_checked): another client's write to it meanwhile leaves none of
+# them applied, and the COMMIT counts it as one row.
+$node->safe_psql('postgres', q{CREATE FOREIGN TABLE acct_cells (rowkey text COLLATE "C", family text COLLATE "C",
+  qualifier text COLLATE "C", ts timestamptz, value bytea) SERVER bt OPTIONS (table 'acct', layout 'cells');});
+my $m10 = $node->safe_psql('postgres', "SELECT n FROM acct WHERE rowkey = 'm010'");
+is(in_s("BEGIN; UPDATE acct SET n = n + 1 WHERE rowkey = 'm010'; INSERT INTO acct_cells VALUES ('m010', 'c', 'extra', NULL, 'x');"), '',
+	'a transaction updates row m010 and writes a cell of it through the cells layout');
+other_client_writes('m010', 'c', 'note', 'meanwhile');
+like(in_s('COMMIT;'), qr/40001: .*\n.*Row key "m010" .*applied none of the transaction's 1 rows/,
+	'... another client wrote the row: 40001, one row');
+is($node->safe_psql('postgres', "SELECT n, note, (SELECT count(*) FROM acct_cells WHERE rowkey = 'm010' AND qualifier = 'extra') FROM acct WHERE rowkey = 'm010'"),
+	"$m10|meanwhile|0", '... and neither of its writes applied');
+
+# A row of more changes than Bigtable takes in one request fails before
+# anything of its COMMIT is sent.
+($rc, $o, $e) = $node->psql('postgres', q{\set VERBOSITY verbose
+BEGIN;
+INSERT INTO acct VALUES ('small', 1);
+INSERT INTO acct_cells SELECT 'huge', 'c', 'q', to_timestamp(g), 'v' FROM generate_series(1, 100001) g;
+COMMIT;});
+like($e, qr/ERROR:  54000: a row of 100001 changes is more than Bigtable takes in one request \(100000\)/,
+	'a row of 100,001 versions: 54000');
+is($node->safe_psql('postgres', "SELECT count(*) FROM acct WHERE rowkey IN ('small', 'huge')"), '0', '... and nothing of its COMMIT sent');
 # REPEATABLE READ reads as of the transaction's start: a row another
 # session updated since is read as it was (its newer version counts for no
 # maxversions=1 then), and an UPDATE of it fails at once (40001), as on

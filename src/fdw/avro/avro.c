@@ -167,6 +167,14 @@ wc_avro_export_table(WcTable *t, bytea *prefix, WcAvroWriter *w, bool millis,
 	req.snapshot = snapshot;
 	req.flags = WC_SCAN_CELLS | WC_SCAN_BULK;
 	req.as_of = wc_as_of_for_read();
+	if (t->engine == WC_ENGINE_BIGTABLE)
+	{
+		bool		at_start;
+
+		req.as_of = wc_bigtable_read_time(req.as_of, &at_start);
+		if (at_start)
+			req.flags |= WC_SCAN_AS_OF_START;
+	}
 	req.ts_min = 0;
 	req.ts_max = (uint64) PG_INT64_MAX;
 	req.fams = palloc(sizeof(WcBytes));

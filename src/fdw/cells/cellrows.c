@@ -52,6 +52,7 @@ typedef struct WcCellsScan
 	uint32		db;
 	uint32		snapshot;
 	uint64		as_of;
+	bool		as_of_start;	/* as_of is the transaction's start (Bigtable) */
 	SubTransactionId subid;
 	uint32		horizon;		/* the transaction's writes it sees: of mapped */
 	int			nops;			/* ... and of cells-layout tables */
@@ -124,6 +125,8 @@ wcCellsBeginForeignScan(ForeignScanState *node, int eflags)
 	cs->snapshot = wc_client_snapshot_acquire(cs->db);
 	cs->subid = GetCurrentSubTransactionId();
 	cs->as_of = wc_as_of_for_read();
+	if (cs->ct->t->engine == WC_ENGINE_BIGTABLE)
+		cs->as_of = wc_bigtable_read_time(cs->as_of, &cs->as_of_start);
 	/* the writes of earlier commands, as for a mapped scan (scan.c) */
 	cs->horizon = wc_txn_horizon_at(node->ss.ps.state->es_snapshot->curcid);
 	cs->nops = wc_cells_op_count_at(node->ss.ps.state->es_snapshot->curcid);
@@ -539,6 +542,8 @@ cells_start(ForeignScanState *node, WcCellsScan *cs)
 	req.snapshot = cs->snapshot;
 	req.flags = WC_SCAN_CELLS | (cs->cond == NIL && !w.have_fams ? WC_SCAN_BULK : 0);
 	req.as_of = cs->as_of;
+	if (cs->as_of_start)
+		req.flags |= WC_SCAN_AS_OF_START;
 	req.ts_min = (uint64) w.ts_min;
 	req.ts_max = (uint64) w.ts_max;
 	list_sort(w.fams, fam_cmp);

@@ -165,7 +165,7 @@ wcBeginForeignScan(ForeignScanState *node, int eflags)
 		wc_as_of_forbid(ss->lock_for == 0);	/* FOR UPDATE, or a write */
 	ss->as_of = wc_as_of_for_read();
 	if (ss->table->engine == WC_ENGINE_BIGTABLE)
-		ss->as_of = wc_bigtable_read_time(ss->as_of);
+		ss->as_of = wc_bigtable_read_time(ss->as_of, &ss->as_of_start);
 	if (plan->operation == CMD_SELECT)
 		count_use(node);
 }

@@ -65,7 +65,8 @@ extern void wc_client_subxact_abort(SubTransactionId subid);
 
 /* in remotescan.c */
 extern uint32 wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot,
-								   uint64 as_of, List *ranges, bool reverse, bool bulk, bool versions,
+								   uint64 as_of, bool as_of_start, List *ranges, bool reverse,
+								   bool bulk, bool versions,
 								   uint64 limit,
 								   uint8 **cols, size_t *col_lens, int ncols,
 								   const WcScanFilter *filters, int nfilters,

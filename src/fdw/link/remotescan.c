@@ -23,7 +23,6 @@
 
 #include "fdw/fdw.h"
 #include "fdw/link/link.h"
-#include "fdw/xact/xact.h"
 
 /*
  * How many batches a scan asks for ahead of the one being read: with two,
@@ -76,7 +75,8 @@ find_scan(uint32 id)
  * or cursor, it serves, which may be older than the current one.
  */
 uint32
-wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List *ranges,
+wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, bool as_of_start,
+					 List *ranges,
 					 bool reverse, bool bulk, bool versions, uint64 limit,
 					 uint8 **cols, size_t *col_lens, int ncols,
 					 const WcScanFilter *filters, int nfilters,
@@ -90,7 +90,7 @@ wc_client_scan_begin(WcTable *t, uint32 db, uint32 snapshot, uint64 as_of, List 
 	req.flags = (reverse ? WC_SCAN_REVERSE : 0) | (bulk ? WC_SCAN_BULK : 0) |
 		(versions ? WC_SCAN_VERSIONS : 0) | (nfilters > 0 ? WC_SCAN_FILTER : 0);
 	/* REPEATABLE READ's time on a Bigtable server (wc_bigtable_read_time) */
-	if (t->engine == WC_ENGINE_BIGTABLE && as_of != 0 && wc_as_of() == 0)
+	if (as_of_start)
 		req.flags |= WC_SCAN_AS_OF_START;
 	req.nfilters = nfilters;
 	req.filters = (WcScanFilter *) filters;

@@ -66,6 +66,7 @@ typedef struct WcScanState
 	uint32		db;
 	uint32		snapshot;
 	uint64		as_of;			/* widecolumn.as_of when it started; 0: now */
+	bool		as_of_start;	/* as_of is the transaction's start (Bigtable) */
 	uint32		horizon;
 
 	/* while running */

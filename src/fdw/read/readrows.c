@@ -165,7 +165,7 @@ wc_scan_begin(WcScanState *ss, List *ranges)
 		ss->bigtable_commits = pg_atomic_read_u64(&wc_shared->bigtable_commits);
 		pg_memory_barrier();	/* read before the rows are */
 	}
-	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of,
+	ss->scan = wc_client_scan_begin(ss->table, ss->db, ss->snapshot, ss->as_of, ss->as_of_start,
 									wc_rowdrop_any() ?
 									wc_rowdrop_ranges(ss->table, ss->horizon, ss->ranges) :
 									ss->ranges,
@@ -514,7 +514,7 @@ wc_read_rows_begin(WcTable *t, uint32 db, uint32 snapshot)
 	ss->horizon = wc_txn_horizon();
 	ss->as_of = wc_as_of_for_read();
 	if (t->engine == WC_ENGINE_BIGTABLE)
-		ss->as_of = wc_bigtable_read_time(ss->as_of);
+		ss->as_of = wc_bigtable_read_time(ss->as_of, &ss->as_of_start);
 	wc_scan_open(ss, list_make1(wc_table_range(t)));
 	return ss;
 }

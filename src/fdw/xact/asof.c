@@ -113,10 +113,12 @@ wc_as_of_for_read(void)
  *		so REPEATABLE READ reads each row's cells as of the transaction's
  *		start (to Bigtable's millisecond; a row deleted since is still
  *		gone), and SERIALIZABLE, which nothing of Bigtable's could make
- *		true, is refused (README, "Bigtable servers").
+ *		true, is refused (README, "Bigtable servers").  *at_start says the
+ *		time is the transaction's start (the scan's WC_SCAN_AS_OF_START),
+ *		not widecolumn.as_of.
  */
 uint64
-wc_bigtable_read_time(uint64 as_of)
+wc_bigtable_read_time(uint64 as_of, bool *at_start)
 {
 	if (IsolationIsSerializable())
 		ereport(ERROR,
@@ -124,7 +126,8 @@ wc_bigtable_read_time(uint64 as_of)
 				 errmsg("SERIALIZABLE transactions cannot read tables on a Bigtable server"),
 				 errdetail("Bigtable has no transactions across rows, so no serializable order can be kept."),
 				 errhint("Use REPEATABLE READ, which reads a Bigtable table as of the transaction's start, or READ COMMITTED.")));
-	if (as_of == 0 && IsolationUsesXactSnapshot())
+	*at_start = as_of == 0 && IsolationUsesXactSnapshot();
+	if (*at_start)
 		return (uint64) (GetCurrentTransactionStartTimestamp() + WC_UNIX_TO_PG_US);
 	return as_of;
 }

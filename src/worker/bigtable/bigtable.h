@@ -115,8 +115,10 @@ extern BtOverlay *bt_overlay_load(const WcScanRequest *req, const uint8 *table, 
 								  int64 pending_ts);
 extern bool bt_overlay_next_row(const BtOverlay *ov, const uint8 **key, size_t *len);
 extern void bt_overlay_skip_row(BtOverlay *ov);
+#define BT_MARK_PENDING	0x01	/* a version the COMMIT will stamp */
+#define BT_MARK_OWN		0x02	/* a version the transaction wrote */
 extern const WcBtRows *bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored,
-										const bool **pending);
+										const uint8 **marks);
 extern void bt_overlay_free(BtOverlay *ov);
 
 /* in btscan.c */

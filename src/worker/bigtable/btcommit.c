@@ -46,6 +46,8 @@
 #include "postgres.h"
 
 #include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "utils/memutils.h"
 
@@ -121,7 +123,10 @@ static int64 last_commit_ts = 0;
  *		this worker never write one cell's version at the same time (the
  *		second's SetCell would replace the first's, a removal of its own
  *		version would remove the other's too).  A scan's own writes are
- *		stamped with it (btoverlay.c).  Main thread.
+ *		stamped with it (btoverlay.c).  A COMMIT is answered only once the
+ *		clock has reached its time (commit_main), so the time runs ahead of
+ *		the clock only while COMMITs come faster than one a millisecond,
+ *		and a worker started again begins after the last.  Main thread.
  */
 int64
 bt_commit_next_ts(void)
@@ -290,6 +295,17 @@ add_row(void *arg, WcReader *rows, const WcRowWrite *row)
 	e->nmutations = nm;
 }
 
+/* e's mutations after to's, in to (palloc'd arrays, as add_row makes them). */
+static void
+append_mutations(WcBtEntry *to, const WcBtEntry *e)
+{
+	to->mutations = repalloc((WcBtMutation *) to->mutations,
+							 sizeof(WcBtMutation) * (to->nmutations + e->nmutations + 1));
+	memcpy((WcBtMutation *) to->mutations + to->nmutations, e->mutations,
+		   sizeof(WcBtMutation) * e->nmutations);
+	to->nmutations += e->nmutations;
+}
+
 /* Entries by row key, those of one row in the order they came. */
 static int
 entry_cmp(const void *a, const void *b, void *arg)
@@ -336,17 +352,78 @@ join_rows(BtTableWrites *tw)
 			joined[n++] = *e;
 			continue;
 		}
-		prev->mutations = repalloc((WcBtMutation *) prev->mutations,
-								   sizeof(WcBtMutation) * (prev->nmutations + e->nmutations));
-		memcpy((WcBtMutation *) prev->mutations + prev->nmutations, e->mutations,
-			   sizeof(WcBtMutation) * e->nmutations);
-		prev->nmutations += e->nmutations;
+		append_mutations(prev, e);
 	}
 	pfree(order);
 	pfree(tw->entries);
 	tw->entries = joined;
 	tw->nentries = n;
 	tw->cap = tw->nentries;
+}
+
+static int
+checked_cmp(const void *a, const void *b)
+{
+	const BtCheckedRow *x = a;
+	const BtCheckedRow *y = b;
+	int			c = strcmp(x->table, y->table);
+
+	if (c == 0)
+		c = wc_compare_bytes(x->entry.row_key, x->entry.row_key_len,
+							 y->entry.row_key, y->entry.row_key_len);
+	return c;
+}
+
+/*
+ * join_checked
+ *		A row read before it was written is one CheckAndMutateRow with every
+ *		mutation of it: its writes through the cells layout, which came as
+ *		WRITE rows of their own, join it after its mapped tables' writes (as
+ *		they came, tw's entries joined first), and a row read through two
+ *		servers of one instance is one row, conditioned on the older read.
+ */
+static void
+join_checked(BtCommitJob *job)
+{
+	int			n = 0;
+
+	/* of one row, the mapped tables' writes are one WRITE row: any order */
+	if (job->nchecked > 1)
+		qsort(job->checked, job->nchecked, sizeof(BtCheckedRow), checked_cmp);
+	for (int i = 0; i < job->nchecked; i++)
+	{
+		BtCheckedRow *cr = &job->checked[i];
+
+		if (n > 0 && checked_cmp(&job->checked[n - 1], cr) == 0)
+		{
+			append_mutations(&job->checked[n - 1].entry, &cr->entry);
+			job->checked[n - 1].newer = Min(job->checked[n - 1].newer, cr->newer);
+			continue;
+		}
+		job->checked[n++] = *cr;
+	}
+	job->nchecked = n;
+	for (int t = 0; t < job->ntables; t++)
+	{
+		BtTableWrites *tw = &job->tables[t];
+		int			kept = 0;
+
+		for (int i = 0; i < tw->nentries; i++)
+		{
+			BtCheckedRow key;
+			BtCheckedRow *cr;
+
+			key.table = tw->table;
+			key.entry = tw->entries[i];
+			cr = job->nchecked == 0 ? NULL :
+				bsearch(&key, job->checked, job->nchecked, sizeof(BtCheckedRow), checked_cmp);
+			if (cr != NULL)
+				append_mutations(&cr->entry, &tw->entries[i]);
+			else
+				tw->entries[kept++] = tw->entries[i];
+		}
+		tw->nentries = kept;
+	}
 }
 
 /*
@@ -500,6 +577,16 @@ send_checked(BtCommitJob *job)
 	return run.failed_at == run.end;
 }
 
+/* The time, on a commit's thread (wc_unix_micros is the main thread's). */
+static int64
+clock_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 /* The thread of one commit: its calls, then the job on the done list. */
 static void *
 commit_main(void *arg)
@@ -541,8 +628,36 @@ commit_main(void *arg)
 		}
 		free(codes);
 	}
+
+	/*
+	 * Answered once the clock has reached the COMMIT's time, which may run
+	 * ahead of it (bt_commit_next_ts): a read that starts after the answer,
+	 * bounded by its start (REPEATABLE READ, as_of), then sees the COMMIT,
+	 * and a worker started again stamps after it.  Normally no wait.
+	 */
+	for (int64 now; (now = clock_us()) < job->commit_ts;)
+		usleep((useconds_t) Min(job->commit_ts - now, 1000000));
 	bt_jobs_done(&commit_jobs, &job->link);
 	return NULL;
+}
+
+/*
+ * check_row_mutations
+ *		A row of more mutations than Bigtable takes in one request fails
+ *		here, before anything of the COMMIT is sent, not as a call that
+ *		fails the other rows it carries.
+ */
+static void
+check_row_mutations(const WcBtEntry *e, const char *table)
+{
+	if (e->nmutations > BT_CALL_MUTATIONS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a row of %d changes is more than Bigtable takes in one request (%d)",
+						e->nmutations, BT_CALL_MUTATIONS),
+				 errdetail("The transaction writes that many cells and deletions to row key \"%s\" of %s; nothing of the COMMIT was sent.",
+						   pnstrdup((const char *) e->row_key, e->row_key_len), table),
+				 errhint("Write the row's versions in several transactions.")));
 }
 
 /*
@@ -563,17 +678,23 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	job->client = c;
 	job->db = db;
 	job->cxt = cxt;
-	job->commit_ts = last_commit_ts = bt_commit_next_ts();
+	job->commit_ts = bt_commit_next_ts();
 	PG_TRY();
 	{
 		wc_client_writes_walk(w, add_row, job);
+		/* a row is a row once, in the rows applied of M */
+		for (int t = 0; t < job->ntables; t++)
+			join_rows(&job->tables[t]);
+		join_checked(job);
+		job->rows = job->nchecked;
 		for (int t = 0; t < job->ntables; t++)
 		{
-			/* a row is a row once, in the rows applied of M */
-			job->rows -= job->tables[t].nentries;
-			join_rows(&job->tables[t]);
 			job->rows += job->tables[t].nentries;
+			for (int i = 0; i < job->tables[t].nentries; i++)
+				check_row_mutations(&job->tables[t].entries[i], job->tables[t].table);
 		}
+		for (int i = 0; i < job->nchecked; i++)
+			check_row_mutations(&job->checked[i].entry, job->checked[i].table);
 	}
 	PG_CATCH();
 	{
@@ -589,6 +710,7 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 		return WC_COMMIT_WRITTEN;
 	}
 
+	last_commit_ts = job->commit_ts;
 	rc = bt_jobs_start(&commit_jobs, commit_main, &job->link);
 	if (rc != 0)
 	{
@@ -633,7 +755,7 @@ report_failure(void *arg, StringInfo out)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),
-				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it, and the transaction's writes to it and to the rows after it were not applied.",
+				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied, nor to the rows not yet sent then.",
 						   key, job->failed_table),
 				 errhint("Rows of one COMMIT are not atomic together on a Bigtable server: the rows applied stay, so running the transaction again would apply them twice.")));
 	ereport(ERROR,

@@ -89,8 +89,8 @@ struct BtOverlay
 	BtVersion  *versions;
 	int			cap;
 	WcBtRows	row;
-	bool	   *pending;		/* of each of row's cells */
-	int			pending_cap;
+	uint8	   *marks;			/* of each of row's cells: BT_MARK_* */
+	int			marks_cap;
 };
 
 static int
@@ -265,11 +265,12 @@ grow(void *p, int *cap, int need, size_t size)
  * bt_overlay_merge
  *		The next row the overlay writes, its entries applied to stored (the
  *		row as Bigtable has it, of the same key, or NULL if Bigtable gave
- *		none); *pending says which of its cells the COMMIT stamps.  The row
+ *		none); *marks says which of its cells are the transaction's and
+ *		which of those the COMMIT stamps (BT_MARK_*).  The row
  *		lasts until the next call.
  */
 const WcBtRows *
-bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
+bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const uint8 **marks)
 {
 	int			end = row_end(ov);
 	int			nv = 0;
@@ -350,7 +351,7 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
 	wc_bytebuf_set(&out->key, first->row, first->row_len);
 	out->arena.len = 0;
 	out->cells = grow(out->cells, &out->cap, kept, sizeof(WcBtCell));
-	ov->pending = grow(ov->pending, &ov->pending_cap, kept, sizeof(bool));
+	ov->marks = grow(ov->marks, &ov->marks_cap, kept, sizeof(uint8));
 	out->ncells = 0;
 	for (int j = 0; j < nv; j++)
 	{
@@ -370,10 +371,11 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const bool **pending)
 		c->value_len = v->value_len;
 		wc_bytebuf_append(&out->arena, v->value, v->value_len);
 		c->timestamp_micros = v->ts;
-		ov->pending[out->ncells++] = v->pending;
+		ov->marks[out->ncells++] = (v->pending ? BT_MARK_PENDING : 0) |
+			(v->seq >= 0 ? BT_MARK_OWN : 0);
 	}
 	ov->next = end;
-	*pending = ov->pending;
+	*marks = ov->marks;
 	return out;
 }
 
@@ -384,7 +386,7 @@ bt_overlay_free(BtOverlay *ov)
 	if (ov == NULL)
 		return;
 	free(ov->versions);
-	free(ov->pending);
+	free(ov->marks);
 	free(ov->row.cells);
 	wc_bytebuf_free(&ov->row.key);
 	wc_bytebuf_free(&ov->row.arena);

@@ -442,7 +442,7 @@ typedef struct BtRowJob
 {
 	WcBtScan   *s;
 	const WcBtRows *rows;
-	const bool *pending;		/* of each cell: the COMMIT stamps it; or NULL */
+	const uint8 *marks;			/* of each cell, BT_MARK_*; or NULL: none */
 	bool		written;		/* a row of the batch: some cell was left */
 } BtRowJob;
 
@@ -566,7 +566,9 @@ write_row(void *arg)
 			index = 0;
 			decided = false;
 		}
-		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi)
+		/* the transaction's own are read whatever REPEATABLE READ's time */
+		if (s->as_of != 0 && c->timestamp_micros >= s->as_of_hi &&
+			!(job->marks != NULL && (job->marks[i] & BT_MARK_OWN)))
 		{
 			if (!decided && !s->as_of_start)
 				index++;		/* too new: counted all the same */
@@ -593,7 +595,7 @@ write_row(void *arg)
 		{
 			/* every version the policy keeps: a row of the batch each */
 			if ((s->limit == 0 || s->emitted < s->limit) && wanted_version(s, a, c))
-				write_version(s, rows, c, job->pending != NULL && job->pending[i]);
+				write_version(s, rows, c, job->marks != NULL && (job->marks[i] & BT_MARK_PENDING));
 			continue;
 		}
 		decided = true;
@@ -648,9 +650,9 @@ write_row(void *arg)
  * is caught here, stops the call, and is raised once the call is over.
  */
 static bool
-take(WcBtScan *s, const WcBtRows *rows, const bool *pending)
+take(WcBtScan *s, const WcBtRows *rows, const uint8 *marks)
 {
-	BtRowJob	job = {s, rows, pending, false};
+	BtRowJob	job = {s, rows, marks, false};
 
 	if (!wc_trapped(write_row, &job, &s->failure))
 	{
@@ -696,7 +698,7 @@ typedef struct BtMergeJob
 	WcBtScan   *s;
 	const WcBtRows *stored;		/* Bigtable's row of its key, or NULL */
 	const WcBtRows *merged;
-	const bool *pending;
+	const uint8 *marks;
 } BtMergeJob;
 
 static void
@@ -704,7 +706,7 @@ merge_row(void *arg)
 {
 	BtMergeJob *j = arg;
 
-	j->merged = bt_overlay_merge(j->s->overlay, j->stored, &j->pending);
+	j->merged = bt_overlay_merge(j->s->overlay, j->stored, &j->marks);
 }
 
 static bool
@@ -717,7 +719,7 @@ take_merged(WcBtScan *s, const WcBtRows *stored)
 		s->failed = true;
 		return false;
 	}
-	return take(s, j.merged, j.pending);
+	return take(s, j.merged, j.marks);
 }
 
 /*
