@@ -239,7 +239,7 @@ is(in_s("BEGIN; $update_ab"), '', 'a transaction updates rows a and b');
 like(other_client_writes('a', 'c', 'note', 'theirs'), qr/applied 1 of 1/, 'another client writes a cell of row a');
 my $err = in_s('COMMIT;');
 like($err, qr/ERROR:  40001: could not serialize access due to concurrent update/, 'its COMMIT: 40001');
-like($err, qr/Row key "a" of \S+acct was written by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's 2 rows/,
+like($err, qr/Row key "a" of \S+acct was written or deleted by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's 2 rows/,
 	'... which row changed, and that nothing was applied');
 is(acct(), "a|1|theirs\nb|1|\nc|1|", "... the other client's cell stays, and neither row has the update");
 is(in_s("BEGIN; $update_ab COMMIT;"), '', 'the transaction tried again goes through');
@@ -250,7 +250,7 @@ is(acct(), "a|11|theirs\nb|11|\nc|1|", '... with both rows, on top of the other 
 is(in_s("BEGIN; $update_ab"), '', 'a transaction updates rows a and b again');
 other_client_writes('b', 'c', 'note', 'theirs too');
 $err = in_s('COMMIT;');
-like($err, qr/ERROR:  55000: COMMIT to Bigtable applied 1 of 2 rows\nDETAIL:  Row key "b" of \S+acct was written by another Bigtable client after this transaction read it/,
+like($err, qr/ERROR:  55000: COMMIT to Bigtable applied 1 of 2 rows\nDETAIL:  Row key "b" of \S+acct was written or deleted by another Bigtable client after this transaction read it/,
 	'a conflict at the second row: 55000, one row applied, not 40001');
 like($err, qr/running the transaction again would apply them twice/, '... and why it is not to be retried');
 is(acct(), "a|21|theirs\nb|11|theirs too\nc|1|", '... row a has the update, row b the other client\'s write');
@@ -288,7 +288,7 @@ is($node->safe_psql('postgres', "SELECT count(*), sum(n) FROM acct WHERE rowkey 
 is(in_s("BEGIN; UPDATE acct SET n = n + 1000 WHERE rowkey LIKE 'm%';"), '', 'the UPDATE again');
 other_client_writes('m150', 'c', 'note', 'mid');
 $err = in_s('COMMIT;');
-like($err, qr/ERROR:  55000: COMMIT to Bigtable applied \d+ of 300 rows\nDETAIL:  Row key "m150" of \S+acct was written by another Bigtable client/,
+like($err, qr/ERROR:  55000: COMMIT to Bigtable applied \d+ of 300 rows\nDETAIL:  Row key "m150" of \S+acct was written or deleted by another Bigtable client/,
 	'... another client wrote row m150 meanwhile: 55000, the rows applied counted');
 my ($applied) = $err =~ /applied (\d+) of/;
 is($node->safe_psql('postgres', "SELECT count(*) FILTER (WHERE n > 2000) FROM acct WHERE rowkey LIKE 'm%'"), $applied // 'none',
@@ -332,6 +332,14 @@ like(in_s('COMMIT;'), qr/40001: .*\n.*Row key "m010" .*applied none of the trans
 	'... another client wrote the row: 40001, one row');
 is($node->safe_psql('postgres', "SELECT n, note, (SELECT count(*) FROM acct_cells WHERE rowkey = 'm010' AND qualifier = 'extra') FROM acct WHERE rowkey = 'm010'"),
 	"$m10|meanwhile|0", '... and neither of its writes applied');
+
+# Another client's deletion of a row read is a change too (the newest cell
+# read is gone): the row stays deleted.
+is(in_s("BEGIN; UPDATE acct SET n = n + 1 WHERE rowkey = 'm030';"), '', 'an UPDATE of row m030');
+wall("delrow\tm030\n", "$I/tables/acct", 'put');
+like(in_s('COMMIT;'), qr/ERROR:  40001: .*\n.*Row key "m030" of \S+acct was written or deleted by another Bigtable client/,
+	'... fails when another client deleted the row meanwhile');
+is($node->safe_psql('postgres', "SELECT count(*) FROM acct WHERE rowkey = 'm030'"), '0', '... which stays deleted');
 
 # A row of more changes than Bigtable takes in one request fails before
 # anything of its COMMIT is sent.

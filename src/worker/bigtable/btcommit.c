@@ -33,10 +33,11 @@
  *
  * A row the transaction read under an UPDATE's or DELETE's lock
  * (WC_ROW_READ, the backend's rowreads.c) is a CheckAndMutateRow of its
- * own, sent before the MutateRows calls: its mutations are the false
- * branch of a predicate that matches any cell newer than the newest one
- * read, so that they apply only if no other client wrote the row since.
- * When the predicate matches, nothing of the row is applied and the COMMIT
+ * own, sent before the MutateRows calls: its mutations are the true
+ * branch of a predicate that yields a cell only if the row has none newer
+ * than the newest one read and still has that one, so that they apply
+ * only if no other client wrote or deleted it since.
+ * When the predicate yields none, nothing of the row is applied and the COMMIT
  * ends there: with 40001 if nothing else was, which the first such row
  * alone ensures, being sent before anything else; the others go several
  * at a time (send_checked).
@@ -475,20 +476,53 @@ typedef struct BtCheckedRun
 	int			failed_at;		/* the first row that failed, or end */
 } BtCheckedRun;
 
-/* One conditioned row's call; false if it failed or the row had changed. */
+/*
+ * One conditioned row's call; false if it failed, or the row had changed
+ * (*changed).  The predicate yields a cell when the row is as read: no
+ * cell from the millisecond after the newest one read on, and a cell of
+ * that millisecond still there, since another client's deletion leaves no
+ * newer cell to see.  The mutations are its true branch.
+ */
 static bool
-send_one_checked(BtCommitJob *job, BtCheckedRow *cr, bool *matched, WcBtStatus *st)
+send_one_checked(BtCommitJob *job, BtCheckedRow *cr, bool *changed, WcBtStatus *st)
 {
-	WcBtFilter	newer = {0};
+	WcBtFilter	parts[3] = {{0}};
+	WcBtFilter	as_read = {0};
+	bool		matched = false;
 
-	newer.kind = WC_BT_FILTER_TIMESTAMP_RANGE;
-	newer.lo = cr->newer;
-	newer.hi = 0;
-	*matched = false;
-	return wc_bt_check_and_mutate(job->db->client, cr->table, job->db->app_profile,
-								  cr->entry.row_key, cr->entry.row_key_len, &newer,
-								  NULL, 0, cr->entry.mutations, cr->entry.nmutations,
-								  job->db->timeout_ms, matched, st) && !*matched;
+	parts[0].kind = WC_BT_FILTER_TIMESTAMP_RANGE;	/* newer than the read */
+	parts[0].lo = cr->newer;
+	parts[1].kind = WC_BT_FILTER_BLOCK;
+	parts[2].kind = WC_BT_FILTER_TIMESTAMP_RANGE;	/* of the read's millisecond */
+	parts[2].lo = cr->newer - 1000;
+	parts[2].hi = cr->newer;
+	as_read.kind = WC_BT_FILTER_CONDITION;
+	as_read.children = parts;
+	as_read.nchildren = 3;
+	*changed = false;
+
+	/*
+	 * A row read with no cell (its version 0: the transaction's own, not
+	 * stored yet; or only an aggregate family's cells at time 0) has no
+	 * cell of its own to be still there: changed only by a newer one.
+	 */
+	if (cr->newer <= 1000)
+	{
+		if (!wc_bt_check_and_mutate(job->db->client, cr->table, job->db->app_profile,
+									cr->entry.row_key, cr->entry.row_key_len, &parts[0],
+									NULL, 0, cr->entry.mutations, cr->entry.nmutations,
+									job->db->timeout_ms, &matched, st))
+			return false;
+		*changed = matched;
+		return !matched;
+	}
+	if (!wc_bt_check_and_mutate(job->db->client, cr->table, job->db->app_profile,
+								cr->entry.row_key, cr->entry.row_key_len, &as_read,
+								cr->entry.mutations, cr->entry.nmutations, NULL, 0,
+								job->db->timeout_ms, &matched, st))
+		return false;
+	*changed = !matched;
+	return matched;
 }
 
 static void *
@@ -500,7 +534,7 @@ checked_main(void *arg)
 	for (;;)
 	{
 		int			i;
-		bool		matched;
+		bool		changed;
 		WcBtStatus	st;
 		bool		ok;
 
@@ -511,7 +545,7 @@ checked_main(void *arg)
 		pthread_mutex_unlock(&run->lock);
 		if (i >= run->end)
 			return NULL;
-		ok = send_one_checked(job, &job->checked[i], &matched, &st);
+		ok = send_one_checked(job, &job->checked[i], &changed, &st);
 		pthread_mutex_lock(&run->lock);
 		if (ok)
 			job->applied++;
@@ -523,8 +557,8 @@ checked_main(void *arg)
 			run->failed_at = i;
 			job->status = st;
 			/* a change is no gRPC code: any other than OK marks it */
-			job->failed_code = matched ? WC_BT_FAILED_PRECONDITION : st.code;
-			job->failed_changed = matched;
+			job->failed_code = changed ? WC_BT_FAILED_PRECONDITION : st.code;
+			job->failed_changed = changed;
 			job->failed_table = cr->table;
 			job->failed_key = cr->entry.row_key;
 			job->failed_key_len = cr->entry.row_key_len;
@@ -748,14 +782,14 @@ report_failure(void *arg, StringInfo out)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("could not serialize access due to concurrent update"),
-				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's %d rows.",
+				 errdetail("Row key \"%s\" of %s was written or deleted by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's %d rows.",
 						   key, job->failed_table, job->rows),
 				 errhint("Retry the transaction.")));
 	if (job->failed_changed)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("COMMIT to Bigtable applied %d of %d rows", job->applied, job->rows),
-				 errdetail("Row key \"%s\" of %s was written by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied, nor to the rows not yet sent then.",
+				 errdetail("Row key \"%s\" of %s was written or deleted by another Bigtable client after this transaction read it, and the transaction's writes to it were not applied, nor to the rows not yet sent then.",
 						   key, job->failed_table),
 				 errhint("Rows of one COMMIT are not atomic together on a Bigtable server: the rows applied stay, so running the transaction again would apply them twice.")));
 	ereport(ERROR,
