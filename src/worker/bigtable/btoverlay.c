@@ -356,10 +356,11 @@ bt_overlay_merge(BtOverlay *ov, const WcBtRows *stored, const uint8 **marks)
 	for (int j = 0; j < nv; j++)
 	{
 		const BtVersion *v = &ov->versions[j];
-		WcBtCell   *c = &out->cells[out->ncells];
+		WcBtCell   *c;
 
 		if (!v->left)
-			continue;
+			continue;			/* (cells is NULL while nothing is left) */
+		c = &out->cells[out->ncells];
 
 		c->family_off = out->arena.len;
 		c->family_len = v->family_len;
