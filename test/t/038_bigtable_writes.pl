@@ -328,7 +328,7 @@ my $m10 = $node->safe_psql('postgres', "SELECT n FROM acct WHERE rowkey = 'm010'
 is(in_s("BEGIN; UPDATE acct SET n = n + 1 WHERE rowkey = 'm010'; INSERT INTO acct_cells VALUES ('m010', 'c', 'extra', NULL, 'x');"), '',
 	'a transaction updates row m010 and writes a cell of it through the cells layout');
 other_client_writes('m010', 'c', 'note', 'meanwhile');
-like(in_s('COMMIT;'), qr/40001: .*\n.*Row key "m010" .*applied none of the transaction's 1 rows/,
+like(in_s('COMMIT;'), qr/40001: .*\n.*Row key "m010" .*applied none of the transaction's 1 row\./,
 	'... another client wrote the row: 40001, one row');
 is($node->safe_psql('postgres', "SELECT n, note, (SELECT count(*) FROM acct_cells WHERE rowkey = 'm010' AND qualifier = 'extra') FROM acct WHERE rowkey = 'm010'"),
 	"$m10|meanwhile|0", '... and neither of its writes applied');

@@ -782,8 +782,9 @@ report_failure(void *arg, StringInfo out)
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("could not serialize access due to concurrent update"),
-				 errdetail("Row key \"%s\" of %s was written or deleted by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's %d rows.",
-						   key, job->failed_table, job->rows),
+				 errdetail_plural("Row key \"%s\" of %s was written or deleted by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's %d row.",
+								  "Row key \"%s\" of %s was written or deleted by another Bigtable client after this transaction read it; COMMIT to Bigtable applied none of the transaction's %d rows.",
+								  job->rows, key, job->failed_table, job->rows),
 				 errhint("Retry the transaction.")));
 	if (job->failed_changed)
 		ereport(ERROR,
