@@ -109,6 +109,12 @@ extern bool bt_sizes_rows(WcClient *c, WcBtDb *db, const WcRowsRequest *req, WcR
 extern bool bt_sizes_collect(void);
 extern void bt_sizes_finish(void);
 
+/* in btmeta.c */
+extern void bt_meta_columns(const WcScanRequest *req, int *families_idx, int *wc_idx);
+extern uint64 bt_meta_read(WcBtDb *db, const char *table, const WcBtRange *ranges, int nranges,
+						   bool reverse, bool versions, uint64 limit, int families_idx,
+						   int wc_idx, WcBatchWriter *batch);
+
 /* in btoverlay.c */
 typedef struct BtOverlay BtOverlay;
 extern BtOverlay *bt_overlay_load(const WcScanRequest *req, const uint8 *table, size_t tlen,
@@ -124,6 +130,9 @@ extern void bt_overlay_free(BtOverlay *ov);
 /* in btscan.c */
 extern void bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen,
 						 bool *adjust);
+extern bool bt_ranges_hold(const WcBtRange *ranges, int n, const uint8 *k, size_t len);
+extern char *bt_table_path(const WcBtDb *db, const uint8 *escaped, size_t len, size_t *name_len,
+						   const char *request);
 extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);
 extern bool bt_scan_fill(WcBtScan *s);
 extern const WcByteBuf *bt_scan_batch(WcBtScan *s);

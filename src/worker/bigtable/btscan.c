@@ -157,6 +157,25 @@ bt_key_bound(const uint8 *k, size_t n, bool is_end, uint8 *out, size_t *outlen, 
 		*adjust = true;
 }
 
+/*
+ * bt_table_path
+ *		The Bigtable table that an escaped table component of the key space
+ *		(escaped, len bytes, every one of them) names, as
+ *		projects/P/instances/I/tables/T; *name_len is T's length, 0 for the
+ *		table of families (btmeta.c).  request names a malformed one.
+ */
+char *
+bt_table_path(const WcBtDb *db, const uint8 *escaped, size_t len, size_t *name_len,
+			  const char *request)
+{
+	uint8	   *name = palloc(len + 1);
+	size_t		used;
+
+	if (wc_unescape(escaped, len, name, &used, name_len) != 0 || used != len)
+		wc_malformed(request);
+	return psprintf("%s/tables/%.*s", db->instance_name, (int) *name_len, name);
+}
+
 /* The bytes of a bound after the table's escaped component, or NULL. */
 static const uint8 *
 after_table(const WcBytes *b, const uint8 *table, size_t tlen, size_t *rest)
@@ -245,7 +264,6 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 {
 	WcBtScan   *s = palloc0(sizeof(WcBtScan));
 	size_t		tlen = 0;
-	uint8	   *tname;
 	size_t		tname_len;
 
 	s->db = db;
@@ -266,13 +284,10 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	/* the table: the first component of every range's start */
 	if (wc_component_end(req->ranges[0].start.data, req->ranges[0].start.len, &tlen) != 0)
 		wc_malformed("SCAN");
-	tname = palloc(tlen);
-	if (wc_unescape(req->ranges[0].start.data, tlen, tname, &tlen, &tname_len) != 0)
-		wc_malformed("SCAN");
-	s->table = psprintf("%s/tables/%.*s", db->instance_name, (int) tname_len, tname);
+	s->table = bt_table_path(db, req->ranges[0].start.data, tlen, &tname_len, "SCAN");
 	/*
 	 * The table of families (the empty name): a row per Bigtable table,
-	 * whose families cell is made from GetTable (read_families); its other
+	 * whose families cell is made from GetTable (btmeta.c); its other
 	 * records (column types, the row key's layout) are not kept here.
 	 */
 	s->meta = tname_len == 0;
@@ -281,20 +296,7 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	s->families_idx = -1;
 	s->wc_idx = -1;
 	if (s->meta)
-	{
-		uint8		fq[64];
-		size_t		flen = wc_escape((const uint8 *) "wc", 2, fq);
-		size_t		fqlen = flen + wc_escape((const uint8 *) "families", 8, fq + flen);
-
-		for (int i = 0; i < req->ncols; i++)
-		{
-			if (req->cols[i].len == fqlen && memcmp(req->cols[i].data, fq, fqlen) == 0)
-				s->families_idx = i;
-			/* the family alone (IMPORT FOREIGN SCHEMA's reading, coltypes.c) */
-			if (req->cols[i].len == flen && memcmp(req->cols[i].data, fq, flen) == 0)
-				s->wc_idx = i;
-		}
-	}
+		bt_meta_columns(req, &s->families_idx, &s->wc_idx);
 	else
 		open_columns(s, db, req);
 
@@ -676,13 +678,13 @@ take(WcBtScan *s, const WcBtRows *rows, const uint8 *marks)
 	return true;
 }
 
-/* Is the row key in one of the scan's ranges? */
-static bool
-in_ranges(WcBtScan *s, const uint8 *k, size_t len)
+/* Is the row key in one of ranges[0, n)? */
+bool
+bt_ranges_hold(const WcBtRange *ranges, int n, const uint8 *k, size_t len)
 {
-	for (int i = 0; i < s->nranges; i++)
+	for (int i = 0; i < n; i++)
 	{
-		const WcBtRange *r = &s->ranges[i];
+		const WcBtRange *r = &ranges[i];
 		int			lo = wc_compare_bytes(k, len, r->start, r->start_len);
 		int			hi = r->end_len == 0 ? -1 : wc_compare_bytes(k, len, r->end, r->end_len);
 
@@ -737,7 +739,7 @@ take_overlay(WcBtScan *s, const uint8 *key, size_t len)
 	while (bt_overlay_next_row(s->overlay, &k, &klen) &&
 		   (key == NULL || wc_compare_bytes(k, klen, key, len) < 0))
 	{
-		if (!in_ranges(s, k, klen))
+		if (!bt_ranges_hold(s->ranges, s->nranges, k, klen))
 			bt_overlay_skip_row(s->overlay);
 		else if (!take_merged(s, NULL))
 			return false;
@@ -790,167 +792,6 @@ overlay_rest(WcBtScan *s)
 	return !s->full;
 }
 
-/* Names gathered by ListTables' and GetTable's callbacks (malloc'd). */
-typedef struct BtNames
-{
-	char	  **names;			/* ListTables: the tables' names */
-	char	  **lines;			/* GetTable: "family\tpolicy[\taggregate]" */
-	int			n;
-	int			cap;
-	size_t		skip;			/* ListTables: the instance's prefix */
-} BtNames;
-
-static bool
-add_name(BtNames *b, char *name, char *line)
-{
-	if (b->n == b->cap)
-	{
-		b->cap = b->cap == 0 ? 16 : b->cap * 2;
-		b->names = realloc(b->names, sizeof(char *) * b->cap);
-		b->lines = realloc(b->lines, sizeof(char *) * b->cap);
-		if (b->names == NULL || b->lines == NULL)
-			wc_bytebuf_failed(sizeof(char *) * b->cap);
-	}
-	b->names[b->n] = name;
-	b->lines[b->n] = line;
-	b->n++;
-	return true;
-}
-
-static bool
-table_name(void *arg, const char *name)
-{
-	BtNames    *b = arg;
-
-	return add_name(b, strdup(strlen(name) > b->skip ? name + b->skip : name), NULL);
-}
-
-static bool
-family_line(void *arg, const WcBtFamily *f)
-{
-	static const char *const aggregates[] = {NULL, "sum", "min", "max", NULL};
-	char		policy[128];
-	char		line[512];
-
-	/* a rule of Bigtable's with no form of ours: the strictest we can say */
-	if (f->policy_known)
-		wc_gc_format(&f->policy, policy, sizeof(policy));
-	else
-		snprintf(policy, sizeof(policy), "never");
-	if (aggregates[f->aggregate] != NULL)
-		snprintf(line, sizeof(line), "%s\t%s\t%s", f->name, policy, aggregates[f->aggregate]);
-	else
-		snprintf(line, sizeof(line), "%s\t%s", f->name, policy);
-	return add_name(arg, NULL, strdup(line));
-}
-
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-static void
-names_free(BtNames *b)
-{
-	for (int i = 0; i < b->n; i++)
-	{
-		free(b->names[i]);
-		free(b->lines[i]);
-	}
-	free(b->names);
-	free(b->lines);
-	memset(b, 0, sizeof(*b));
-}
-
-/*
- * read_families
- *		The table of families as Bigtable has it: a row per table in the
- *		scan's ranges (ListTables), its families cell its families' lines,
- *		sorted (GetTable), as families.c keeps them on LevelDB.  One batch.
- */
-static void
-read_families(WcBtScan *s)
-{
-	BtNames		tables = {0};
-	WcBtStatus	st;
-	WcByteBuf	cell = {0};
-	WcByteBuf	map = {0};
-
-	bool		points = true;
-
-	/* rows of named tables (a table's own families): no list needed */
-	for (int i = 0; i < s->nranges && points; i++)
-		points = !s->ranges[i].start_open && s->ranges[i].end_closed &&
-			s->ranges[i].start_len == s->ranges[i].end_len && s->ranges[i].start_len > 0 &&
-			memcmp(s->ranges[i].start, s->ranges[i].end, s->ranges[i].start_len) == 0;
-	if (points)
-		for (int i = 0; i < s->nranges; i++)
-			add_name(&tables, strndup((const char *) s->ranges[i].start, s->ranges[i].start_len), NULL);
-	tables.skip = strlen(s->db->instance_name) + strlen("/tables/");
-	if (!points &&
-		!wc_bt_list_tables(s->db->client, s->db->instance_name, table_name, &tables,
-						   s->db->timeout_ms, &st))
-	{
-		names_free(&tables);
-		bt_call_failed(s->db, "ReadRows", s->table, &st);
-	}
-	qsort(tables.names, tables.n, sizeof(char *), name_cmp);
-	for (int j = 0; j < tables.n; j++)
-	{
-		int			i = s->reverse ? tables.n - 1 - j : j;
-		const char *name = tables.names[i];
-		size_t		len = strlen(name);
-		BtNames		fams = {0};
-		char		full[1024];
-
-		if (!in_ranges(s, (const uint8 *) name, len))
-			continue;
-		snprintf(full, sizeof(full), "%s/tables/%s", s->db->instance_name, name);
-		if (!wc_bt_get_table(s->db->client, full, family_line, &fams, s->db->timeout_ms, &st))
-		{
-			names_free(&fams);
-			if (st.code == WC_BT_NOT_FOUND)
-				continue;		/* dropped since the list */
-			names_free(&tables);
-			wc_bytebuf_free(&cell);
-			bt_call_failed(s->db, "ReadRows", s->table, &st);
-		}
-		/*
-		 * In family order: the lines sort as their names do, since the tab
-		 * after a name is below every byte a family name may hold.
-		 */
-		qsort(fams.lines, fams.n, sizeof(char *), name_cmp);
-		cell.len = 0;
-		for (int f = 0; f < fams.n; f++)
-		{
-			/* each line ends in a newline, as families.c writes them */
-			wc_bytebuf_append(&cell, fams.lines[f], strlen(fams.lines[f]));
-			wc_bytebuf_append(&cell, "\n", 1);
-		}
-		names_free(&fams);
-		memcpy(wc_write_batch_row(&s->batch, len), name, len);
-		wc_write_batch_row_key(&s->batch, len);
-		if (s->families_idx >= 0)
-			wc_write_batch_cell(&s->batch, (uint16) s->families_idx, cell.data ? cell.data : (const uint8 *) "", cell.len);
-		if (s->wc_idx >= 0)
-		{
-			/* a map of the one cell Bigtable's tables have: wc:families */
-			map.len = 0;
-			wc_write_batch_map_entry(&map, (const uint8 *) "families", 8,
-									 cell.data ? cell.data : (const uint8 *) "", cell.len);
-			wc_write_batch_cell(&s->batch, (uint16) s->wc_idx, map.data, map.len);
-		}
-		wc_write_batch_row_end(&s->batch, s->families_idx < 0 && s->wc_idx < 0, s->versions, 0);
-		s->emitted++;
-		if (s->limit != 0 && s->emitted >= s->limit)
-			break;
-	}
-	wc_bytebuf_free(&cell);
-	wc_bytebuf_free(&map);
-	names_free(&tables);
-}
-
 /*
  * bt_scan_fill
  *		The next batch: one ReadRows call from where the last one stopped;
@@ -968,7 +809,8 @@ bt_scan_fill(WcBtScan *s)
 	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->meta && !s->done)
 	{
-		read_families(s);
+		s->emitted += bt_meta_read(s->db, s->table, s->ranges, s->nranges, s->reverse,
+								   s->versions, s->limit, s->families_idx, s->wc_idx, &s->batch);
 		s->done = true;
 		wc_write_batch_end(&s->batch, true, 0, 0);
 		return true;

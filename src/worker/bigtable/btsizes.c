@@ -87,15 +87,10 @@ static BtJobs sizes_jobs = BT_JOBS_INIT;
 static char *
 table_name(WcBtDb *db, const uint8 *escaped, size_t len)
 {
-	uint8	   *name = palloc(len + 1);
-	size_t		used,
-				nlen;
+	size_t		nlen;
+	char	   *path = bt_table_path(db, escaped, len, &nlen, "SAMPLE");
 
-	if (wc_unescape(escaped, len, name, &used, &nlen) != 0 || used != len)
-		wc_malformed("SAMPLE");
-	if (nlen == 0)
-		return NULL;
-	return psprintf("%s/tables/%.*s", db->instance_name, (int) nlen, name);
+	return nlen == 0 ? NULL : path;
 }
 
 /*
