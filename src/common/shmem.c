@@ -69,6 +69,23 @@ wc_shmem_startup(void)
 }
 
 /*
+ * wc_cancels_has
+ *		Is scan id among the first count cancels posted (the worker's read
+ *		of the count)?
+ */
+bool
+wc_cancels_has(WcCancels *cancels, uint32 count, uint32 id)
+{
+	uint32		oldest = count > WC_CANCEL_RING ? count - WC_CANCEL_RING : 0;
+
+	pg_read_barrier();
+	for (uint32 i = oldest; i < count; i++)
+		if (cancels->ids[i % WC_CANCEL_RING] == id)
+			return true;
+	return false;
+}
+
+/*
  * wc_shmem_init
  *		Install the hooks that set up our shared memory.
  */

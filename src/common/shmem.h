@@ -25,7 +25,8 @@
 /* The table-of-contents keys of a backend's segment. */
 #define WC_TOC_REQUEST_QUEUE	0	/* backend to worker */
 #define WC_TOC_ANSWER_QUEUE		1	/* worker to backend */
-#define WC_TOC_NKEYS			2
+#define WC_TOC_CANCELS			2	/* WcCancels */
+#define WC_TOC_NKEYS			3
 
 /* Sizes of the two queues. */
 #define WC_REQUEST_QUEUE_SIZE	(256 * 1024)
@@ -36,6 +37,31 @@
  * worker's registry of directories reads lines of MAXPGPATH.
  */
 #define WC_MAX_PATH				(MAXPGPATH - 64)
+
+/*
+ * The scans (and calls) of a link whose answers the backend gave up on while they were
+ * owed (an error or a cancel came first, or the scan was closed early): the
+ * worker stops filling their batches, a call to a remote store in flight
+ * cancelled (engine.h's scan_cancel).  The backend writes the id, then
+ * counts it; the worker reads the count, then the ids.  Only the last
+ * WC_CANCEL_RING are kept: an older one is filled as if it were wanted,
+ * which costs time, never a wrong answer (the backend drops it).
+ */
+#define WC_CANCEL_RING			16
+
+typedef struct WcCancels
+{
+	pg_atomic_uint32 count;		/* ids posted so far */
+	uint32		ids[WC_CANCEL_RING];	/* the i-th at i % WC_CANCEL_RING */
+	/*
+	 * The last call (an answered request other than a scan's, numbered
+	 * from 1 on the link by both sides) whose answer the backend gave up
+	 * on, 0 if none: a remote store's call made for it is cancelled.
+	 */
+	pg_atomic_uint32 call;
+} WcCancels;
+
+extern bool wc_cancels_has(WcCancels *cancels, uint32 count, uint32 id);
 
 /*
  * A backend's slot.  The generation changes each time the worker starts, so

@@ -106,13 +106,18 @@ struct WcEngine
 	/*
 	 * A scan (snap NULL: the latest data), its batches, and its end.
 	 * scan_fill may run on a reader thread; true at the last batch.
-	 * scan_batch, on the main thread, gives the filled batch.
+	 * scan_batch, on the main thread, gives the filled batch.  scan_cancel,
+	 * on the main thread while a thread fills the scan (NULL: fills are
+	 * short), makes that fill end soon, failed: its backend no longer
+	 * wants it.
 	 */
 	WcEngineScan *(*scan_open) (WcDatabase *db, WcEngineSnap *snap,
 								const WcScanRequest *req);
 	bool		(*scan_fill) (WcEngineScan *scan);
-	bool		(*scan_is_small) (WcEngineScan *scan);
+	bool		(*scan_is_small) (WcEngineScan *scan);	/* filled here, at once */
+	bool		fills_wait;		/* on a remote store: on the call threads */
 	const WcByteBuf *(*scan_batch) (WcEngineScan *scan);
+	void		(*scan_cancel) (WcEngineScan *scan);
 	void		(*scan_close) (WcEngineScan *scan);
 
 	/*
@@ -129,7 +134,9 @@ struct WcEngine
 	 * points.  Each answers c's request into its last argument and returns
 	 * true, or returns false to answer it later (after a call to a remote
 	 * store, as the Bigtable engine's are: c->answer_later, then
-	 * wc_client_answered_later).
+	 * wc_client_answered_later).  call_cancel (NULL: none) cuts short the
+	 * call under way for one answered later, c's backend having given up
+	 * on the answer; a COMMIT's is never cut short.
 	 */
 	bool		(*estimate) (struct WcClient *c, WcDatabase *db, const WcEstimateRequest *req,
 							 uint64 *bytes);
@@ -137,6 +144,7 @@ struct WcEngine
 						 WcRowsAnswer *a);
 	bool		(*sample) (struct WcClient *c, WcDatabase *db, const WcSampleRequest *req,
 						   StringInfo out);
+	void		(*call_cancel) (struct WcClient *c);
 	uint64		(*range_bytes) (WcDatabase *db, const uint8 *start, size_t slen,
 								const uint8 *end, size_t elen);
 

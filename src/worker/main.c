@@ -143,6 +143,10 @@ wc_worker_exit(int code, Datum arg)
 	} while (wc_serve_held());
 	for (int e = 0; e < wc_nengines; e++)
 		wc_engines[e]->stop();
+	/* a read waiting on a remote store would hold the exit until its deadline */
+	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
+		if (wc_clients[i] != NULL && wc_clients[i]->reading != NULL)
+			wc_client_cancel_under_way(wc_clients[i]);
 	wc_readers_stop();
 	wc_collect_reads();
 	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
@@ -170,13 +174,15 @@ wc_worker_exit(int code, Datum arg)
  * client_free
  *		Let go of a backend that has gone.  While a reader thread fills a
  *		batch of one of its scans, its scans and snapshots stay until the
- *		thread is done (wc_collect_reads).
+ *		thread is done (wc_collect_reads); a call to a remote store under
+ *		way for it is cancelled.
  */
 static void
 client_free(WcClient *c)
 {
 	if (c->reading == NULL)
 		wc_client_release_all(c);
+	wc_client_cancel_under_way(c);
 	dsm_detach(c->seg);
 	wc_clients[c->slot] = NULL;
 	if (c->answer_later || c->reading != NULL)
@@ -242,6 +248,7 @@ attach_clients(uint64 generation)
 			shm_mq	   *req = shm_toc_lookup(toc, WC_TOC_REQUEST_QUEUE, false);
 			shm_mq	   *resp = shm_toc_lookup(toc, WC_TOC_ANSWER_QUEUE, false);
 
+			c->cancels = shm_toc_lookup(toc, WC_TOC_CANCELS, false);
 			shm_mq_set_receiver(req, MyProc);
 			shm_mq_set_sender(resp, MyProc);
 			MemoryContextSwitchTo(cxt);
@@ -264,6 +271,7 @@ serve_client(WcClient *c)
 	bool		worked = false;
 
 	wc_stat_turn(c);
+	wc_client_cancel_unwanted(c);
 
 	/*
 	 * Nothing more until its commit is written, its COUNT or COMPACT is
@@ -305,6 +313,9 @@ serve_client(WcClient *c)
 			return true;
 		}
 		type = len > 0 ? ((uint8 *) data)[0] : 0;
+		/* numbered as the backend numbers its calls (fdw/link/client.c) */
+		if (wc_msg_answered(type) && type != WC_REQ_SCAN && type != WC_REQ_NEXT)
+			c->calls++;
 		wc_stat_queued(wc_progress_take_queued(c->slot));
 		INSTR_TIME_SET_CURRENT(start);
 		wc_handle_request(c, data, len);
@@ -350,7 +361,7 @@ wc_worker_main(Datum arg)
 		if (engine_fd >= 0)
 			AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, engine_fd, NULL, NULL);
 	}
-	readers_fd = wc_readers_start();
+	readers_fd = wc_readers_start(wc_shared->nslots);
 	if (readers_fd >= 0)
 		AddWaitEventToSet(wait_set, WL_SOCKET_READABLE, readers_fd, NULL, NULL);
 

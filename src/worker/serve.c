@@ -63,8 +63,9 @@ widen(StringInfo bound, WcBytes b, int side)
 
 /*
  * fill_batch
- *		Fill a scan's next batch: on a reader thread, answered when it comes
- *		back (wc_collect_reads), or here if it is small or there are none.
+ *		Fill a scan's next batch: on a reader thread (or a call thread, if
+ *		it waits on a remote store), answered when it comes back
+ *		(wc_collect_reads), or here if it is small or there are none.
  */
 static void
 fill_batch(WcClient *c, WcClientScan *cs)
@@ -72,14 +73,25 @@ fill_batch(WcClient *c, WcClientScan *cs)
 	instr_time	start,
 				took;
 
+	if (wc_client_unwanted(c, cs->id))
+	{
+		/* its backend gave up on it: drop it, and answer as a cancel */
+		resetStringInfo(&c->answer);
+		wc_write_error(&c->answer, ERRCODE_QUERY_CANCELED,
+					   "the scan's batch is no longer wanted", NULL, NULL);
+		wc_client_drop_scan(c, cs);
+		return;
+	}
 	cs->job.engine = cs->db->engine;
 	cs->job.scan = cs->scan;
 	cs->job.owner = c;
-	if (wc_readers_running() && (cs->slow || !cs->db->engine->scan_is_small(cs->scan)))
+	if (cs->db->engine->fills_wait ||
+		(wc_readers_running() && (cs->slow || !cs->db->engine->scan_is_small(cs->scan))))
 	{
 		c->reading = cs;
-		wc_readers_submit(&cs->job);
-		return;
+		if (wc_readers_submit(&cs->job, cs->db->engine->fills_wait))
+			return;
+		c->reading = NULL;
 	}
 	INSTR_TIME_SET_CURRENT(start);
 	wc_read_job_run(&cs->job);

@@ -32,6 +32,7 @@
 
 #include "common/gcpolicy.h"
 #include "common/keycodec.h"
+#include "common/shmem.h"
 #include "common/wire.h"
 #include "worker/engine.h"
 #include "worker/runtime/failure.h"
@@ -117,6 +118,10 @@ typedef struct WcClient
 	dsm_segment *seg;
 	shm_mq_handle *in;
 	shm_mq_handle *out;
+	WcCancels  *cancels;		/* in seg: the scans and calls it gave up on */
+	uint32		cancels_seen;	/* their count when reading was last looked at */
+	uint32		calls;			/* its answered requests but SCAN and NEXT */
+	uint32		call_cancelled; /* the last of them cancelled */
 	MemoryContext cxt;
 	List	   *snaps;			/* WcClientSnap */
 	List	   *scans;			/* WcClientScan */
@@ -157,6 +162,9 @@ extern void wc_client_writes_walk(const WcClientWrites *w,
 								  void *arg);
 extern void wc_client_drop_scan(WcClient *c, WcClientScan *cs);
 extern void wc_client_finish_batch(WcClient *c, WcClientScan *cs);
+extern bool wc_client_unwanted(WcClient *c, uint32 scan);
+extern void wc_client_cancel_unwanted(WcClient *c);
+extern void wc_client_cancel_under_way(WcClient *c);
 extern bool wc_collect_reads(void);
 extern void wc_client_release_all(WcClient *c);
 extern ErrorData *wc_client_take_error(WcClient *c);
@@ -177,9 +185,9 @@ extern void wc_snapshot_let_go(WcClientSnap *cs);
 
 /* in runtime/readers.c: the reader threads */
 extern int	wc_worker_threads;
-extern int	wc_readers_start(void);
+extern int	wc_readers_start(int max_calls);
 extern bool wc_readers_running(void);
-extern void wc_readers_submit(WcReadJob *job);
+extern bool wc_readers_submit(WcReadJob *job, bool waits);
 extern WcReadJob *wc_readers_next_done(void);
 extern void wc_readers_drain(void);
 extern void wc_readers_stop(void);

@@ -402,6 +402,98 @@ is($node->safe_psql('postgres', "SELECT temp FROM w WHERE rowkey = 'k001'"),
 	$node->safe_psql('postgres', "SELECT temp FROM n WHERE rowkey = 'k001'"),
 	'and the other server is still read');
 
+# A statement_timeout or a cancel while a call waits on such an endpoint
+# cancels the call: the session's next statement is answered at once, not
+# held until the call ends (its deadline is 5 minutes here, and gRPC gives
+# up connecting after 20 seconds; the next statement's own
+# statement_timeout of 10 seconds fails it if it is held).  A point read
+# and a full scan wait in a scan's batch (a scan's call: the table is
+# analyzed while its server is the emulator, so that planning asks for no
+# sizes), sample_row_keys in a call answered later (SampleRowKeys).  Each
+# case has a listener of its own: gRPC shares a connection to one address
+# between channels, and fails calls at once once it has given up on it.
+$node->safe_psql('postgres', qq{
+CREATE SERVER mute FOREIGN DATA WRAPPER widecolumn_fdw
+  OPTIONS (engine 'bigtable', project 'p', instance 'i', endpoint '$endpoint', credentials 'insecure', timeout '5min');
+CREATE FOREIGN TABLE m (rowkey text COLLATE "C", v text) SERVER mute OPTIONS (table 'weather');
+ANALYZE m;
+});
+my @mutes;
+sub mute_again
+{
+	my $sock = IO::Socket::INET->new(Listen => 5, LocalAddr => '127.0.0.1', LocalPort => 0, Proto => 'tcp')
+	  or die "listen: $!";
+	push @mutes, $sock;
+	$node->safe_psql('postgres', "ALTER SERVER mute OPTIONS (SET endpoint '127.0.0.1:" . $sock->sockport . "')");
+}
+my $k001 = $node->safe_psql('postgres', "SELECT temp FROM n WHERE rowkey = 'k001'");
+foreach my $case (
+	[ 'a point read',    "SELECT * FROM m WHERE rowkey = 'k001'" ],
+	[ 'a full scan',     "SELECT * FROM m" ],
+	[ 'sample_row_keys', "SELECT * FROM widecolumn.sample_row_keys('m')" ])
+{
+	my ($what, $sql) = @$case;
+	mute_again();
+	($rc, $o, $e) = $node->psql('postgres', qq{\\set VERBOSITY verbose
+SET statement_timeout = '300ms';
+$sql;
+SET statement_timeout = '10s';
+SELECT temp FROM w WHERE rowkey = 'k001';
+}, on_error_stop => 0);
+	like($e, qr/\A[^\n]*57014: canceling statement due to statement timeout(?:\nLOCATION:[^\n]*)?\z/,
+		"$what on an endpoint that never answers: statement_timeout, and no other error");
+	is($o, $k001, "$what: the call cancelled, the session's next read is answered");
+}
+{
+	mute_again();
+	my $bg = $node->background_psql('postgres', on_error_stop => 0);
+	my $pid = $bg->query_safe('SELECT pg_backend_pid()');
+	$bg->query_until(qr/^$/, "SELECT * FROM m;\n");
+	$node->poll_query_until('postgres',
+		"SELECT wait_event = 'Extension' FROM pg_stat_activity WHERE pid = $pid AND query = 'SELECT * FROM m;'")
+	  or die "the scan did not wait for the worker";
+	$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+	my $next = $bg->query("SET statement_timeout = '10s'; SELECT temp FROM w WHERE rowkey = 'k001'");
+	like($bg->{stderr}, qr/\A[^\n]*canceling statement due to user request\n?\z/, 'a cancel (pg_cancel_backend) of a scan waiting on the endpoint');
+	is($next, $k001, '... cancels its call: the next read is answered');
+	$bg->quit;
+}
+
+# The calls of many sessions are in flight at once: another session's read
+# is answered while more sessions than there are reader threads (the CPUs,
+# 16 at most) each wait on a call, and so with no reader thread at all
+# (each wait ends at gRPC's 20 seconds of connecting; the read's
+# statement_timeout is 10 seconds).
+foreach my $threads ('', 0)
+{
+	my $label = $threads eq '' ? 'with the reader threads' : 'with worker_threads = 0';
+	if ($threads ne '')
+	{
+		$node->append_conf('postgresql.conf', "widecolumn_fdw.worker_threads = $threads");
+		$node->restart;
+	}
+	my $nthreads = $node->safe_psql('postgres', 'SHOW widecolumn_fdw.worker_threads');
+	my $waiting = $nthreads + 1;
+	mute_again();
+	my @bg;
+	for (1 .. $waiting)
+	{
+		my $b = $node->background_psql('postgres', on_error_stop => 0);
+		my $pid = $b->query_safe('SELECT pg_backend_pid()');
+		$b->query_until(qr/^$/, "SELECT * FROM m;\n");
+		push @bg, [ $b, $pid ];
+	}
+	my $pids = join(',', map { $_->[1] } @bg);
+	my $stuck = "SELECT count(*) FROM pg_stat_activity WHERE pid IN ($pids) AND wait_event = 'Extension' AND query = 'SELECT * FROM m;'";
+	$node->poll_query_until('postgres', "SELECT ($stuck) = $waiting")
+	  or die "the sessions did not all wait on the endpoint";
+	($rc, $o, $e) = $node->psql('postgres', "SET statement_timeout = '10s'; SELECT temp FROM w WHERE rowkey = 'k001'");
+	is($o, $k001, "$label ($nthreads): a read is answered while $waiting sessions wait on calls");
+	is($node->safe_psql('postgres', $stuck), $waiting, "$label: ... and they still wait");
+	$node->safe_psql('postgres', "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE pid IN ($pids)");
+	$_->[0]->quit foreach @bg;
+}
+
 # The emulator killed: the next read is a clear error, and the session
 # (and the storage worker, serving a LevelDB server) goes on.
 wc_bt_stop_emulator();

@@ -77,6 +77,7 @@ typedef struct WcConn
 	StringInfoData sync_answer;
 	bool		have_sync_answer;
 	uint32		sync_answer_call;	/* the call() it answers */
+	WcCancels  *cancels;		/* in seg: scans whose answers we gave up on */
 	uint32		calls;			/* call()s made */
 } WcConn;
 
@@ -279,6 +280,7 @@ conn_get(void)
 	shm_toc_initialize_estimator(&e);
 	shm_toc_estimate_chunk(&e, WC_REQUEST_QUEUE_SIZE);
 	shm_toc_estimate_chunk(&e, WC_ANSWER_QUEUE_SIZE);
+	shm_toc_estimate_chunk(&e, sizeof(WcCancels));
 	shm_toc_estimate_keys(&e, WC_TOC_NKEYS);
 	size = shm_toc_estimate(&e);
 
@@ -290,6 +292,10 @@ conn_get(void)
 	shm_toc_insert(toc, WC_TOC_REQUEST_QUEUE, req);
 	resp = shm_mq_create(shm_toc_allocate(toc, WC_ANSWER_QUEUE_SIZE), WC_ANSWER_QUEUE_SIZE);
 	shm_toc_insert(toc, WC_TOC_ANSWER_QUEUE, resp);
+	conn->cancels = shm_toc_allocate(toc, sizeof(WcCancels));
+	pg_atomic_init_u32(&conn->cancels->count, 0);
+	pg_atomic_init_u32(&conn->cancels->call, 0);
+	shm_toc_insert(toc, WC_TOC_CANCELS, conn->cancels);
 	shm_mq_set_sender(req, MyProc);
 	shm_mq_set_receiver(resp, MyProc);
 	{
@@ -431,6 +437,30 @@ wc_client_raise_error(StringInfo buf)
 									(const char *) err.hint.data) : 0));
 }
 
+/* Wait for the answer to call number mine. */
+static void
+wait_for_call(uint32 mine)
+{
+	while (!conn->have_sync_answer || conn->sync_answer_call != mine)
+	{
+		if (!receive_one())
+			wait_for_worker();
+	}
+}
+
+/* Set the latch of the worker the link is with, after a cancel posted. */
+static void
+wake_worker(void)
+{
+	pid_t		pid;
+	uint64		generation;
+	Latch	   *latch;
+
+	worker_state(&pid, &generation, &latch);
+	if (latch && generation == conn->generation)
+		SetLatch(latch);
+}
+
 /*
  * call
  *		Send a request that has an answer and wait for it.  An ERROR answer
@@ -443,11 +473,25 @@ call(StringInfo msg, WcReader *answer)
 
 	/* answers to earlier calls that were interrupted are passed over */
 	conn->have_sync_answer = false;
-	while (!conn->have_sync_answer || conn->sync_answer_call != mine)
+	PG_TRY();
 	{
-		if (!receive_one())
-			wait_for_worker();
+		wait_for_call(mine);
 	}
+	PG_CATCH();
+	{
+		/*
+		 * Interrupted (a cancel, a timeout): its answer is passed over when
+		 * it comes, and a call to Bigtable made for it need not go on to
+		 * its deadline, holding up this session's next request.
+		 */
+		if (conn != NULL)
+		{
+			pg_atomic_write_u32(&conn->cancels->call, mine);
+			wake_worker();
+		}
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	if (wc_is_error(conn->sync_answer.data, conn->sync_answer.len))
 		wc_client_raise_error(&conn->sync_answer);
 	wc_reader_init(answer, conn->sync_answer.data, conn->sync_answer.len);
@@ -487,6 +531,25 @@ wc_client_send_for_scan(StringInfo msg, uint32 scan)
 {
 	send_msg(msg, scan, true);
 	pfree(msg->data);
+}
+
+/*
+ * wc_client_cancel_scan
+ *		Tell the worker that scan id's answers on their way are not wanted:
+ *		it stops filling them (a Bigtable call in flight is cancelled, and
+ *		so does not hold this session's next request until its deadline).
+ */
+void
+wc_client_cancel_scan(uint32 id)
+{
+	uint32		n;
+
+	if (conn == NULL)
+		return;
+	n = pg_atomic_read_u32(&conn->cancels->count);
+	conn->cancels->ids[n % WC_CANCEL_RING] = id;
+	pg_atomic_fetch_add_u32(&conn->cancels->count, 1);	/* a full barrier */
+	wake_worker();
 }
 
 /* Wait until an answer arrives (and is handed to whoever expects it). */

@@ -41,6 +41,7 @@ extern uint32 wc_client_new_id(void);
 extern bool wc_client_can_send(void);
 extern void wc_client_send(StringInfo msg);
 extern void wc_client_send_for_scan(StringInfo msg, uint32 scan);
+extern void wc_client_cancel_scan(uint32 id);
 extern void wc_client_wait_for_answer(void);
 extern void wc_client_raise_error(StringInfo answer) pg_attribute_noreturn();
 extern void wc_client_unexpected_answer(void) pg_attribute_noreturn();

@@ -244,10 +244,17 @@ wc_client_scan_requests(uint32 id)
 	return s ? s->requests : 0;
 }
 
-/* Forget a scan here, and close it at the worker if it is not over. */
+/*
+ * Forget a scan here, and close it at the worker if it is not over.  Its
+ * batches still on their way are cancelled first: the CLOSE waits behind
+ * them, and a call to Bigtable for one (a LIMIT met, a cancel, an error
+ * elsewhere) would otherwise run to its end or its deadline.
+ */
 static void
 scan_forget(WcRemoteScan *s)
 {
+	if (!s->finished && s->asked > 0)
+		wc_client_cancel_scan(s->id);
 	if (!s->finished && wc_client_can_send())
 	{
 		StringInfoData msg;

@@ -107,6 +107,7 @@ extern bool bt_sizes_estimate(WcClient *c, WcBtDb *db, const WcEstimateRequest *
 							  uint64 *bytes);
 extern bool bt_sizes_rows(WcClient *c, WcBtDb *db, const WcRowsRequest *req, WcRowsAnswer *a);
 extern bool bt_sizes_collect(void);
+extern void bt_sizes_cancel(WcClient *c);
 extern void bt_sizes_finish(void);
 
 /* in btmeta.c */
@@ -135,6 +136,7 @@ extern char *bt_table_path(const WcBtDb *db, const uint8 *escaped, size_t len, s
 						   const char *request);
 extern WcBtScan *bt_scan_open(WcBtDb *db, const WcScanRequest *req);
 extern bool bt_scan_fill(WcBtScan *s);
+extern void bt_scan_cancel(WcBtScan *s);
 extern const WcByteBuf *bt_scan_batch(WcBtScan *s);
 extern void bt_scan_close(WcBtScan *s);
 

@@ -118,6 +118,69 @@ url_escape(const char *s)
 	return out;
 }
 
+/* The calling thread's WcBtCancel (wc_bt_cancel_on), or NULL */
+static thread_local WcBtCancel *thread_cancel = NULL;
+
+/*
+ * A call's context, in the calling thread's WcBtCancel while it lives, so
+ * that another thread can cancel it (gRPC's TryCancel is thread-safe; one
+ * made after the cancel is cancelled at once, and its call fails).
+ */
+class CallContext : public grpc::ClientContext
+{
+  public:
+	CallContext() : cancel_(thread_cancel)
+	{
+		if (cancel_ == NULL)
+			return;
+		pthread_mutex_lock(&cancel_->mutex);
+		if (cancel_->cancelled)
+			TryCancel();
+		cancel_->call = this;
+		pthread_mutex_unlock(&cancel_->mutex);
+	}
+	~CallContext()
+	{
+		if (cancel_ == NULL)
+			return;
+		pthread_mutex_lock(&cancel_->mutex);
+		cancel_->call = NULL;
+		pthread_mutex_unlock(&cancel_->mutex);
+	}
+  private:
+	WcBtCancel *cancel_;
+};
+
+void
+wc_bt_cancel_init(WcBtCancel *c)
+{
+	pthread_mutex_init(&c->mutex, NULL);
+	c->call = NULL;
+	c->cancelled = false;
+}
+
+void
+wc_bt_cancel_destroy(WcBtCancel *c)
+{
+	pthread_mutex_destroy(&c->mutex);
+}
+
+void
+wc_bt_cancel_on(WcBtCancel *c)
+{
+	thread_cancel = c;
+}
+
+void
+wc_bt_cancel(WcBtCancel *c)
+{
+	pthread_mutex_lock(&c->mutex);
+	c->cancelled = true;
+	if (c->call != NULL)
+		static_cast<CallContext *>(c->call)->TryCancel();
+	pthread_mutex_unlock(&c->mutex);
+}
+
 /*
  * The deadline and the metadata every call carries: the resource it is
  * about, under the request field's name (Bigtable routes by it), and what
@@ -382,7 +445,7 @@ wc_bt_read_rows(WcBtClient *c, const WcBtRead *req, WcBtRowFn fn, void *arg,
 	wc_bt_rows_init(&rows, req->reversed);
 	ok = guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		v2::ReadRowsRequest r;
 		v2::ReadRowsResponse resp;
 		bool		stopped = false;
@@ -469,7 +532,7 @@ wc_bt_sample_row_keys(WcBtClient *c, const char *table, const char *app_profile,
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		v2::SampleRowKeysRequest r;
 		v2::SampleRowKeysResponse resp;
 		bool		stopped = false;
@@ -509,7 +572,7 @@ wc_bt_mutate_rows(WcBtClient *c, const char *table, const char *app_profile,
 		codes[i] = WC_BT_UNAVAILABLE;
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		v2::MutateRowsRequest r;
 		v2::MutateRowsResponse resp;
 		bool		all = true;
@@ -569,7 +632,7 @@ wc_bt_check_and_mutate(WcBtClient *c, const char *table, const char *app_profile
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		v2::CheckAndMutateRowRequest r;
 		v2::CheckAndMutateRowResponse resp;
 
@@ -713,7 +776,7 @@ wc_bt_create_table(WcBtClient *c, const char *instance, const char *table_id,
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		admin::CreateTableRequest r;
 		admin::Table resp;
 
@@ -733,7 +796,7 @@ wc_bt_modify_family(WcBtClient *c, const char *table, WcBtFamilyChange change,
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		admin::ModifyColumnFamiliesRequest r;
 		admin::Table resp;
 		admin::ModifyColumnFamiliesRequest::Modification *m = r.add_modifications();
@@ -757,7 +820,7 @@ wc_bt_get_table(WcBtClient *c, const char *table, WcBtFamilyFn fn, void *arg,
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		admin::GetTableRequest r;
 		admin::Table resp;
 		std::vector<std::string> names;
@@ -793,7 +856,7 @@ wc_bt_list_tables(WcBtClient *c, const char *instance, WcBtTableFn fn, void *arg
 
 		do
 		{
-			grpc::ClientContext ctx;
+			CallContext ctx;
 			admin::ListTablesRequest r;
 			admin::ListTablesResponse resp;
 
@@ -817,7 +880,7 @@ wc_bt_delete_table(WcBtClient *c, const char *table, int64_t timeout_ms, WcBtSta
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		admin::DeleteTableRequest r;
 		google::protobuf::Empty resp;
 
@@ -833,7 +896,7 @@ wc_bt_drop_row_range(WcBtClient *c, const char *table, const uint8_t *prefix,
 {
 	return guarded(st, [&]
 	{
-		grpc::ClientContext ctx;
+		CallContext ctx;
 		admin::DropRowRangeRequest r;
 		google::protobuf::Empty resp;
 

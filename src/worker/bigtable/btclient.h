@@ -15,6 +15,7 @@
 #ifndef WC_BTCLIENT_H
 #define WC_BTCLIENT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +57,25 @@ typedef struct WcBtClient WcBtClient;
  */
 extern WcBtClient *wc_bt_connect(const char *endpoint, bool insecure, WcBtStatus *st);
 extern void wc_bt_close(WcBtClient *c);
+
+/*
+ * The calls a thread makes for one job (a scan's batch), cancelled from
+ * another thread: wc_bt_cancel_on(c) makes c the calling thread's (NULL:
+ * none) until it is set again; wc_bt_cancel(c), on any thread, cancels
+ * the call of it in flight (it ends with WC_BT_CANCELLED), and every later
+ * one fails so at once.
+ */
+typedef struct WcBtCancel
+{
+	pthread_mutex_t mutex;
+	void	   *call;			/* the call in flight, or NULL */
+	bool		cancelled;
+} WcBtCancel;
+
+extern void wc_bt_cancel_init(WcBtCancel *c);
+extern void wc_bt_cancel_destroy(WcBtCancel *c);
+extern void wc_bt_cancel_on(WcBtCancel *c);
+extern void wc_bt_cancel(WcBtCancel *c);
 
 /* A row range: an empty start is the first row, an empty end the last. */
 typedef struct WcBtRange

@@ -109,6 +109,7 @@ struct WcBtScan
 	WcFailure	failure;
 	WcByteBuf	out;
 	WcBatchWriter batch;
+	WcBtCancel	cancel;			/* bt_scan_cancel: its backend gave up on it */
 };
 
 /*
@@ -266,6 +267,7 @@ bt_scan_open(WcBtDb *db, const WcScanRequest *req)
 	size_t		tlen = 0;
 	size_t		tname_len;
 
+	wc_bt_cancel_init(&s->cancel);
 	s->db = db;
 	s->reverse = (req->flags & WC_SCAN_REVERSE) != 0;
 	s->versions = (req->flags & WC_SCAN_VERSIONS) != 0;
@@ -805,6 +807,11 @@ bt_scan_fill(WcBtScan *s)
 	uint64		got = 0;
 	int			n;
 
+	/*
+	 * The thread's calls are this scan's until its next fill (a fill that
+	 * fails leaves it set: every call of a reader thread is a fill's).
+	 */
+	wc_bt_cancel_on(&s->cancel);
 	s->out.len = 0;
 	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->meta && !s->done)
@@ -879,6 +886,18 @@ bt_scan_fill(WcBtScan *s)
 	return s->done;
 }
 
+/*
+ * bt_scan_cancel
+ *		On the main thread, while a thread may be filling s: its backend no
+ *		longer wants the batch, so the call in flight, and any later one,
+ *		ends with CANCELLED (the fill fails; the backend drops the answer).
+ */
+void
+bt_scan_cancel(WcBtScan *s)
+{
+	wc_bt_cancel(&s->cancel);
+}
+
 const WcByteBuf *
 bt_scan_batch(WcBtScan *s)
 {
@@ -897,4 +916,5 @@ bt_scan_close(WcBtScan *s)
 	wc_bytebuf_free(&s->escaped);
 	for (int j = 0; j < s->ncols; j++)
 		wc_bytebuf_free(&s->cols[j].map);
+	wc_bt_cancel_destroy(&s->cancel);
 }

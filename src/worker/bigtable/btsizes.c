@@ -75,9 +75,12 @@ typedef struct BtSizesJob
 	bool		out_of_memory;	/* take_sample stopped the call for it */
 	bool		ok;
 	WcBtStatus	status;
+	WcBtCancel	cancel;			/* bt_sizes_cancel: its backend gave up */
+	struct BtSizesJob *next_out;	/* in under_way (main thread's) */
 } BtSizesJob;
 
 static BtJobs sizes_jobs = BT_JOBS_INIT;
+static BtSizesJob *under_way = NULL;	/* started, not answered */
 
 /*
  * The Bigtable table an escaped table name (a key's first component) is;
@@ -185,6 +188,7 @@ sizes_main(void *arg)
 {
 	BtSizesJob *job = arg;
 
+	wc_bt_cancel_on(&job->cancel);
 	job->ok = wc_bt_sample_row_keys(job->db->client, job->table, job->db->app_profile,
 									job->db->timeout_ms, take_sample, job, &job->status);
 	if (job->out_of_memory || (!job->ok && job->status.code == WC_BT_OK))
@@ -224,15 +228,33 @@ start_job(BtSizesJob *job)
 
 	/* from here on the job outlives the request, until it is answered */
 	MemoryContextSetParent(job->cxt, TopMemoryContext);
+	wc_bt_cancel_init(&job->cancel);
 	rc = bt_jobs_start(&sizes_jobs, sizes_main, &job->link);
 	if (rc != 0)
 	{
+		wc_bt_cancel_destroy(&job->cancel);
 		MemoryContextDelete(job->cxt);
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),
 				 errmsg("could not start a thread for a Bigtable call: %s", strerror(rc))));
 	}
+	job->next_out = under_way;
+	under_way = job;
 	job->client->answer_later = true;
+}
+
+/*
+ * bt_sizes_cancel
+ *		c's backend gave up on the answer of its call under way: cancel it
+ *		(it is answered as any failed call, and the backend passes over
+ *		the answer).
+ */
+void
+bt_sizes_cancel(WcClient *c)
+{
+	for (BtSizesJob *job = under_way; job != NULL; job = job->next_out)
+		if (job->client == c)
+			wc_bt_cancel(&job->cancel);
 }
 
 static BtSample *
@@ -379,6 +401,7 @@ answer(void *arg, StringInfo out)
 static void
 free_job(BtSizesJob *job)
 {
+	wc_bt_cancel_destroy(&job->cancel);
 	for (int i = 0; i < job->n; i++)
 		free(job->keys[i]);
 	free(job->keys);
@@ -402,6 +425,12 @@ bt_sizes_collect(void)
 		BtSizesJob *job = (BtSizesJob *) jobs;
 
 		jobs = jobs->next;
+		for (BtSizesJob **p = &under_way; *p != NULL; p = &(*p)->next_out)
+			if (*p == job)
+			{
+				*p = job->next_out;
+				break;
+			}
 		wc_client_answer_later(job->client, answer, job);
 		free_job(job);
 	}

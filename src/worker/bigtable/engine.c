@@ -357,11 +357,10 @@ scan_fill(WcEngineScan *scan)
 	return bt_scan_fill((WcBtScan *) scan);
 }
 
-/* Every scan is a call to Bigtable: on a reader thread. */
-static bool
-scan_is_small(WcEngineScan *scan)
+static void
+scan_cancel(WcEngineScan *scan)
 {
-	return false;
+	bt_scan_cancel((WcBtScan *) scan);
 }
 
 static const WcByteBuf *
@@ -458,7 +457,8 @@ const WcEngine wc_bigtable_engine = {
 	.snapshot_release = snapshot_release,
 	.scan_open = scan_open,
 	.scan_fill = scan_fill,
-	.scan_is_small = scan_is_small,
+	.fills_wait = true,			/* every scan's batch is a call to Bigtable */
+	.scan_cancel = scan_cancel,
 	.scan_batch = scan_batch,
 	.scan_close = scan_close,
 	.commit = commit,
@@ -466,6 +466,7 @@ const WcEngine wc_bigtable_engine = {
 	.estimate = estimate,
 	.rows = rows,
 	.sample = sample,
+	.call_cancel = bt_sizes_cancel,
 	.range_bytes = range_bytes,
 	.count = count,
 	.compact = compact,

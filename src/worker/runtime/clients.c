@@ -104,6 +104,71 @@ wc_client_finish_batch(WcClient *c, WcClientScan *cs)
 		wc_client_drop_scan(c, cs);
 }
 
+/* Has c's backend given up on the answers of its scan (shmem.h's WcCancels)? */
+bool
+wc_client_unwanted(WcClient *c, uint32 scan)
+{
+	return wc_cancels_has(c->cancels, pg_atomic_read_u32(&c->cancels->count), scan);
+}
+
+/*
+ * wc_client_cancel_unwanted
+ *		Cancel the filling of c's batch on a thread, or the call its
+ *		request is to be answered after, if its backend has given up on
+ *		the answer since the last look.  Engines whose fills are short have
+ *		no scan_cancel, and a call that must run to its end (a COMMIT's)
+ *		is not one an engine's call_cancel cuts short.
+ */
+void
+wc_client_cancel_unwanted(WcClient *c)
+{
+	WcClientScan *cs = c->reading;
+
+	if (cs != NULL)
+	{
+		uint32		n = pg_atomic_read_u32(&c->cancels->count);
+
+		if (n == c->cancels_seen)
+			return;
+		c->cancels_seen = n;
+		if (wc_cancels_has(c->cancels, n, cs->id))
+			wc_client_cancel_under_way(c);
+	}
+	else if (c->answer_later)
+	{
+		uint32		call = pg_atomic_read_u32(&c->cancels->call);
+
+		if (call != c->calls || call == c->call_cancelled)
+			return;
+		c->call_cancelled = call;
+		wc_client_cancel_under_way(c);
+	}
+}
+
+/*
+ * wc_client_cancel_under_way
+ *		Cut short what is under way for c, whose backend no longer wants
+ *		it (or has gone): its batch being filled, or the call it is to be
+ *		answered after, where the engine can.
+ */
+void
+wc_client_cancel_under_way(WcClient *c)
+{
+	WcClientScan *cs = c->reading;
+
+	if (cs != NULL)
+	{
+		if (cs->db->engine->scan_cancel != NULL)
+			cs->db->engine->scan_cancel(cs->scan);
+	}
+	else if (c->answer_later)
+	{
+		for (int e = 0; e < wc_nengines; e++)
+			if (wc_engines[e]->call_cancel != NULL)
+				wc_engines[e]->call_cancel(c);
+	}
+}
+
 /*
  * wc_collect_reads
  *		Answer the scans whose batches the reader threads have filled;

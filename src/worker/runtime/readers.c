@@ -1,8 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * readers.c
- *	  The reader threads: a pool that fills scans' batches while the main
- *	  thread goes on serving (widecolumn_fdw.worker_threads).
+ *	  The threads that fill scans' batches while the main thread goes on
+ *	  serving: the reader threads (widecolumn_fdw.worker_threads), for
+ *	  fills that work the CPU and the disk, and the call threads, for fills
+ *	  that wait on a remote store's answers.
  *
  * The main thread (serve.c) opens a scan, hands the filling of each of its
  * batches to the pool as a WcReadJob, takes no further request from that
@@ -12,13 +14,23 @@
  * sessions, and on a machine with many CPUs as many batches are filled at
  * once as there are threads.  LevelDB allows reads from many threads.
  *
- * The threads run rowscan.c's fill, which is plain C: it allocates with
+ * A fill that waits on a remote store (a Bigtable scan's ReadRows call)
+ * spends its time idle: on the reader threads, sized to the CPUs, the
+ * calls in flight, and so the sessions served at once, would stop at their
+ * number, and with none the main thread would wait.  Such fills go to the
+ * call threads instead: one is made whenever a fill is given and no call
+ * thread is free, and kept, so that as many calls are in flight as there
+ * are sessions waiting on one (a backend has one batch filled at a time:
+ * they are at most the worker's slots).
+ *
+ * The threads run an engine's fill, which is plain C: it allocates with
  * malloc (bytebuf.h) and reports errors with wc_fail, caught here into the
  * job.  They call nothing of PostgreSQL, and every signal is blocked in
  * them, as in storage.c's commit writer.  A finished job is put on the done
  * list and an eventfd in the main loop's wait set is written.
  *
- * With worker_threads = 0 the main thread fills every batch itself.
+ * With worker_threads = 0 the main thread fills every batch that does not
+ * wait on a remote store itself.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,19 +41,32 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 
+#include "utils/memutils.h"
+
 #include "worker/worker.h"
 
 int			wc_worker_threads = 0;
 
+/* Threads that take jobs from one queue. */
+typedef struct ThreadGroup
+{
+	const char *name;			/* the threads' */
+	pthread_cond_t wake;		/* a job, or stop */
+	WcReadJob  *head;			/* submitted, not started */
+	WcReadJob  *tail;
+	int			queued;
+	int			waiting;		/* threads waiting for a job */
+	int			nthreads;
+	int			max;
+	pthread_t  *threads;
+} ThreadGroup;
+
 static struct
 {
-	int			nthreads;
-	pthread_t	threads[WC_MAX_READER_THREADS];
+	ThreadGroup readers;
+	ThreadGroup callers;
 	pthread_mutex_t mutex;
-	pthread_cond_t wake;		/* the threads: a job, or stop */
 	pthread_cond_t idle;		/* wc_readers_drain: a job is done */
-	WcReadJob  *queue_head;		/* submitted, not started */
-	WcReadJob  *queue_tail;
 	WcReadJob  *done_head;		/* finished, not collected */
 	WcReadJob  *done_tail;
 	int			out;			/* submitted and not yet finished */
@@ -70,21 +95,28 @@ wc_read_job_run(WcReadJob *job)
 }
 
 static void *
-reader_main(void *arg)
+thread_main(void *arg)
 {
+	ThreadGroup *g = arg;
+
 	pthread_mutex_lock(&pool.mutex);
 	for (;;)
 	{
 		WcReadJob  *job;
 
-		while (pool.queue_head == NULL && !pool.stop)
-			pthread_cond_wait(&pool.wake, &pool.mutex);
-		job = pool.queue_head;
+		while (g->head == NULL && !pool.stop)
+		{
+			g->waiting++;
+			pthread_cond_wait(&g->wake, &pool.mutex);
+			g->waiting--;
+		}
+		job = g->head;
 		if (job == NULL)
 			break;				/* stopping, and nothing is left */
-		pool.queue_head = job->next;
-		if (pool.queue_head == NULL)
-			pool.queue_tail = NULL;
+		g->head = job->next;
+		if (g->head == NULL)
+			g->tail = NULL;
+		g->queued--;
 		pthread_mutex_unlock(&pool.mutex);
 
 		wc_read_job_run(job);
@@ -114,33 +146,60 @@ reader_main(void *arg)
 	return NULL;
 }
 
-/*
- * wc_readers_start
- *		Start wc_worker_threads reader threads; returns the eventfd that
- *		says a job is done, or -1 if there are none.
- */
-int
-wc_readers_start(void)
+/* Start one more thread of g, every signal blocked in it; 0 or an errno. */
+static int
+start_thread(ThreadGroup *g)
 {
 	sigset_t	all,
 				old;
+	int			rc;
 
-	if (wc_worker_threads <= 0)
-		return -1;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&g->threads[g->nthreads], NULL, thread_main, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+	{
+		pthread_setname_np(g->threads[g->nthreads], g->name);
+		g->nthreads++;
+	}
+	return rc;
+}
+
+static void
+group_init(ThreadGroup *g, const char *name, int max)
+{
+	g->name = name;
+	pthread_cond_init(&g->wake, NULL);
+	g->max = max;
+	g->threads = MemoryContextAllocZero(TopMemoryContext, sizeof(pthread_t) * Max(max, 1));
+}
+
+/*
+ * wc_readers_start
+ *		Start wc_worker_threads reader threads (the call threads come when
+ *		they are needed, at most max_calls); returns the eventfd that says
+ *		a job is done.
+ */
+int
+wc_readers_start(int max_calls)
+{
+	int			want = Min(wc_worker_threads, WC_MAX_READER_THREADS);
+
 	pool.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (pool.efd < 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create an eventfd for the reader threads: %m")));
 	pthread_mutex_init(&pool.mutex, NULL);
-	pthread_cond_init(&pool.wake, NULL);
 	pthread_cond_init(&pool.idle, NULL);
+	group_init(&pool.readers, "wc reader", Max(want, 0));
+	group_init(&pool.callers, "wc call", max_calls);
+	pool.started = true;
 
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (int i = 0; i < Min(wc_worker_threads, WC_MAX_READER_THREADS); i++)
+	for (int i = 0; i < want; i++)
 	{
-		int			rc = pthread_create(&pool.threads[i], NULL, reader_main, NULL);
+		int			rc = start_thread(&pool.readers);
 
 		if (rc != 0)
 		{
@@ -148,42 +207,64 @@ wc_readers_start(void)
 			ereport(WARNING,
 					(errmsg("could not start a reader thread: %s", strerror(rc)),
 					 errdetail("The storage worker runs with %d of the %d reader threads widecolumn_fdw.worker_threads asks for.",
-							   pool.nthreads, wc_worker_threads)));
+							   pool.readers.nthreads, wc_worker_threads)));
 			break;
 		}
-		pthread_setname_np(pool.threads[i], "wc reader");
-		pool.nthreads++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (pool.nthreads == 0)
-	{
-		close(pool.efd);
-		return -1;
-	}
-	pool.started = true;
 	return pool.efd;
 }
 
+/* Are there reader threads to give fills to? */
 bool
 wc_readers_running(void)
 {
-	return pool.nthreads > 0 && !pool.stop;
+	return pool.readers.nthreads > 0 && !pool.stop;
 }
 
-/* Give a job to the pool; it comes back through wc_readers_next_done. */
-void
-wc_readers_submit(WcReadJob *job)
+/*
+ * wc_readers_submit
+ *		Give a job to the reader threads, or to the call threads if it waits
+ *		on a remote store (one more made if none is free); it comes back
+ *		through wc_readers_next_done.  False if no thread could take it: the
+ *		caller runs it itself.
+ */
+bool
+wc_readers_submit(WcReadJob *job, bool waits)
 {
+	ThreadGroup *g = waits ? &pool.callers : &pool.readers;
+	int			rc = 0;
+
 	job->next = NULL;
 	pthread_mutex_lock(&pool.mutex);
-	if (pool.queue_tail)
-		pool.queue_tail->next = job;
+	if (pool.stop)
+	{
+		pthread_mutex_unlock(&pool.mutex);
+		return false;
+	}
+	if (g->tail)
+		g->tail->next = job;
 	else
-		pool.queue_head = job;
-	pool.queue_tail = job;
+		g->head = job;
+	g->tail = job;
+	g->queued++;
 	pool.out++;
-	pthread_cond_signal(&pool.wake);
+	if (waits && g->queued > g->waiting && g->nthreads < g->max)
+		rc = start_thread(g);	/* it waits for the mutex, then takes a job */
+	if (rc != 0 && g->nthreads == 0)
+	{
+		/* nobody to take it: it is the only one queued */
+		g->head = g->tail = NULL;
+		g->queued = 0;
+		pool.out--;
+		pthread_mutex_unlock(&pool.mutex);
+		ereport(WARNING,
+				(errmsg("could not start a thread for a call to a remote store: %s", strerror(rc)),
+				 errdetail("The storage worker's main thread makes the call, and serves nobody else meanwhile.")));
+		return false;
+	}
+	pthread_cond_signal(&g->wake);
 	pthread_mutex_unlock(&pool.mutex);
+	return true;
 }
 
 /* A finished job not yet collected, or NULL. */
@@ -246,12 +327,15 @@ wc_readers_drain(void)
 void
 wc_readers_stop(void)
 {
-	if (pool.nthreads == 0 || pool.stop)
+	if (!pool.started || pool.stop)
 		return;
 	pthread_mutex_lock(&pool.mutex);
 	pool.stop = true;
-	pthread_cond_broadcast(&pool.wake);
+	pthread_cond_broadcast(&pool.readers.wake);
+	pthread_cond_broadcast(&pool.callers.wake);
 	pthread_mutex_unlock(&pool.mutex);
-	for (int i = 0; i < pool.nthreads; i++)
-		pthread_join(pool.threads[i], NULL);
+	for (int i = 0; i < pool.readers.nthreads; i++)
+		pthread_join(pool.readers.threads[i], NULL);
+	for (int i = 0; i < pool.callers.nthreads; i++)
+		pthread_join(pool.callers.threads[i], NULL);
 }
