@@ -363,6 +363,24 @@ like(in_s("UPDATE acct SET n = n + 10 WHERE rowkey = 'm003';"), qr/ERROR:  40001
 	"... and its UPDATE: 40001");
 in_s('ROLLBACK;');
 is($node->safe_psql('postgres', "SELECT n FROM acct WHERE rowkey = 'm003'"), $m3 + 1, "... the other session's update alone applied");
+
+# The start is when the transaction's snapshot is taken, as PostgreSQL's
+# is: at its first statement, not at BEGIN.  A row committed between the
+# two (with its native twin, in one transaction) is there, as the twin is;
+# one committed after the first statement is on neither.
+my $rr_count = "SELECT (SELECT count(*) FROM balloon_twin WHERE rowkey LIKE 'rr-%') || '|' || (SELECT count(*) FROM balloon WHERE rowkey LIKE 'rr-%')";
+sub both_insert
+{
+	my ($key) = @_;
+	$node->safe_psql('postgres', "BEGIN; INSERT INTO balloon VALUES ('$key', 'x', NULL); INSERT INTO balloon_twin VALUES ('$key', 'x', NULL); COMMIT;");
+}
+is(in_s('BEGIN ISOLATION LEVEL REPEATABLE READ;'), '', 'BEGIN of a REPEATABLE READ transaction');
+both_insert('rr-before');
+is($s->query($rr_count), '1|1', '... a row committed before its first statement: there, as its native twin is');
+both_insert('rr-after');
+is($s->query($rr_count), '1|1', '... one committed after it: on neither');
+in_s('COMMIT;');
+is($node->safe_psql('postgres', $rr_count), '2|2', '... both there once it has ended');
 $s->quit;
 
 # PREPARE TRANSACTION would send the writes, which Bigtable applies at

@@ -124,7 +124,7 @@ explain_bigtable_request(WcTable *t, int limit, bool reverse, bool filtered, Exp
 	/* REPEATABLE READ's time (wc_bigtable_read_time), which counts nothing newer */
 	if (as_of == 0 && IsolationUsesXactSnapshot() && !IsolationIsSerializable())
 	{
-		as_of = (uint64) (GetCurrentTransactionStartTimestamp() + WC_UNIX_TO_PG_US);
+		as_of = wc_xact_snapshot_time();
 		at_start = true;
 	}
 	initStringInfo(&buf);
