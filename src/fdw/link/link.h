@@ -87,6 +87,7 @@ extern void wc_scans_subxact_abort(SubTransactionId subid);
 
 /* in snapshot.c */
 extern void wc_snapshot_init(void);
+extern uint64 wc_xact_snapshot_time(void);
 extern uint32 wc_client_snapshot_acquire(uint32 db);
 extern uint64 wc_client_snapshot_share(uint32 id);
 extern uint32 wc_client_snapshot_attach(uint32 db, uint64 token);

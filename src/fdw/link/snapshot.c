@@ -2,7 +2,9 @@
  *
  * snapshot.c
  *	  Which LevelDB snapshot a scan reads, and how long the storage worker
- *	  keeps it: the snapshot-lifetime policy of a session.
+ *	  keeps it: the snapshot-lifetime policy of a session; and when a
+ *	  REPEATABLE READ transaction's snapshot was taken, the time its reads
+ *	  of a Bigtable server are as of.
  *
  * In READ COMMITTED each statement reads a snapshot of its own, tied to the
  * PostgreSQL snapshot it was taken under; in REPEATABLE READ and
@@ -28,6 +30,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "fdw/fdw.h"
 #include "fdw/link/link.h"
 
 typedef struct WcSnapUse
@@ -45,6 +48,14 @@ static List *snaps = NIL;		/* WcSnapUse of this transaction, in snap_cxt */
 
 static MemoryContext snap_cxt = NULL;
 
+/*
+ * When the transaction's snapshot was taken, in a transaction that reads
+ * one throughout (REPEATABLE READ): the start of the first statement seen
+ * with it set; 0 until then.
+ */
+static TimestampTz xact_snapshot_at = 0;
+
+static ExecutorStart_hook_type prev_executor_start = NULL;
 static ExecutorEnd_hook_type prev_executor_end = NULL;
 static ProcessUtility_hook_type prev_process_utility = NULL;
 
@@ -340,6 +351,53 @@ release_unused(void)
 	}
 }
 
+/* Note the statement the transaction's snapshot was taken in, if this is it. */
+static void
+note_xact_snapshot(void)
+{
+	if (xact_snapshot_at == 0 && FirstSnapshotSet && IsolationUsesXactSnapshot())
+		xact_snapshot_at = GetCurrentStatementStartTimestamp();
+}
+
+/*
+ * wc_xact_snapshot_time
+ *		When the transaction's snapshot was taken (µs since the Unix epoch),
+ *		the time a REPEATABLE READ transaction reads a Bigtable server as
+ *		of, as PostgreSQL reads native tables as of its first statement,
+ *		not its BEGIN.  It is the start of the first statement that ran with
+ *		the snapshot set (taken in it, before the statement's executor or
+ *		utility code ran): at most the statement's parse and plan before
+ *		the snapshot itself.  PostgreSQL keeps no time with a snapshot
+ *		(whenTaken is set for old_snapshot_threshold alone).
+ */
+uint64
+wc_xact_snapshot_time(void)
+{
+	note_xact_snapshot();
+	if (xact_snapshot_at == 0)
+		return (uint64) (GetCurrentStatementStartTimestamp() + WC_UNIX_TO_PG_US);
+	return (uint64) (xact_snapshot_at + WC_UNIX_TO_PG_US);
+}
+
+static void
+snapshot_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		xact_snapshot_at = 0;
+}
+
+static void
+wc_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	note_xact_snapshot();
+	if (prev_executor_start)
+		prev_executor_start(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
 static void
 wc_executor_end(QueryDesc *queryDesc)
 {
@@ -365,6 +423,7 @@ wc_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTre
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
 								queryEnv, dest, qc);
+	note_xact_snapshot();		/* a utility statement may take it (CALL, COPY FROM) */
 	release_unused_ending(NULL, popping);
 }
 
@@ -414,11 +473,15 @@ wc_snapshots_release_all(void)
 
 /*
  * wc_snapshot_init
- *		Watch for queries' and utility statements' ends (release_unused).
+ *		Watch for queries' and utility statements' ends (release_unused),
+ *		and for the transaction's snapshot (wc_xact_snapshot_time).
  */
 void
 wc_snapshot_init(void)
 {
+	prev_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = wc_executor_start;
+	RegisterXactCallback(snapshot_xact_callback, NULL);
 	prev_executor_end = ExecutorEnd_hook;
 	ExecutorEnd_hook = wc_executor_end;
 	prev_process_utility = ProcessUtility_hook;

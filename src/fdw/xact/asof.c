@@ -14,14 +14,12 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "executor/executor.h"
-#include "tcop/utility.h"
 
 #include "utils/datetime.h"
 #include "utils/guc.h"
-#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "fdw/link/link.h"
 #include "fdw/xact/xact.h"
 
 /*
@@ -30,18 +28,6 @@
  */
 static char *as_of_text = NULL;
 static uint64 as_of_us = 0;
-
-/*
- * When the transaction's snapshot was taken, in a transaction that reads
- * one throughout (REPEATABLE READ): the start of the first statement seen
- * with it set; 0 until then.
- */
-static TimestampTz xact_snapshot_at = 0;
-
-static ExecutorStart_hook_type prev_executor_start = NULL;
-static ProcessUtility_hook_type prev_process_utility = NULL;
-
-static void note_xact_snapshot(void);
 
 /*
  * widecolumn.as_of's check hook: a timestamptz, or empty.  It is read
@@ -149,26 +135,6 @@ wc_bigtable_read_time(uint64 as_of, bool *at_start)
 }
 
 /*
- * wc_xact_snapshot_time
- *		When the transaction's snapshot was taken (µs since the Unix epoch),
- *		the time a REPEATABLE READ transaction reads a Bigtable server as
- *		of, as PostgreSQL reads native tables as of its first statement,
- *		not its BEGIN.  It is the start of the first statement that ran with
- *		the snapshot set (taken in it, before the statement's executor or
- *		utility code ran): at most the statement's parse and plan before
- *		the snapshot itself.
- */
-uint64
-wc_xact_snapshot_time(void)
-{
-	if (xact_snapshot_at == 0)
-		note_xact_snapshot();
-	if (xact_snapshot_at == 0)
-		return (uint64) (GetCurrentStatementStartTimestamp() + WC_UNIX_TO_PG_US);
-	return (uint64) (xact_snapshot_at + WC_UNIX_TO_PG_US);
-}
-
-/*
  * wc_as_of_forbid
  *		A write (or, with lock, a read that locks rows) while
  *		widecolumn.as_of is set: an error, as a write in a read-only
@@ -194,58 +160,10 @@ wc_as_of_forbid(bool lock)
 			 errhint("RESET widecolumn.as_of to write.")));
 }
 
-/* Note the statement the transaction's snapshot was taken in, if this is it. */
-static void
-note_xact_snapshot(void)
-{
-	if (xact_snapshot_at == 0 && FirstSnapshotSet && IsolationUsesXactSnapshot())
-		xact_snapshot_at = GetCurrentStatementStartTimestamp();
-}
-
-static void
-as_of_executor_start(QueryDesc *queryDesc, int eflags)
-{
-	note_xact_snapshot();
-	if (prev_executor_start)
-		prev_executor_start(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
-}
-
-/* A utility statement may take the snapshot (a CALL, a COPY FROM) */
-static void
-as_of_process_utility(PlannedStmt *pstmt, const char *queryString, bool readOnlyTree,
-					  ProcessUtilityContext context, ParamListInfo params,
-					  QueryEnvironment *queryEnv, DestReceiver *dest, QueryCompletion *qc)
-{
-	if (prev_process_utility)
-		prev_process_utility(pstmt, queryString, readOnlyTree, context, params,
-							 queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
-								queryEnv, dest, qc);
-	note_xact_snapshot();
-}
-
-static void
-as_of_xact_callback(XactEvent event, void *arg)
-{
-	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PARALLEL_COMMIT || event == XACT_EVENT_PARALLEL_ABORT ||
-		event == XACT_EVENT_PREPARE)
-		xact_snapshot_at = 0;
-}
-
-/* Define widecolumn.as_of, and watch for the transaction's snapshot. */
+/* Define widecolumn.as_of. */
 void
 wc_as_of_init(void)
 {
-	prev_executor_start = ExecutorStart_hook;
-	ExecutorStart_hook = as_of_executor_start;
-	prev_process_utility = ProcessUtility_hook;
-	ProcessUtility_hook = as_of_process_utility;
-	RegisterXactCallback(as_of_xact_callback, NULL);
-
 	DefineCustomStringVariable("widecolumn.as_of",
 							   "Makes reads of widecolumn_fdw tables return the data as of this time.",
 							   "A timestamp with time zone; empty for now. Writes are refused while it is set.",

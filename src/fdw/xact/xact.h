@@ -83,7 +83,6 @@ extern void wc_as_of_init(void);
 extern uint64 wc_as_of(void);
 extern uint64 wc_as_of_for_read(void);
 extern uint64 wc_bigtable_read_time(uint64 as_of, bool *at_start);
-extern uint64 wc_xact_snapshot_time(void);
 extern void wc_as_of_forbid(bool lock);
 
 /* in droprange.c: drop_row_range, and what its transaction reads */
