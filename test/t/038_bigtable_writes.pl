@@ -410,6 +410,23 @@ SKIP:
 		'the same families and policies as cbt ls');
 }
 
+# A COMMIT of this worker still being sent (100 MutateRows calls) when a
+# REPEATABLE READ transaction takes its snapshot after the COMMIT's time:
+# the transaction's read waits for it and reads all of its rows, where a
+# READ COMMITTED read already saw some (btcommit.c, bt_commit_wait).
+my $nbig = 100000;
+$node->safe_psql('postgres', q{CREATE FOREIGN TABLE rrbig (rowkey text COLLATE "C", v text) SERVER bt OPTIONS (table 'rrbig')});
+my $big = $node->background_psql('postgres', on_error_stop => 0);
+$big->query_until(qr/^$/, "INSERT INTO rrbig SELECT 'k' || lpad(g::text, 6, '0'), 'x' FROM generate_series(1, $nbig) g;\n");
+$node->poll_query_until('postgres', "SELECT count(*) > 0 FROM rrbig")
+  or die "the COMMIT sent no row";
+my $seen = $node->safe_psql('postgres', "SELECT count(*) FROM rrbig");
+my $rr_big = $node->safe_psql('postgres', "BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM rrbig; COMMIT;");
+note("READ COMMITTED saw $seen rows of the COMMIT being sent");
+is($rr_big, $nbig, 'REPEATABLE READ begun while a COMMIT of its past is being sent: all of its rows');
+is($big->query('SELECT count(*) FROM rrbig'), $nbig, '... which the COMMIT applied');
+$big->quit;
+
 # The emulator killed before a COMMIT: its error says nothing was applied,
 # the transaction's native write is rolled back, and the session goes on.
 wc_bt_stop_emulator();

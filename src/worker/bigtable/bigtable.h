@@ -83,6 +83,7 @@ extern bool bt_commit_collect(void);
 extern uint8 *bt_next_cell(WcReader *rows, WcCellWrite *cell, size_t *flen, size_t *qlen);
 extern void bt_commit_finish(void);
 extern int64 bt_commit_next_ts(void);
+extern void bt_commit_wait(int64 before_us, WcBtCancel *cancel);
 
 /* in btfamilies.c */
 extern void bt_families_take(BtFamilyChange **changes, const WcBtDb *db, WcReader *rows,

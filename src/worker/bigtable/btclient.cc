@@ -181,6 +181,17 @@ wc_bt_cancel(WcBtCancel *c)
 	pthread_mutex_unlock(&c->mutex);
 }
 
+bool
+wc_bt_cancelled(WcBtCancel *c)
+{
+	bool		cancelled;
+
+	pthread_mutex_lock(&c->mutex);
+	cancelled = c->cancelled;
+	pthread_mutex_unlock(&c->mutex);
+	return cancelled;
+}
+
 /*
  * The deadline and the metadata every call carries: the resource it is
  * about, under the request field's name (Bigtable routes by it), and what

@@ -76,6 +76,7 @@ extern void wc_bt_cancel_init(WcBtCancel *c);
 extern void wc_bt_cancel_destroy(WcBtCancel *c);
 extern void wc_bt_cancel_on(WcBtCancel *c);
 extern void wc_bt_cancel(WcBtCancel *c);
+extern bool wc_bt_cancelled(WcBtCancel *c);
 
 /* A row range: an empty start is the first row, an empty end the last. */
 typedef struct WcBtRange

@@ -110,9 +110,70 @@ typedef struct BtCommitJob
 	const uint8 *failed_key;
 	size_t		failed_key_len;
 	WcBtStatus	status;
+	struct BtCommitJob *next_sending;	/* in sending */
 } BtCommitJob;
 
 static BtJobs commit_jobs = BT_JOBS_INIT;
+
+/*
+ * The COMMITs whose calls are under way (registered on the main thread,
+ * taken off by their threads): a read as of a time after one's waits
+ * until it is over (bt_commit_wait).
+ */
+static struct
+{
+	pthread_mutex_t lock;
+	pthread_cond_t over;
+	BtCommitJob *head;
+} sending = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL};
+
+static void
+sending_remove(BtCommitJob *job)
+{
+	pthread_mutex_lock(&sending.lock);
+	for (BtCommitJob **p = &sending.head; *p != NULL; p = &(*p)->next_sending)
+		if (*p == job)
+		{
+			*p = job->next_sending;
+			break;
+		}
+	pthread_cond_broadcast(&sending.over);
+	pthread_mutex_unlock(&sending.lock);
+}
+
+/*
+ * bt_commit_wait
+ *		Wait, on a scan's thread, until no COMMIT of this worker stamped
+ *		before before_us (µs) is still being sent, or cancel is: a
+ *		REPEATABLE READ scan then reads all of such a COMMIT's rows, not
+ *		the part sent so far.  A COMMIT's calls have its server's timeout,
+ *		so the wait ends.
+ */
+void
+bt_commit_wait(int64 before_us, WcBtCancel *cancel)
+{
+	pthread_mutex_lock(&sending.lock);
+	for (;;)
+	{
+		bool		older = false;
+		struct timespec until;
+
+		for (BtCommitJob *j = sending.head; j != NULL && !older; j = j->next_sending)
+			older = j->commit_ts < before_us;
+		if (!older || wc_bt_cancelled(cancel))
+			break;
+		/* a cancel sets no condition of ours: look again now and then */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 20 * 1000 * 1000;
+		if (until.tv_nsec >= 1000 * 1000 * 1000)
+		{
+			until.tv_sec++;
+			until.tv_nsec -= 1000 * 1000 * 1000;
+		}
+		(void) pthread_cond_timedwait(&sending.over, &sending.lock, &until);
+	}
+	pthread_mutex_unlock(&sending.lock);
+}
 
 /* The time the last COMMIT stamped its cells at (µs, whole milliseconds). */
 static int64 last_commit_ts = 0;
@@ -663,6 +724,8 @@ commit_main(void *arg)
 		free(codes);
 	}
 
+	sending_remove(job);
+
 	/*
 	 * Answered once the clock has reached the COMMIT's time, which may run
 	 * ahead of it (bt_commit_next_ts): a read that starts after the answer,
@@ -745,9 +808,14 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	}
 
 	last_commit_ts = job->commit_ts;
+	pthread_mutex_lock(&sending.lock);
+	job->next_sending = sending.head;
+	sending.head = job;
+	pthread_mutex_unlock(&sending.lock);
 	rc = bt_jobs_start(&commit_jobs, commit_main, &job->link);
 	if (rc != 0)
 	{
+		sending_remove(job);
 		MemoryContextDelete(cxt);
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_RESOURCES),

@@ -110,6 +110,7 @@ struct WcBtScan
 	WcByteBuf	out;
 	WcBatchWriter batch;
 	WcBtCancel	cancel;			/* bt_scan_cancel: its backend gave up on it */
+	bool		commits_waited;	/* for this worker's COMMITs before as_of */
 };
 
 /*
@@ -812,6 +813,16 @@ bt_scan_fill(WcBtScan *s)
 	 * fails leaves it set: every call of a reader thread is a fill's).
 	 */
 	wc_bt_cancel_on(&s->cancel);
+
+	/*
+	 * REPEATABLE READ's time: a COMMIT of ours stamped before it and still
+	 * being sent would be read part-way (Bigtable has no snapshot).
+	 */
+	if (s->as_of_start && !s->commits_waited)
+	{
+		bt_commit_wait(s->as_of_hi, &s->cancel);
+		s->commits_waited = true;
+	}
 	s->out.len = 0;
 	wc_write_batch_begin(&s->batch, &s->out);
 	if (s->meta && !s->done)
