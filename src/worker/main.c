@@ -136,6 +136,13 @@ wc_worker_exit(int code, Datum arg)
 	 * reader threads finish their batches, as their scans must be closed
 	 * before the databases.
 	 */
+	/*
+	 * A read or a sizes call waiting on a remote store would hold the exit
+	 * until its deadline: cut short (a COMMIT's calls are not).
+	 */
+	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
+		if (wc_clients[i] != NULL)
+			wc_client_cancel_under_way(wc_clients[i]);
 	do
 	{
 		for (int e = 0; e < wc_nengines; e++)
@@ -143,10 +150,6 @@ wc_worker_exit(int code, Datum arg)
 	} while (wc_serve_held());
 	for (int e = 0; e < wc_nengines; e++)
 		wc_engines[e]->stop();
-	/* a read waiting on a remote store would hold the exit until its deadline */
-	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
-		if (wc_clients[i] != NULL && wc_clients[i]->reading != NULL)
-			wc_client_cancel_under_way(wc_clients[i]);
 	wc_readers_stop();
 	wc_collect_reads();
 	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)

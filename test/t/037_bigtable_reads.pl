@@ -494,6 +494,32 @@ foreach my $threads ('', 0)
 	$_->[0]->quit foreach @bg;
 }
 
+# A fast shutdown while sessions wait on calls (a scan's, a
+# SampleRowKeys'): the storage worker cancels them and exits, rather than
+# waiting for them (gRPC gives up connecting after 20 seconds; pg_ctl is
+# given 10 here).
+{
+	mute_again();
+	my @bg;
+	foreach my $sql ('SELECT * FROM m;', "SELECT * FROM widecolumn.sample_row_keys('m');")
+	{
+		my $b = $node->background_psql('postgres', on_error_stop => 0);
+		my $pid = $b->query_safe('SELECT pg_backend_pid()');
+		$b->query_until(qr/^$/, "$sql\n");
+		push @bg, [ $b, $pid ];
+	}
+	my $pids = join(',', map { $_->[1] } @bg);
+	$node->poll_query_until('postgres',
+		"SELECT count(*) = 2 FROM pg_stat_activity WHERE pid IN ($pids) AND wait_event = 'Extension'")
+	  or die "the sessions did not both wait on the endpoint";
+	local $ENV{PGCTLTIMEOUT} = 10;
+	my $stopped = eval { $node->stop('fast', fail_ok => 1) };
+	ok($stopped, 'a fast shutdown while a scan and a sample wait on calls: the worker cancels them and exits');
+	eval { $_->[0]->quit } foreach @bg;
+	$node->stop('immediate', fail_ok => 1) unless $stopped;
+	$node->start;
+}
+
 # The emulator killed: the next read is a clear error, and the session
 # (and the storage worker, serving a LevelDB server) goes on.
 wc_bt_stop_emulator();
