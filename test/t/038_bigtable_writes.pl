@@ -383,6 +383,21 @@ in_s('COMMIT;');
 is($node->safe_psql('postgres', $rr_count), '2|2', '... both there once it has ended');
 $s->quit;
 
+# In a procedure, a transaction its COMMIT begins starts then, after the
+# CALL statement: its REPEATABLE READ reads see what the procedure
+# committed before.
+$node->safe_psql('postgres', q{
+CREATE PROCEDURE rr_proc(INOUT n bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO balloon VALUES ('rrp-1', 'x', NULL);
+  COMMIT;
+  SELECT count(*) INTO n FROM balloon WHERE rowkey = 'rrp-1';
+END $$;
+});
+is($node->safe_psql('postgres', "SET default_transaction_isolation = 'repeatable read'; CALL rr_proc(NULL)"), '1',
+	'REPEATABLE READ in a transaction a procedure began: the row the procedure committed before is read');
+
+
 # PREPARE TRANSACTION would send the writes, which Bigtable applies at
 # once and ROLLBACK PREPARED could not undo: refused, nothing sent; one
 # that only read the Bigtable server is prepared as any.

@@ -351,12 +351,19 @@ release_unused(void)
 	}
 }
 
-/* Note the statement the transaction's snapshot was taken in, if this is it. */
+/*
+ * Note the statement the transaction's snapshot was taken in, if this is
+ * it: its start, or the transaction's if that is later (a transaction
+ * begun by a procedure's COMMIT starts after the CALL statement).  (A
+ * parallel worker's Bigtable scan is a parallel-aware one, which reads its
+ * leader's time: parscan.c.)
+ */
 static void
 note_xact_snapshot(void)
 {
 	if (xact_snapshot_at == 0 && FirstSnapshotSet && IsolationUsesXactSnapshot())
-		xact_snapshot_at = GetCurrentStatementStartTimestamp();
+		xact_snapshot_at = Max(GetCurrentStatementStartTimestamp(),
+							   GetCurrentTransactionStartTimestamp());
 }
 
 /*
@@ -373,10 +380,13 @@ note_xact_snapshot(void)
 uint64
 wc_xact_snapshot_time(void)
 {
+	TimestampTz at;
+
 	note_xact_snapshot();
-	if (xact_snapshot_at == 0)
-		return (uint64) (GetCurrentStatementStartTimestamp() + WC_UNIX_TO_PG_US);
-	return (uint64) (xact_snapshot_at + WC_UNIX_TO_PG_US);
+	at = xact_snapshot_at;
+	if (at == 0)
+		at = Max(GetCurrentStatementStartTimestamp(), GetCurrentTransactionStartTimestamp());
+	return (uint64) (at + WC_UNIX_TO_PG_US);
 }
 
 static void

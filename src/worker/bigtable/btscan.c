@@ -795,24 +795,14 @@ overlay_rest(WcBtScan *s)
 	return !s->full;
 }
 
-/*
- * bt_scan_fill
- *		The next batch: one ReadRows call from where the last one stopped;
- *		true at the last.
- */
-bool
-bt_scan_fill(WcBtScan *s)
+/* A batch: bt_scan_fill's, on the scan's thread. */
+static bool
+fill_next(WcBtScan *s)
 {
 	WcBtRead	req;
 	WcBtStatus	st;
 	uint64		got = 0;
 	int			n;
-
-	/*
-	 * The thread's calls are this scan's until its next fill (a fill that
-	 * fails leaves it set: every call of a reader thread is a fill's).
-	 */
-	wc_bt_cancel_on(&s->cancel);
 
 	/*
 	 * REPEATABLE READ's time: a COMMIT of ours stamped before it and still
@@ -895,6 +885,24 @@ bt_scan_fill(WcBtScan *s)
 	wc_write_batch_end(&s->batch, s->done, s->cells_got, (uint32) (got - Min(got, s->batch.nrows)));
 	wc_write_batch_requests(&s->batch, 1);
 	return s->done;
+}
+
+/*
+ * bt_scan_fill
+ *		The next batch: one ReadRows call from where the last one stopped;
+ *		true at the last.  The thread's calls are the scan's meanwhile, for
+ *		bt_scan_cancel (a fill that fails leaves them so: the next fill on
+ *		the thread sets its own before any call).
+ */
+bool
+bt_scan_fill(WcBtScan *s)
+{
+	bool		done;
+
+	wc_bt_cancel_on(&s->cancel);
+	done = fill_next(s);
+	wc_bt_cancel_on(NULL);
+	return done;
 }
 
 /*
