@@ -495,13 +495,15 @@ foreach my $threads ('', 0)
 }
 
 # A fast shutdown while sessions wait on calls (a scan's, a
-# SampleRowKeys'): the storage worker cancels them and exits, rather than
-# waiting for them (gRPC gives up connecting after 20 seconds; pg_ctl is
-# given 10 here).
+# SampleRowKeys'), and after a session that waited on a scan's was
+# terminated (its abort gives the scan up, as a cancel does): the storage
+# worker has cancelled them all and exits, rather than waiting for them
+# (gRPC gives up connecting after 20 seconds; pg_ctl is given 10 here).
 {
 	mute_again();
 	my @bg;
-	foreach my $sql ('SELECT * FROM m;', "SELECT * FROM widecolumn.sample_row_keys('m');")
+	foreach my $sql ('SELECT * FROM m;', "SELECT * FROM widecolumn.sample_row_keys('m');",
+		'SELECT v FROM m;')
 	{
 		my $b = $node->background_psql('postgres', on_error_stop => 0);
 		my $pid = $b->query_safe('SELECT pg_backend_pid()');
@@ -510,11 +512,15 @@ foreach my $threads ('', 0)
 	}
 	my $pids = join(',', map { $_->[1] } @bg);
 	$node->poll_query_until('postgres',
-		"SELECT count(*) = 2 FROM pg_stat_activity WHERE pid IN ($pids) AND wait_event = 'Extension'")
-	  or die "the sessions did not both wait on the endpoint";
+		"SELECT count(*) = 3 FROM pg_stat_activity WHERE pid IN ($pids) AND wait_event = 'Extension'")
+	  or die "the sessions did not all wait on the endpoint";
+	my $gone = $bg[2][1];
+	$node->safe_psql('postgres', "SELECT pg_terminate_backend($gone)");
+	$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $gone")
+	  or die "the terminated session did not go";
 	local $ENV{PGCTLTIMEOUT} = 10;
 	my $stopped = eval { $node->stop('fast', fail_ok => 1) };
-	ok($stopped, 'a fast shutdown while a scan and a sample wait on calls: the worker cancels them and exits');
+	ok($stopped, 'a fast shutdown while a scan and a sample wait on calls, and after a waiting session was terminated: the worker has cancelled them and exits');
 	eval { $_->[0]->quit } foreach @bg;
 	$node->stop('immediate', fail_ok => 1) unless $stopped;
 	$node->start;
