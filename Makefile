@@ -14,7 +14,7 @@ OBJS = src/widecolumn_fdw.o \
        src/common/shmem.o src/common/poll.o src/common/wire.o src/common/wirerows.o src/common/wirestats.o src/common/progress.o src/common/keycodec.o src/common/gcpolicy.o src/common/aggfold.o src/common/bytebuf.o src/common/wireheat.o src/common/scanuse.o \
        src/fdw/model/option.o src/fdw/model/mapping.o src/fdw/model/mapcolumn.o src/fdw/model/valuecodec.o src/fdw/model/rowkey.o src/fdw/model/keyformat.o \
        src/fdw/keys/pushdown.o src/fdw/keys/ranges.o src/fdw/keys/declcheck.o \
-       src/fdw/link/client.o src/fdw/link/remotescan.o src/fdw/link/snapshot.o src/fdw/link/progressview.o \
+       src/fdw/link/client.o src/fdw/link/sizerequests.o src/fdw/link/remotescan.o src/fdw/link/snapshot.o src/fdw/link/progressview.o \
        src/fdw/xact/txn.o src/fdw/xact/txnrange.o src/fdw/xact/rowlock.o src/fdw/xact/rowreads.o src/fdw/xact/ssi.o src/fdw/xact/asof.o src/fdw/xact/droprange.o src/fdw/xact/celllog.o \
        src/fdw/read/readrows.o \
        src/fdw/meta/families.o src/fdw/meta/coltypes.o src/fdw/meta/aggregate.o \
