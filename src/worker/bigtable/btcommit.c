@@ -118,14 +118,18 @@ static BtJobs commit_jobs = BT_JOBS_INIT;
 /*
  * The COMMITs whose calls are under way (registered on the main thread,
  * taken off by their threads): a read as of a time after one's waits
- * until it is over (bt_commit_wait).
+ * until it is over (bt_commit_wait).  And the latest time a read has
+ * waited for: a COMMIT registered after that wait is stamped at it or
+ * after, outside the read's time, else one that came in the same
+ * millisecond would be in the read's time without its wait.
  */
 static struct
 {
 	pthread_mutex_t lock;
 	pthread_cond_t over;
 	BtCommitJob *head;
-} sending = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL};
+	int64		waited;			/* µs, whole milliseconds */
+} sending = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL, 0};
 
 static void
 sending_remove(BtCommitJob *job)
@@ -144,10 +148,11 @@ sending_remove(BtCommitJob *job)
 /*
  * bt_commit_wait
  *		Wait, on a scan's thread, until no COMMIT of this worker stamped
- *		before before_us (µs) is still being sent, or cancel is: a
- *		REPEATABLE READ scan then reads all of such a COMMIT's rows, not
- *		the part sent so far.  A COMMIT's calls have its server's timeout,
- *		so the wait ends.
+ *		before before_us (µs, whole milliseconds, at most the clock's
+ *		next) is still being sent, or cancel is: a REPEATABLE READ scan
+ *		then reads all of such a COMMIT's rows, not the part sent so far,
+ *		and every later COMMIT is stamped at before_us or after.  A
+ *		COMMIT's calls have its server's timeout, so the wait ends.
  */
 void
 bt_commit_wait(int64 before_us, WcBtCancel *cancel)
@@ -160,7 +165,12 @@ bt_commit_wait(int64 before_us, WcBtCancel *cancel)
 
 		for (BtCommitJob *j = sending.head; j != NULL && !older; j = j->next_sending)
 			older = j->commit_ts < before_us;
-		if (!older || wc_bt_cancelled(cancel))
+		if (!older)
+		{
+			sending.waited = Max(sending.waited, before_us);
+			break;
+		}
+		if (wc_bt_cancelled(cancel))
 			break;
 		/* a cancel sets no condition of ours: look again now and then */
 		clock_gettime(CLOCK_REALTIME, &until);
@@ -179,23 +189,50 @@ bt_commit_wait(int64 before_us, WcBtCancel *cancel)
 static int64 last_commit_ts = 0;
 
 /*
- * bt_commit_next_ts
- *		The time the next COMMIT will stamp its cells at: now, in Bigtable's
- *		milliseconds, and after the last COMMIT's, so that two COMMITs of
- *		this worker never write one cell's version at the same time (the
- *		second's SetCell would replace the first's, a removal of its own
- *		version would remove the other's too).  A scan's own writes are
- *		stamped with it (btoverlay.c).  A COMMIT is answered only once the
- *		clock has reached its time (commit_main), so the time runs ahead of
- *		the clock only while COMMITs come faster than one a millisecond,
- *		and a worker started again begins after the last.  Main thread.
+ * The time the next COMMIT will stamp its cells at (under sending.lock):
+ * now, in Bigtable's milliseconds, and after the last COMMIT's, so that
+ * two COMMITs of this worker never write one cell's version at the same
+ * time (the second's SetCell would replace the first's, a removal of its
+ * own version would remove the other's too), and not before a time a read
+ * has waited for (bt_commit_wait).  A COMMIT is answered only once the
+ * clock has reached its time (commit_main), so the time runs ahead of the
+ * clock only while COMMITs come faster than one a millisecond, or by a
+ * millisecond at most after a read's wait, and a worker started again
+ * begins after the last.  Main thread.
  */
-int64
-bt_commit_next_ts(void)
+static int64
+next_ts_locked(void)
 {
 	int64		now = (int64) (wc_unix_micros() / 1000) * 1000;
 
-	return Max(now, last_commit_ts + 1000);
+	return Max(Max(now, sending.waited), last_commit_ts + 1000);
+}
+
+/* The same, for a scan's own writes (btoverlay.c). */
+int64
+bt_commit_next_ts(void)
+{
+	int64		ts;
+
+	pthread_mutex_lock(&sending.lock);
+	ts = next_ts_locked();
+	pthread_mutex_unlock(&sending.lock);
+	return ts;
+}
+
+/*
+ * A COMMIT's time, taken as it joins sending: a read that has not waited
+ * yet waits for it, one that has is before its time.
+ */
+static void
+sending_add(BtCommitJob *job)
+{
+	pthread_mutex_lock(&sending.lock);
+	job->commit_ts = next_ts_locked();
+	job->next_sending = sending.head;
+	sending.head = job;
+	pthread_mutex_unlock(&sending.lock);
+	last_commit_ts = job->commit_ts;
 }
 
 static uint8 *
@@ -775,7 +812,7 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	job->client = c;
 	job->db = db;
 	job->cxt = cxt;
-	job->commit_ts = bt_commit_next_ts();
+	sending_add(job);
 	PG_TRY();
 	{
 		wc_client_writes_walk(w, add_row, job);
@@ -796,6 +833,7 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	PG_CATCH();
 	{
 		MemoryContextSwitchTo(old);
+		sending_remove(job);
 		MemoryContextDelete(cxt);
 		PG_RE_THROW();
 	}
@@ -803,15 +841,11 @@ bt_commit(WcClient *c, WcBtDb *db, WcClientWrites *w)
 	MemoryContextSwitchTo(old);
 	if (job->rows == 0 && job->changes == NULL)
 	{
+		sending_remove(job);
 		MemoryContextDelete(cxt);
 		return WC_COMMIT_WRITTEN;
 	}
 
-	last_commit_ts = job->commit_ts;
-	pthread_mutex_lock(&sending.lock);
-	job->next_sending = sending.head;
-	sending.head = job;
-	pthread_mutex_unlock(&sending.lock);
 	rc = bt_jobs_start(&commit_jobs, commit_main, &job->link);
 	if (rc != 0)
 	{
