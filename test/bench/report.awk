@@ -658,6 +658,10 @@ END {
 	if ("server_log_errors" in v)
 		printf(" The server log (`server.log`) has %d ERROR/FATAL/PANIC lines, %d warnings and %d reports of a process that crashed or failed.",
 			   v["server_log_errors"], v["server_log_warnings"], v["server_log_crashes"])
+	if (v["server_stop_seconds"] == "error")
+		printf(" **The fast shutdown after the workloads failed** (`stop.log`).")
+	else if ("server_stop_seconds" in v)
+		printf(" The fast shutdown after the workloads took %d s.", v["server_stop_seconds"])
 	print ""
 	print ""
 

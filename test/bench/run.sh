@@ -554,7 +554,16 @@ inside() {
 	put size_bytes_end.balloon "$(du -sb "$ldb" | cut -f1)"
 	describe_leveldb end
 	say "stopping the server for an offline compaction of the LevelDB directory"
-	pg_ctl -D "$datadir" -m fast -w stop >/dev/null
+	# (a stop that fails is reported, not the end of the run: the runs of
+	# 2026-12-02 and 12-03 ended here without saying why)
+	stop_started=$(date +%s)
+	if PGCTLTIMEOUT=600 pg_ctl -D "$datadir" -m fast -w stop >"$OUT/stop.log" 2>&1; then
+		put server_stop_seconds $(($(date +%s) - stop_started))
+	else
+		put server_stop_seconds error
+		say "the fast shutdown failed: $(tr '\n' ' ' <"$OUT/stop.log")"
+		pg_ctl -D "$datadir" -m immediate -w stop >>"$OUT/stop.log" 2>&1 || true
+	fi
 	if "$WORK/raw_leveldb" compact "$ldb" >"$OUT/compact.log" 2>&1; then
 		put size_bytes_compacted.balloon "$(du -sb "$ldb" | cut -f1)"
 		describe_leveldb compacted
@@ -915,7 +924,7 @@ mkdir -p "$OUT"
 rm -rf "$OUT/pgbench"
 rm -f "$OUT/results.txt" "$OUT/runs.txt" "$OUT/raw.txt" "$OUT/raw.scattered.txt" \
 	"$OUT"/explain.*.txt "$OUT"/check.*.out "$OUT/check.diff" "$OUT"/copy.*.log \
-	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/server.log" "$OUT/performance.md" "$OUT/bigtable.md" \
+	"$OUT/cluster.log" "$OUT/compact.log" "$OUT/stop.log" "$OUT/server.log" "$OUT/performance.md" "$OUT/bigtable.md" \
 	"$OUT"/droprange.*.log "$OUT/scaling.md" "$OUT/point2.perf.txt"
 WORK=$(mktemp -d /tmp/wcbench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
