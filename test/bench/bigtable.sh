@@ -79,7 +79,7 @@ bigtable_workload() {
 	"$emu" -host 127.0.0.1 -port "$port" >"$OUT/emulator.log" 2>&1 &
 	emu_pid=$!
 	# shellcheck disable=SC2064
-	trap "kill $emu_pid 2>/dev/null" EXIT
+	trap "kill $emu_pid 2>/dev/null || true" EXIT
 	up=0
 	for _ in $(seq 1 60); do
 		if test/bigtable/btwall "$ep" projects/p/instances/i tables >/dev/null 2>&1; then
