@@ -102,7 +102,15 @@ read_bigtable_options(WcTable *t, ForeignServer *server)
 	else if (bt->endpoint == NULL)
 		bt->endpoint = WC_BIGTABLE_ENDPOINT;
 	t->bigtable = bt;
-	t->path = psprintf("%s/projects/%s/instances/%s", bt->endpoint, bt->project, bt->instance);
+	/*
+	 * The worker keeps one channel per path, with the settings of the
+	 * OPEN that made it: two servers of one instance that differ in how
+	 * they reach it, or a server whose options were altered, get their own.
+	 */
+	t->path = psprintf("%s/projects/%s/instances/%s?credentials=%s&app_profile=%s&timeout=%dms",
+					   bt->endpoint, bt->project, bt->instance,
+					   bt->insecure ? "insecure" : "google_default",
+					   bt->app_profile ? bt->app_profile : "", bt->timeout_ms);
 }
 
 /*

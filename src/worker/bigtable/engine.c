@@ -35,8 +35,8 @@ bt_not_yet(const WcBtDb *db, const char *what)
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s is not supported on a Bigtable server yet", what),
-			 errdetail("Bigtable instance \"%s\": this version reads and writes the mapped columns of tables on a Bigtable server.",
-					   db->base.name)));
+			 errdetail("Bigtable instance \"%s\" at \"%s\": this version reads and writes the mapped columns of tables on a Bigtable server.",
+					   db->instance_name, db->endpoint)));
 }
 
 /*
@@ -240,8 +240,9 @@ option_text(const WcEngineOption *o)
 
 /*
  * open_db
- *		The instance req->target names (endpoint/projects/P/instances/I),
- *		with its channel; connecting happens at the first call.
+ *		The instance req->target names (endpoint/projects/P/instances/I,
+ *		then how it is reached: fdw/model/mapping.c), with its channel;
+ *		connecting happens at the first call.
  */
 static WcDatabase *
 open_db(const WcOpenRequest *req)
