@@ -79,21 +79,36 @@ is(wall_cells('balloon'), $expect, 'Bigtable holds exactly the cells written');
 # And Google's cbt reads them.
 SKIP:
 {
-	skip "Google's cbt is not installed", 1 unless $have_cbt;
+	skip "Google's cbt is not installed", 2 unless $have_cbt;
 	my $home = PostgreSQL::Test::Utils::tempdir;
 	local $ENV{HOME} = $home;
 	local $ENV{BIGTABLE_EMULATOR_HOST} = $endpoint;
 	my $out = `$CBT -project p -instance i read balloon prefix=k001 2>&1`;
-	my (%got, $row, $col);
+	my (%got, %got_ts, $row, $col);
+	require Time::Local;
 	foreach my $line (split /\n/, $out)
 	{
 		if ($line =~ /^(k\S+)$/) { $row = $1; }
-		elsif ($line =~ /^\s+(m:\w+)\s+@/) { $col = $1; }
+		elsif ($line =~ /^\s+(m:\w+)\s+@ (\d{4})\/(\d\d)\/(\d\d)-(\d\d):(\d\d):(\d\d)\.(\d{6})$/)
+		{
+			$col = $1;
+			# cbt prints a cell's time in UTC, to the microsecond
+			$got_ts{"$row|$col"} = Time::Local::timegm($7, $6, $5, $4, $3 - 1, $2) * 1_000_000 + $8;
+		}
 		elsif ($line =~ /^\s+"(.*)"$/) { $got{"$row|$col"} = $1; }
 	}
 	my %want = map { my @f = split /\|/; ("$f[0]|$f[1]:$f[2]" => $f[3]) }
 	  grep { /^k001/ } split /\n/, $expect;
 	is_deeply(\%got, \%want, "cbt read gives SQL's cells (k001*)");
+	# and the times the cells layout gives them (the COMMIT's, in milliseconds)
+	$node->safe_psql('postgres', q{CREATE FOREIGN TABLE balloon_versions (rowkey text COLLATE "C",
+	  family text COLLATE "C", qualifier text COLLATE "C", ts timestamptz, value bytea)
+	  SERVER bt OPTIONS (table 'balloon', layout 'cells')});
+	my %want_ts = map { my @f = split /\|/; ("$f[0]|$f[1]:$f[2]" => $f[3]) } split /\n/,
+	  $node->safe_psql('postgres', q{SELECT rowkey, family, qualifier,
+	    (extract(epoch FROM ts) * 1000000)::bigint FROM balloon_versions WHERE rowkey LIKE 'k001%'});
+	is_deeply(\%got_ts, \%want_ts, "... at the times SQL's cells layout reads (k001*)");
+	$node->safe_psql('postgres', 'DROP FOREIGN TABLE balloon_versions');
 }
 
 # UPDATE, a NULL (the cell deleted), DELETE, COPY: each on both tables.
@@ -303,7 +318,7 @@ is($node->safe_psql('postgres', "SELECT n, note FROM acct WHERE rowkey = 'm150'"
 # again, and updates what that COMMIT left.
 like($node->safe_psql('postgres', "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) UPDATE acct SET n = n + 1 WHERE rowkey LIKE 'm%'"),
 	qr/Bigtable Requests: 1\n/, 'an UPDATE of 300 rows alone: one request, no row read again');
-my $before = $node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey) FROM acct WHERE rowkey IN ('m001', 'm002')");
+my $m_before = $node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey) FROM acct WHERE rowkey IN ('m001', 'm002')");
 is(in_s("BEGIN; UPDATE acct SET n = n + 100 WHERE rowkey = 'm001';"), '', 'a session updates row m001');
 my $b = $node->background_psql('postgres', on_error_stop => 0);
 $b->query_until(qr/started/, "\\echo started\nEXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) UPDATE acct SET n = n + 1 WHERE rowkey IN ('m001', 'm002');\n\\echo finished\n");
@@ -312,7 +327,7 @@ $node->poll_query_until('postgres', "SELECT count(*) > 0 FROM pg_stat_activity W
 is(in_s('COMMIT;'), '', '... and commits while another UPDATE of it waits');
 my $waited = $b->query_until(qr/finished/, '');
 like($waited, qr/Bigtable Requests: 3\n/, '... which reads both its rows again (one request each)') or diag $waited;
-my ($m1, $m2) = split /,/, $before;
+my ($m1, $m2) = split /,/, $m_before;
 is($node->safe_psql('postgres', "SELECT string_agg(n::text, ',' ORDER BY rowkey) FROM acct WHERE rowkey IN ('m001', 'm002')"),
 	($m1 + 101) . ',' . ($m2 + 1), '... and applies its update on top of the COMMIT it waited for');
 like($b->{stderr}, qr/^$/, '... without an error');
