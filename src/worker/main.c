@@ -129,6 +129,14 @@ wc_worker_exit(int code, Datum arg)
 	SpinLockRelease(&wc_shared->mutex);
 
 	/*
+	 * A read or a sizes call waiting on a remote store would hold the exit
+	 * until its deadline: cut short (a COMMIT's calls are not).
+	 */
+	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
+		if (wc_clients[i] != NULL)
+			wc_client_cancel_under_way(wc_clients[i]);
+
+	/*
 	 * The writes in progress finish, and their backends are answered: a
 	 * backend told nothing would roll back the rest of a transaction whose
 	 * foreign part is committed.  (It reads the queue to the end before it
@@ -136,13 +144,6 @@ wc_worker_exit(int code, Datum arg)
 	 * reader threads finish their batches, as their scans must be closed
 	 * before the databases.
 	 */
-	/*
-	 * A read or a sizes call waiting on a remote store would hold the exit
-	 * until its deadline: cut short (a COMMIT's calls are not).
-	 */
-	for (int i = 0; wc_clients != NULL && i < wc_shared->nslots; i++)
-		if (wc_clients[i] != NULL)
-			wc_client_cancel_under_way(wc_clients[i]);
 	do
 	{
 		for (int e = 0; e < wc_nengines; e++)

@@ -24,7 +24,6 @@
 use strict;
 use warnings;
 
-use Config;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -34,13 +33,6 @@ use WcTest;
 use Time::HiRes qw(usleep);
 
 plan skip_all => 'needs /proc/<pid>/task (Linux)' unless -d '/proc/self/task';
-
-# Signal numbers by name, from Perl's build of the C library's <signal.h>.
-my %signo;
-@signo{ split ' ', $Config{sig_name} } = split ' ', $Config{sig_num};
-# The signals PostgreSQL installs handlers for (SIGURG: latch wakeups).
-my @pg_signals = grep { exists $signo{$_} }
-  qw(HUP INT QUIT TERM USR1 USR2 ALRM URG);
 
 my $node = wc_node('wc_sigmask');
 
@@ -75,22 +67,6 @@ ok(@tables > 0,
 my $pid = worker_pid($node);
 ok(defined $pid, 'storage worker is running') or BAIL_OUT('no storage worker');
 
-# Is signal $n set in a /proc status mask (hex, bit n-1)?  Nibble by nibble,
-# so 64-bit masks need no 64-bit integers.
-sub sig_in_mask
-{
-	my ($hex, $n) = @_;
-	my $nibble = substr($hex, length($hex) - 1 - int(($n - 1) / 4), 1);
-	return (hex($nibble) >> (($n - 1) % 4)) & 1;
-}
-
-sub sigblk
-{
-	my ($tid) = @_;
-	my $status = slurp_file("/proc/$pid/task/$tid/status");
-	return $status =~ /^SigBlk:\s*([0-9a-f]+)$/m ? $1 : undef;
-}
-
 # The threads other than the main one.  Poll briefly: nothing should need
 # it, but a thread start must not make the test flaky.
 my @threads;
@@ -111,21 +87,19 @@ ok(@threads > 0,
 
 foreach my $tid (@threads)
 {
-	my $mask = sigblk($tid);
-	ok(defined $mask, "thread $tid: SigBlk read") or next;
-	my @open = grep { !sig_in_mask($mask, $signo{$_}) } @pg_signals;
-	is("@open", '', "thread $tid blocks SIG" . join('/', @pg_signals))
-	  or diag("SigBlk of thread $tid is $mask; not blocked: "
-		  . join(' ', map { "SIG$_" } @open));
+	my $open = wc_unblocked_signals($pid, $tid);
+	ok(defined $open, "thread $tid: SigBlk read") or next;
+	is("@$open", '', "thread $tid blocks SIG" . join('/', @WC_PG_SIGNALS))
+	  or diag("thread $tid does not block: " . join(' ', map { "SIG$_" } @$open));
 }
 
 # The main thread must take the signals, or the check above proves nothing.
-my $main = sigblk($pid);
+my $main = wc_unblocked_signals($pid, $pid);
 foreach my $sig (qw(TERM USR1))
 {
-	ok(defined $main && !sig_in_mask($main, $signo{$sig}),
+	ok(defined $main && grep({ $_ eq $sig } @$main),
 		"main thread does not block SIG$sig")
-	  or diag('SigBlk of the main thread is ' . ($main // 'unreadable'));
+	  or diag('the main thread does not block: ' . ($main ? join(' ', @$main) : 'unreadable'));
 }
 
 # SIGHUP, through the postmaster and directly: the worker reloads and goes

@@ -20,7 +20,6 @@
 use strict;
 use warnings;
 
-use Config;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -112,10 +111,6 @@ is($node->safe_psql('postgres', 'SELECT count(*) FROM gone_twin'), '0', "... whi
 is($node->safe_psql('postgres', 'SELECT count(*) FROM setup'), '2', '... and the session goes on, nothing written');
 
 # gRPC's threads: every signal PostgreSQL handles blocked.
-my %signo;
-@signo{ split ' ', $Config{sig_name} } = split ' ', $Config{sig_num};
-my @pg_signals = grep { exists $signo{$_} } qw(HUP INT QUIT TERM USR1 USR2 ALRM URG);
-
 sub threads_of
 {
 	my ($pid) = @_;
@@ -125,20 +120,11 @@ sub threads_of
 	return @t;
 }
 
+# the signals a thread leaves open, as text ('unreadable' if so)
 sub unblocked
 {
-	my ($pid, $tid) = @_;
-	my $status = slurp_file("/proc/$pid/task/$tid/status");
-	my ($hex) = $status =~ /^SigBlk:\s*([0-9a-f]+)$/m;
-	return 'no SigBlk' unless defined $hex;
-	my @open;
-	foreach my $name (@pg_signals)
-	{
-		my $n = $signo{$name};
-		my $nibble = substr($hex, length($hex) - 1 - int(($n - 1) / 4), 1);
-		push @open, "SIG$name" unless (hex($nibble) >> (($n - 1) % 4)) & 1;
-	}
-	return "@open";
+	my $open = wc_unblocked_signals(@_);
+	return defined $open ? join(' ', map { "SIG$_" } @$open) : 'unreadable';
 }
 
 my $wpid = worker_pid($node);
@@ -147,7 +133,7 @@ my @gthreads = grep { $_ != $wpid && slurp_file("/proc/$wpid/task/$_/comm") =~ /
 ok(@gthreads > 0, 'the storage worker runs gRPC threads (' . scalar(@gthreads) . ')')
   or diag(join(', ', map { slurp_file("/proc/$wpid/task/$_/comm") } threads_of($wpid)));
 my @open = grep { unblocked($wpid, $_) ne '' } grep { $_ != $wpid } threads_of($wpid);
-is(scalar(@open), 0, "every thread of the worker's but its main one blocks SIG" . join('/', @pg_signals))
+is(scalar(@open), 0, "every thread of the worker's but its main one blocks SIG" . join('/', @WC_PG_SIGNALS))
   or diag(join('; ', map { "$_ (" . slurp_file("/proc/$wpid/task/$_/comm") =~ s/\n//r . '): ' . unblocked($wpid, $_) } @open));
 isnt(unblocked($wpid, $wpid), '', "... while the worker's main thread does not (the check can tell)");
 

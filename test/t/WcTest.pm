@@ -4,6 +4,7 @@ package WcTest;
 use strict;
 use warnings;
 
+use Config;
 use Exporter 'import';
 use File::Copy ();
 use PostgreSQL::Test::Cluster;
@@ -15,9 +16,35 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL wc_unblocked_signals @WC_PG_SIGNALS);
 
 my $WORKER = 'widecolumn_fdw storage worker';
+
+# Signal numbers by name, from Perl's build of the C library's <signal.h>,
+# and the signals PostgreSQL installs handlers for (URG: latch wakeups).
+my %signo;
+@signo{ split ' ', $Config{sig_name} } = split ' ', $Config{sig_num};
+our @WC_PG_SIGNALS = grep { exists $signo{$_} } qw(HUP INT QUIT TERM USR1 USR2 ALRM URG);
+
+# Thread $tid of process $pid: the signals of @WC_PG_SIGNALS it does not
+# block (names without SIG), from /proc/<pid>/task/<tid>/status, or undef
+# where its mask cannot be read.  The hex mask is read nibble by nibble
+# (signal n is bit n-1), so 64-bit masks need no 64-bit integers.
+sub wc_unblocked_signals
+{
+	my ($pid, $tid) = @_;
+	my $status = eval { slurp_file("/proc/$pid/task/$tid/status") };
+	return undef unless defined $status && $status =~ /^SigBlk:\s*([0-9a-f]+)$/m;
+	my $hex = $1;
+	my @open;
+	foreach my $name (@WC_PG_SIGNALS)
+	{
+		my $n = $signo{$name};
+		my $nibble = substr($hex, length($hex) - 1 - int(($n - 1) / 4), 1);
+		push @open, $name unless (hex($nibble) >> (($n - 1) % 4)) & 1;
+	}
+	return \@open;
+}
 
 # The Bigtable engine's wall as a command (test/bigtable/btwall, built by
 # make test).

@@ -352,18 +352,26 @@ release_unused(void)
 }
 
 /*
+ * The start of the current statement, or of the transaction if that is
+ * later (a transaction begun by a procedure's COMMIT starts after the CALL
+ * statement).
+ */
+static TimestampTz
+statement_start(void)
+{
+	return Max(GetCurrentStatementStartTimestamp(), GetCurrentTransactionStartTimestamp());
+}
+
+/*
  * Note the statement the transaction's snapshot was taken in, if this is
- * it: its start, or the transaction's if that is later (a transaction
- * begun by a procedure's COMMIT starts after the CALL statement).  (A
- * parallel worker's Bigtable scan is a parallel-aware one, which reads its
- * leader's time: parscan.c.)
+ * it.  (A parallel worker's Bigtable scan is a parallel-aware one, which
+ * reads its leader's time: parscan.c.)
  */
 static void
 note_xact_snapshot(void)
 {
 	if (xact_snapshot_at == 0 && FirstSnapshotSet && IsolationUsesXactSnapshot())
-		xact_snapshot_at = Max(GetCurrentStatementStartTimestamp(),
-							   GetCurrentTransactionStartTimestamp());
+		xact_snapshot_at = statement_start();
 }
 
 /*
@@ -385,7 +393,7 @@ wc_xact_snapshot_time(void)
 	note_xact_snapshot();
 	at = xact_snapshot_at;
 	if (at == 0)
-		at = Max(GetCurrentStatementStartTimestamp(), GetCurrentTransactionStartTimestamp());
+		at = statement_start();
 	return (uint64) (at + WC_UNIX_TO_PG_US);
 }
 
