@@ -21,7 +21,7 @@ OBJS = src/widecolumn_fdw.o \
        src/fdw/planner/plan.o src/fdw/planner/joinpaths.o src/fdw/planner/partorder.o src/fdw/planner/storefilter.o src/fdw/planner/estimate.o src/fdw/planner/partialpath.o \
        src/fdw/exec/scan.o src/fdw/exec/parscan.o src/fdw/exec/analyze.o src/fdw/exec/modify.o src/fdw/exec/rangedelete.o src/fdw/exec/explain.o src/fdw/exec/onconflict.o \
        src/fdw/cells/cellroute.o src/fdw/cells/cellplan.o src/fdw/cells/cellrows.o src/fdw/cells/cellwrite.o \
-       src/fdw/commit/commit.o \
+       src/fdw/commit/commit.o src/fdw/commit/xidwal.o \
        src/fdw/admin/statworker.o src/fdw/admin/import.o src/fdw/admin/tablesizes.o \
        src/fdw/advise/advise.o src/fdw/advise/advisekeys.o src/fdw/advise/adviseuse.o \
        src/fdw/avro/avro.o src/fdw/avro/avrofile.o src/fdw/avro/backup.o \

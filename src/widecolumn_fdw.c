@@ -51,6 +51,7 @@ _PG_init(void)
 	wc_poll_init();
 	wc_worker_register();
 	wc_txn_init();
+	wc_xidwal_register();
 	wc_cells_init();
 	wc_client_init();
 	wc_progress_init();

@@ -57,6 +57,7 @@ wc_shmem_startup(void)
 	{
 		memset(wc_shared, 0, wc_shmem_size());
 		SpinLockInit(&wc_shared->mutex);
+		SpinLockInit(&wc_shared->xid_mutex);
 		pg_atomic_init_u32(&wc_shared->busy_clients, 0);
 		pg_atomic_init_u32(&wc_shared->slot_changes, 0);
 		pg_atomic_init_u64(&wc_shared->family_changes, 0);

@@ -14,6 +14,7 @@
 #ifndef WC_SHMEM_H
 #define WC_SHMEM_H
 
+#include "access/xlogdefs.h"
 #include "port/atomics.h"
 #include "storage/dsm.h"
 #include "storage/latch.h"
@@ -92,6 +93,13 @@ typedef struct WcShared
 	 * needs no reread (fdw/exec/scan.c)
 	 */
 	pg_atomic_uint64 bigtable_commits;
+	/*
+	 * the highest xid (a FullTransactionId) that durable WAL reserves, and
+	 * where that record starts (fdw/commit/xidwal.c)
+	 */
+	slock_t		xid_mutex;
+	uint64		xids_reserved;
+	XLogRecPtr	xids_reserved_at;
 	int			nslots;			/* MaxBackends: a backend's is MyBackendId - 1 */
 	WcSlot		slots[FLEXIBLE_ARRAY_MEMBER];
 } WcShared;

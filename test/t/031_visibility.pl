@@ -1,7 +1,8 @@
 
 # A transaction whose foreign writes are stored but whose PostgreSQL commit
 # never happens: an error after the store, its backend killed there, the
-# storage worker killed there, the postmaster stopped there (immediate).
+# storage worker killed there, the postmaster stopped there (immediate),
+# the postmaster stopped there after a checkpoint (the xid's reuse).
 # Each time nothing of it is visible, before or after recovery, and the
 # worker deletes what it stored (its log says how many entries); committed
 # transactions are all there.  A native table written by the same
@@ -192,6 +193,49 @@ foreach my $case (
 	same_as_native("$label: reclaimed");
 	commit_rows("c_$what");
 	same_as_native("$label: then a commit");
+}
+
+# ---------------------------------------------------------------------
+# A transaction that wrote only a foreign table, stopped after its store
+# by a crash, with no WAL of it flushed: only the store names its xid.  WAL
+# must still reserve it (fdw/commit/xidwal.c), whether the reservation it
+# falls in was made before the last checkpoint (so is not replayed) or
+# after.  After recovery the xids handed out must not include it (each
+# commits, so a reused one would make its rows visible): transactions run
+# until the next xid is past it.
+#
+# Nothing else may write WAL before the crash: a pruned page's image would
+# fill the WAL page and have the WAL writer flush the transaction's record.
+$node->safe_psql('postgres', 'ALTER SYSTEM SET autovacuum = off');
+$node->reload;
+foreach my $case (
+	[ 'a foreign-only transaction stopped after a checkpoint', 1 ],
+	[ 'a foreign-only transaction stopped within a reservation', 0 ])
+{
+	my ($label, $checkpoint_last) = @$case;
+	$node->safe_psql('postgres', 'CHECKPOINT') unless $checkpoint_last;
+	commit_rows("r${checkpoint_last}_");
+	$node->safe_psql('postgres', 'VACUUM');
+	$node->safe_psql('postgres', 'CHECKPOINT') if $checkpoint_last;
+	my ($holder, $writer, $pid) =
+	  wc_commit_held($node, "INSERT INTO f VALUES ('orphan', 1), ('orphan2', 2);", 4712);
+	my $xid = $node->safe_psql('postgres',
+		"SELECT backend_xid FROM pg_stat_activity WHERE pid = $pid");
+	like($xid, qr/^\d+$/, "$label: sanity: the writer has an xid ($xid)");
+	$node->stop('immediate');
+	eval { $holder->quit; };
+	eval { $writer->quit; };
+	$node->start;
+	my $next = $node->safe_psql('postgres', 'SELECT pg_current_xact_id()');
+	note("$label: the first xid after recovery is $next");
+	for (my $i = 0; $i < 1000 && $next <= $xid; $i++)
+	{
+		$next = $node->safe_psql('postgres', 'SELECT pg_current_xact_id()');
+	}
+	cmp_ok($next, '>', $xid, "$label: sanity: xids were handed out past it");
+	is($node->safe_psql('postgres', "SELECT count(*) FROM f WHERE k LIKE 'orphan%'"), '0',
+		"$label: none of its rows is visible");
+	same_as_native("$label: after recovery");
 }
 
 $node->restart;

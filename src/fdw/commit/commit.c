@@ -16,7 +16,6 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "miscadmin.h"
-#include "replication/message.h"
 #include "storage/lmgr.h"
 #include "storage/predicate.h"
 #include "utils/guc.h"
@@ -362,17 +361,11 @@ pre_commit(void)
 	}
 	/*
 	 * The foreign writes become visible with PostgreSQL's commit record of
-	 * this transaction (worker/xacts.c).  Its transaction id must be in
-	 * durable WAL before they are stored, as a heap tuple's is before its
-	 * page is written: else a crash could lose every trace of it, and the
-	 * id be given to another transaction after recovery, whose commit
-	 * would make these writes visible.  The same record makes the commit
-	 * one of a transaction that wrote WAL, so its commit record is flushed
-	 * as a native write's is (synchronous_commit decides), not left
-	 * asynchronous, which a crash could take back after COMMIT returned.
+	 * this transaction (worker/xacts.c).  Its xid must not be given to
+	 * another transaction after a crash (xidwal.c).
 	 */
 	if (paths != NIL)
-		XLogFlush(LogLogicalMessage("widecolumn_fdw", "", 0, true));
+		wc_xidwal_log();
 	foreach(lc, paths)
 		flush_db(lfirst(lc), horizon);
 	if (paths != NIL)

@@ -16,4 +16,8 @@
 /* in commit.c */
 extern void wc_txn_init(void);
 
+/* in xidwal.c */
+extern void wc_xidwal_log(void);
+extern void wc_xidwal_register(void);
+
 #endif							/* WC_FDW_COMMIT_COMMIT_H */
