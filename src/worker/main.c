@@ -428,7 +428,7 @@ wc_worker_main(Datum arg)
 			INSTR_TIME_SET_CURRENT(idle_since);
 			idle = true;
 		}
-		if (wc_poll_again(&idle_since))
+		if (!wc_served_synced_commit && wc_poll_again(&idle_since))
 			continue;
 		idle = false;
 		{

@@ -294,6 +294,13 @@ serve_write(WcClient *c, WcReader *r)
 }
 
 /*
+ * Was the last request served a COMMIT to be synced?  Its session's next
+ * request comes after PostgreSQL's own WAL flush of the commit record at
+ * the least, longer than polling lasts (main.c).
+ */
+bool		wc_served_synced_commit = false;
+
+/*
  * A COMMIT: its engine writes it, here or on a thread of its own (then it
  * is answered when written); the writes are gone either way.
  */
@@ -317,6 +324,7 @@ serve_commit(WcClient *c, WcReader *r)
 		return;
 	}
 	w->writer = writer;
+	wc_served_synced_commit = sync;
 	PG_TRY();
 	{
 		outcome = d->engine->commit(c, d, w, sync);
@@ -426,6 +434,7 @@ serve_request(WcClient *c, const uint8 *data, size_t len)
 	WcReader	r;
 
 	wc_reader_init(&r, data, len);
+	wc_served_synced_commit = false;
 	switch ((WcMsgType) wc_read_type(&r))
 	{
 		case WC_REQ_OPEN:

@@ -170,6 +170,7 @@ extern void wc_client_release_all(WcClient *c);
 extern ErrorData *wc_client_take_error(WcClient *c);
 extern void wc_client_answer_error(WcClient *c, ErrorData *edata);
 extern void wc_serve_error(WcClient *c);
+extern bool wc_served_synced_commit;
 extern void wc_client_answered_later(WcClient *c);
 extern void wc_client_answer_later(WcClient *c, void (*answer) (void *arg, StringInfo out),
 								   void *arg);

@@ -194,11 +194,19 @@ wait_for_worker(void)
  * the worker is serving other sessions too, nor with a single CPU: our turn
  * may be far off.
  */
+/*
+ * A synced COMMIT's answer waits for an fsync, longer than the poll: it
+ * would only take a CPU from the worker and the rest of the machine.
+ */
+static bool answer_waits_for_fsync = false;
+
 static bool
 poll_for_answer(void)
 {
 	instr_time	start;
 
+	if (answer_waits_for_fsync)
+		return false;
 	INSTR_TIME_SET_CURRENT(start);
 	while (pg_atomic_read_u32(&wc_shared->busy_clients) <= 1 &&
 		   wc_poll_again(&start))
@@ -860,7 +868,9 @@ wc_client_commit(uint32 db, bool sync)
 	/* its writer: PostgreSQL's commit record makes it visible (xacts.c) */
 	wc_write_commit(&msg, wc_client_db_id(db), sync,
 					U64FromFullTransactionId(GetTopFullTransactionId()));
+	answer_waits_for_fsync = sync;
 	call(&msg, &r);
+	answer_waits_for_fsync = false;
 	pfree(msg.data);
 	/* The worker has applied or dropped every WRITE before the COMMIT. */
 	{
@@ -904,6 +914,7 @@ wc_client_subxact_abort(SubTransactionId subid)
 void
 wc_client_xact_end(bool abort)
 {
+	answer_waits_for_fsync = false; /* a COMMIT's error left it set */
 	if (conn == NULL)
 		return;
 	if (abort && conn->sending)
