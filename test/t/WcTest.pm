@@ -16,7 +16,7 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL wc_unblocked_signals @WC_PG_SIGNALS);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL wc_unblocked_signals @WC_PG_SIGNALS wc_log_written);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -44,6 +44,34 @@ sub wc_unblocked_signals
 		push @open, $name unless (hex($nibble) >> (($n - 1) % 4)) & 1;
 	}
 	return \@open;
+}
+
+# The end of what LevelDB wrote to its log $file: past its last record,
+# before the zeros the storage worker allocates ahead of the writes
+# (src/worker/leveldb/logfiles.c: 32 kB blocks of records, each a 7-byte
+# header, its length at bytes 4-5 and its type, never 0, at byte 6; a
+# block's last bytes, too few for a header, are zeros).
+sub wc_log_written
+{
+	my ($file) = @_;
+	open(my $fh, '<:raw', $file) or die "could not open $file: $!";
+	my $data = do { local $/; <$fh> };
+	close($fh);
+	my $pos = 0;
+	while ($pos < length($data))
+	{
+		my $left = 32768 - $pos % 32768;
+		if ($left < 7)
+		{
+			$pos += $left;
+			next;
+		}
+		last if $pos + 7 > length($data);
+		my ($len, $type) = unpack('v C', substr($data, $pos + 4, 3));
+		last if $type == 0;
+		$pos += 7 + $len;
+	}
+	return $pos;
 }
 
 # The Bigtable engine's wall as a command (test/bigtable/btwall, built by

@@ -99,6 +99,23 @@ stop(void)
 	(void) ldb_collect_commits();
 }
 
+/*
+ * Once a second: allocate the log LevelDB started since, in every open
+ * database (logfiles.c).
+ */
+static void
+allocate_logs_due(void)
+{
+	static uint64 looked = 0;
+	WcOpenDb   *odb;
+
+	if (!wc_loop_due(&looked, 1000000))
+		return;
+	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
+		if (ldb_odb_mine(odb) && odb->db != NULL)
+			storage_allocate_log(odb->db);
+}
+
 static bool
 step(void)
 {
@@ -113,6 +130,7 @@ step(void)
 		busy = true;
 	ldb_heat_store_due();
 	ldb_xacts_settle_due();
+	allocate_logs_due();
 	return busy;
 }
 

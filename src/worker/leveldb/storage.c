@@ -43,6 +43,8 @@ struct WcDb
 	bool		write_failed;	/* a write failed: the handle must be reopened */
 	uint64		compactions;	/* ranges given to the compactor */
 	pg_atomic_uint64 writes;	/* batches written, by either thread */
+	off_t		log_size;		/* a memtable's: what a log is allocated to */
+	uint64		log_allocated;	/* the number of the log last allocated */
 };
 
 struct WcIter
@@ -270,6 +272,9 @@ storage_open(const char *path, const WcDbOptions *o)
 	d->async_write = leveldb_writeoptions_create();
 	leveldb_writeoptions_set_sync(d->async_write, 0);
 
+	/* what storage_allocate_log allocated and nothing wrote (logfiles.c) */
+	ldb_logs_trim(path);
+
 	/* LevelDB may start threads here; they must not take our signals. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -281,6 +286,8 @@ storage_open(const char *path, const WcDbOptions *o)
 		storage_close(d);
 		report_leveldb_error(err, WC_OP_OPEN, path);
 	}
+	d->log_size = (off_t) o->write_buffer_mb * 1024 * 1024;
+	storage_allocate_log(d);
 	return d;
 }
 
@@ -558,6 +565,17 @@ storage_sync_logs(WcDb *d)
 	FreeDir(dir);
 	/* the names of the logs started since the directory was last synced */
 	(void) fsync_fname_ext(d->path, true, false, ERROR);
+}
+
+/*
+ * storage_allocate_log
+ *		Allocate the database's current log ahead of its writes, if LevelDB
+ *		has started one since the last call (logfiles.c).
+ */
+void
+storage_allocate_log(WcDb *d)
+{
+	ldb_logs_allocate(d->path, d->log_size, &d->log_allocated);
 }
 
 /*

@@ -56,6 +56,11 @@ extern void storage_set_failed_flag(WcDb *db);
 extern const char *storage_db_path(WcDb *db);
 extern void storage_raise_write_error(char *msg, const char *path) pg_attribute_noreturn();
 extern void storage_sync_logs(WcDb *db);
+extern void storage_allocate_log(WcDb *db);
+
+/* logfiles.c */
+extern void ldb_logs_allocate(const char *path, off_t size, uint64 *done);
+extern void ldb_logs_trim(const char *path);
 
 /* commitwriter.c */
 extern int	storage_writer_start(int capacity);
