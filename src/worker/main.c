@@ -337,6 +337,7 @@ wc_worker_main(Datum arg)
 	bool		idle = false;
 	instr_time	idle_since;
 	int			readers_fd;
+	int			clients = 0;	/* linked sessions, in the last pass */
 
 	pqsignal(SIGTERM, wc_worker_sigterm);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
@@ -400,9 +401,14 @@ wc_worker_main(Datum arg)
 			busy++;
 		if (wc_collect_reads())
 			busy++;
+		clients = 0;
 		for (int i = 0; i < wc_shared->nslots; i++)
-			if (wc_clients[i] != NULL && serve_client(wc_clients[i]))
-				busy++;
+			if (wc_clients[i] != NULL)
+			{
+				clients++;
+				if (serve_client(wc_clients[i]))
+					busy++;
+			}
 		if (pg_atomic_read_u32(&wc_shared->busy_clients) != busy)
 			pg_atomic_write_u32(&wc_shared->busy_clients, busy);
 		wc_stat_pass(busy > 0);
@@ -422,13 +428,15 @@ wc_worker_main(Datum arg)
 		 * Poll a little before sleeping: the next request of a session that
 		 * is scanning or running queries back to back is often that close,
 		 * and a wake-up costs as much (fdw/link/client.c, poll_for_answer).
+		 * Not after a synced COMMIT when its session is the only one: its
+		 * next request follows its WAL flush, longer than the poll (serve.c).
 		 */
 		if (!idle)
 		{
 			INSTR_TIME_SET_CURRENT(idle_since);
 			idle = true;
 		}
-		if (!wc_served_synced_commit && wc_poll_again(&idle_since))
+		if (!(wc_served_synced_commit && clients == 1) && wc_poll_again(&idle_since))
 			continue;
 		idle = false;
 		{

@@ -296,7 +296,8 @@ serve_write(WcClient *c, WcReader *r)
 /*
  * Was the last request served a COMMIT to be synced?  Its session's next
  * request comes after PostgreSQL's own WAL flush of the commit record at
- * the least, longer than polling lasts (main.c).
+ * the least, longer than polling lasts: with no other session linked, the
+ * worker does not poll (main.c).
  */
 bool		wc_served_synced_commit = false;
 
