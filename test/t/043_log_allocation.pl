@@ -3,9 +3,10 @@
 # fdatasync does not also write a new file size; the space reads as zeros
 # (src/worker/leveldb/logfiles.c).  Checked here: the log is allocated; a
 # database whose logs end in that space opens with every row, after a clean
-# stop and after a crash; and a write cut short by the crash, a record
+# stop and after a crash; a write cut short by the crash, a record
 # followed by zeros, is dropped as LevelDB drops one at the end of a file,
-# rather than making the database fail to open.
+# rather than making the database fail to open; and a last record damaged
+# (all its bytes there, its checksum wrong) is still refused.
 
 use strict;
 use warnings;
@@ -108,5 +109,25 @@ $node->start;
 same_as_native('after a crash that cut a write short');
 commit_rows('d', 5);
 same_as_native('then commits');
+
+# A last record with all its bytes but a wrong checksum was damaged, not
+# cut short (a cut leaves the last byte zero): the database is refused, as
+# LevelDB refuses it at a file's end, not cut back.
+$log = allocated_log('before a damaged last record');
+$node->stop('immediate');
+{
+	my $end = wc_log_written($log);
+	my $left = 32768 - $end % 32768;
+	$end += $left if $left < 107;
+	open(my $fh, '+<:raw', $log) or die "could not open $log: $!";
+	seek($fh, $end, 0);
+	print $fh pack('V v C', 0x12345678, 100, 1) . ('x' x 100);
+	close($fh) or die "could not write $log: $!";
+}
+$node->start;
+my ($ret, $out, $err) = $node->psql('postgres', 'SELECT count(*) FROM f');
+isnt($ret, 0, 'a damaged last record: the read fails');
+like($err, qr/could not open LevelDB database.*\n.*Corruption: checksum mismatch/,
+	'a damaged last record: LevelDB refuses the database');
 
 done_testing();

@@ -19,10 +19,10 @@
  * xids it covers need no flush of their own.  Two things end a
  * reservation:
  *
- * - Its end: the last xid of the writer's page in the commit log and in the
- *   commit-timestamp log, whichever comes first (some 800 xids).  Every
- *   page up to the next xid recovery may set then exists, as for an xid
- *   PostgreSQL handed out itself.
+ * - Its end: the last xid of the writer's page in the commit log, the
+ *   commit-timestamp log and the subtransaction log, whichever comes first
+ *   (some 800 xids).  Every page up to the next xid recovery may set then
+ *   exists, as for an xid PostgreSQL handed out itself.
  * - A checkpoint.  Recovery replays WAL from the last checkpoint's redo
  *   point, and the checkpoint record holds the next xid as it was, not the
  *   reservation; a record before that point is never replayed.  So a
@@ -69,20 +69,28 @@ typedef struct xl_wc_xid_reserve
 } xl_wc_xid_reserve;
 
 /*
- * The last xid of xid's page in the commit log (2 bits an xid) and in the
- * commit-timestamp log (a TimestampTz and a RepOriginId an xid),
- * whichever comes first.
+ * The last xid of xid's page in the commit log (2 bits an xid), in the
+ * commit-timestamp log (a TimestampTz and a RepOriginId an xid) and in the
+ * subtransaction log (a TransactionId an xid), whichever comes first.  The
+ * subtransaction log's matters on a standby promoted after replaying the
+ * record: it extended that log to the writer's xid only.  Never the last
+ * xid before the wraparound unless it is the writer's: recovery would set
+ * the next xid to the new epoch's first, whose commit-log page does not
+ * exist yet.
  */
 static TransactionId
 reservation_end(TransactionId xid)
 {
 	const uint64 clog_per_page = (uint64) BLCKSZ * 4;
 	const uint64 committs_per_page = BLCKSZ / (sizeof(TimestampTz) + sizeof(RepOriginId));
+	const uint64 subtrans_per_page = BLCKSZ / sizeof(TransactionId);
 	uint64		end;
 
 	end = Min((xid / clog_per_page + 1) * clog_per_page,
-			  (xid / committs_per_page + 1) * committs_per_page) - 1;
-	return (TransactionId) Min(end, (uint64) MaxTransactionId);
+			  (xid / committs_per_page + 1) * committs_per_page);
+	end = Min(end, (xid / subtrans_per_page + 1) * subtrans_per_page) - 1;
+	end = Min(end, (uint64) MaxTransactionId - 1);
+	return (TransactionId) Max(end, (uint64) xid);
 }
 
 /*

@@ -22,8 +22,10 @@
  * where at the end of a file it takes the same record for a write that
  * never finished and drops it.  So before a database is opened each log is
  * cut after its last whole record, when what follows is zeros but for one
- * record cut short; a log damaged anywhere else is left for LevelDB to
- * report.
+ * record cut short (its last byte zero, as a cut leaves it); a log damaged
+ * anywhere else is left for LevelDB to report.  A damaged last record whose
+ * last byte is zero passes for one cut short and is dropped: LevelDB alone
+ * would refuse the database.
  *
  * LevelDB's log format (its db/log_format.h): 32 kB blocks of records, each
  * a 7-byte header (a masked CRC-32C of the type byte and the payload, the
@@ -193,7 +195,16 @@ trim_log(const char *path)
 			if (h[6] < 1 || h[6] > LOG_LAST_TYPE || LOG_HEADER + len > left ||
 				pos + LOG_HEADER + len > n || !record_whole(h, len))
 			{
-				cut = Min(base + (off_t) (pos + Min(LOG_HEADER + (size_t) len, left)), size);
+				size_t		extent = Min(pos + Min(LOG_HEADER + (size_t) len, left), n);
+
+				/*
+				 * A write cut short leaves its record's last byte unwritten,
+				 * so zero; one whose every byte is there, the last not zero,
+				 * was damaged, not cut short.
+				 */
+				if (pos + LOG_HEADER + len <= n && block[extent - 1] != 0)
+					goto done;
+				cut = base + (off_t) extent;
 				break;
 			}
 			pos += LOG_HEADER + len;
@@ -223,15 +234,38 @@ done:
  * ldb_logs_trim
  *		Before LevelDB opens the database in directory path: cut every log
  *		back to what was written.
+ *
+ * Under LevelDB's own lock on the directory (its LOCK file, an fcntl lock),
+ * so that a log another process has open, a database wrongly shared, is
+ * never cut; released before LevelDB takes it (closing any descriptor of
+ * the file would release LevelDB's lock too).  Never while this process
+ * has the database open: the worker opens a directory once (databases.c)
+ * and closes it before opening it again.
  */
 void
 ldb_logs_trim(const char *path)
 {
-	DIR		   *dir = AllocateDir(path);
+	char	   *lockname = psprintf("%s/LOCK", path);
+	int			lockfd = OpenTransientFile(lockname, O_RDWR | PG_BINARY);
+	struct flock lock = {.l_type = F_WRLCK,.l_whence = SEEK_SET};
+	DIR		   *dir;
 	struct dirent *de;
 
-	if (dir == NULL)
+	pfree(lockname);
+	/* no LOCK: LevelDB never opened it, so never wrote a log */
+	if (lockfd < 0)
 		return;
+	if (fcntl(lockfd, F_SETLK, &lock) != 0)
+	{
+		CloseTransientFile(lockfd);
+		return;					/* held: LevelDB's open will say so */
+	}
+	dir = AllocateDir(path);
+	if (dir == NULL)
+	{
+		CloseTransientFile(lockfd);
+		return;
+	}
 	while ((de = ReadDirExtended(dir, path, LOG)) != NULL)
 	{
 		uint64		n;
@@ -244,4 +278,5 @@ ldb_logs_trim(const char *path)
 		pfree(name);
 	}
 	FreeDir(dir);
+	CloseTransientFile(lockfd);
 }
