@@ -109,13 +109,24 @@ static List *savepoints = NIL;	/* in TopTransactionContext */
 
 /*
  * The first log segment and the first arena block of every transaction,
- * kept for the session: allocated per transaction, their 144 kB were
- * malloc'd and freed each time, and glibc gave them back to the kernel
- * and took them again (brk and page faults), a cost single-row write
- * transactions paid in full.
+ * kept for the session (block_alloc): allocated per transaction, their
+ * 144 kB were malloc'd and freed each time, and glibc gave them back to
+ * the kernel and took them again (brk and page faults), a cost single-row
+ * write transactions paid in full.
  */
-static WcLogEntry *first_segment = NULL;
-static char *first_arena_block = NULL;
+static void *first_segment = NULL;
+static void *first_arena_block = NULL;
+
+/* size bytes for the transaction: the session's *kept if first. */
+static void *
+block_alloc(void **kept, bool first, size_t size)
+{
+	if (!first)
+		return MemoryContextAlloc(txn_cxt, size);
+	if (*kept == NULL)
+		*kept = MemoryContextAlloc(TopMemoryContext, size);
+	return *kept;
+}
 
 /*
  * wc_txn_table
@@ -221,14 +232,9 @@ txn_alloc(size_t size, bool aligned)
 		if (size > WC_ARENA_MAX_BLOCK / 8)
 			return MemoryContextAllocHuge(txn_cxt, size);
 		/* the state changes only once the allocation has succeeded */
-		if (arena_next == NULL && block == WC_ARENA_MIN_BLOCK && size <= block)
-		{
-			if (first_arena_block == NULL)
-				first_arena_block = MemoryContextAlloc(TopMemoryContext, block);
-			p = first_arena_block;
-		}
-		else
-			p = MemoryContextAlloc(txn_cxt, Max(block, size));
+		p = block_alloc(&first_arena_block,
+						arena_next == NULL && block == WC_ARENA_MIN_BLOCK && size <= block,
+						Max(block, size));
 		arena_block = block;
 		arena_next = p;
 		arena_left = Max(block, size);
@@ -328,15 +334,8 @@ log_append(WcRowEntry *row, WcOpKind kind, uint32 col,
 
 		txn_log = array_room(txn_log, txn_log_segments, &txn_log_segments_cap, 16,
 							 sizeof(WcLogEntry *));
-		if (txn_log_segments == 0)
-		{
-			if (first_segment == NULL)
-				first_segment = MemoryContextAlloc(TopMemoryContext,
-												   sizeof(WcLogEntry) * WC_LOG_SEGMENT);
-			segment = first_segment;
-		}
-		else
-			segment = MemoryContextAlloc(txn_cxt, sizeof(WcLogEntry) * WC_LOG_SEGMENT);
+		segment = block_alloc(&first_segment, txn_log_segments == 0,
+							  sizeof(WcLogEntry) * WC_LOG_SEGMENT);
 		txn_log[txn_log_segments++] = segment;
 	}
 	if (ncommand_spans == 0 || command_spans[ncommand_spans - 1].cid != writing_cid)
