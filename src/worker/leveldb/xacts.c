@@ -256,24 +256,37 @@ ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 			   preimages);
 }
 
+/*
+ * The oldest xid the commit log holds, as a full xid.  A record whose
+ * writer precedes it was left in LevelDB after it was settled (its delete
+ * goes with a later commit), by a writer that ended long ago.  Such a
+ * record is compared as a full xid only: one kept while more than 2^31
+ * transactions went by (a database no commit reached again) has a 32-bit
+ * xid that reads as one in the future, or as a running transaction's.
+ * Every other record, like every snapshot's xmin, is at or after this xid
+ * and less than 2^31 before the next, where 32-bit comparisons hold.
+ */
+static FullTransactionId
+oldest_clog_full_xid(void)
+{
+	FullTransactionId next = ReadNextFullTransactionId();
+	uint32		behind = XidFromFullTransactionId(next) - ShmemVariableCache->oldestClogXid;
+
+	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - behind);
+}
+
 /* Ask the commit log about a writer that is no longer running. */
 static void
-resolve(WcXact *r)
+resolve(WcXact *r, FullTransactionId oldest)
 {
-	TransactionId xid = XidFromFullTransactionId(r->writer);
-
 	if (r->status != WC_XACT_UNKNOWN)
 		return;
-
-	/*
-	 * Older than the commit log: a record left in LevelDB after it was
-	 * settled (its delete goes with a later commit), committed or rolled
-	 * back long ago.
-	 */
-	if (TransactionIdPrecedes(xid, ShmemVariableCache->oldestClogXid))
+	/* an aborted writer's entries were deleted before its record was settled */
+	if (FullTransactionIdPrecedes(r->writer, oldest))
 		r->status = WC_XACT_COMMITTED;
 	else
-		r->status = TransactionIdDidCommit(xid) ? WC_XACT_COMMITTED : WC_XACT_ABORTED;
+		r->status = TransactionIdDidCommit(XidFromFullTransactionId(r->writer)) ?
+			WC_XACT_COMMITTED : WC_XACT_ABORTED;
 }
 
 /* Is xid running (or not yet begun) for the snapshot: XidInMVCCSnapshot's test. */
@@ -308,6 +321,7 @@ void
 ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidden *out)
 {
 	struct WcXacts *x = odb->xacts;
+	FullTransactionId oldest;
 
 	out->n = 0;
 	out->ts = NULL;
@@ -315,10 +329,12 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 	if (x == NULL || x->n == 0)
 		return;
 	out->ts = palloc(sizeof(uint64) * x->n);
+	oldest = oldest_clog_full_xid();
 	for (int i = 0; i < x->n; i++)
 	{
 		WcXact	   *r = &x->recs[i];
 		TransactionId xid = XidFromFullTransactionId(r->writer);
+		bool		long_ended = FullTransactionIdPrecedes(r->writer, oldest);
 		bool		hide;
 
 		if (settled)
@@ -329,18 +345,19 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 			 * A writer the snapshot does not see running has ended before
 			 * it was taken, so its commit log status is final.
 			 */
-			if (in_snapshot(xid, snap))
+			if (!long_ended && in_snapshot(xid, snap))
 				hide = true;
 			else
 			{
-				resolve(r);
+				resolve(r, oldest);
 				hide = r->status != WC_XACT_COMMITTED;
 			}
 		}
 		else
 		{
-			if (r->status == WC_XACT_UNKNOWN && !TransactionIdIsInProgress(xid))
-				resolve(r);
+			if (r->status == WC_XACT_UNKNOWN &&
+				(long_ended || !TransactionIdIsInProgress(xid)))
+				resolve(r, oldest);
 			hide = r->status != WC_XACT_COMMITTED;
 		}
 		if (hide)
@@ -378,23 +395,26 @@ ldb_xacts_settle(WcOpenDb *odb)
 {
 	struct WcXacts *x = odb->xacts;
 	TransactionId horizon;
+	FullTransactionId oldest;
 	int			kept = 0;
 
 	if (x == NULL || x->n == 0 || odb->db == NULL || ldb_large_commit_active())
 		return;
 	horizon = GetOldestNonRemovableTransactionId(NULL);
+	oldest = oldest_clog_full_xid();
 	for (int i = 0; i < x->n; i++)
 	{
 		WcXact	   *r = &x->recs[i];
 		TransactionId xid = XidFromFullTransactionId(r->writer);
 		uint8		key[XACT_KEY_LEN];
 
-		if (!TransactionIdPrecedes(xid, horizon) || TransactionIdIsInProgress(xid))
+		if (!FullTransactionIdPrecedes(r->writer, oldest) &&
+			(!TransactionIdPrecedes(xid, horizon) || TransactionIdIsInProgress(xid)))
 		{
 			x->recs[kept++] = *r;
 			continue;
 		}
-		resolve(r);
+		resolve(r, oldest);
 		/*
 		 * An aborted writer's entries are deleted before the record goes;
 		 * not on a database whose last write failed (it is reopened first).

@@ -1,0 +1,161 @@
+
+# Foreign writes across the transaction-id wraparound.  A foreign commit's
+# WAL record reserves the xids up to the end of its commit-log page
+# (src/fdw/commit/xidwal.c), and crash recovery moves the next xid past the
+# reservation.  On the last page before the wraparound the reservation
+# must stop one short of it: recovery would otherwise set the next xid to
+# the new epoch's first, whose commit-log page does not exist, and the
+# cluster would not start.  And a commit's record in LevelDB may outlive
+# 2^31 transactions (worker/leveldb/xacts.c), so that its 32-bit xid no
+# longer compares.  Checked here, with the next xid moved on by pg_resetwal
+# (docs/architecture.md, "Visibility"): a row written at the start stays
+# visible three billion transactions later; a crash and restart after a
+# reservation on the last page; then a snapshot held, writes, crashes and
+# reads across the wraparound, against a native twin.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use WcTest;
+
+my $node = wc_node('wc_xid_wraparound', "autovacuum = off\n");
+my $dir = PostgreSQL::Test::Utils::tempdir . '/db';
+
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION widecolumn_fdw;
+CREATE SERVER s FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir');
+CREATE FOREIGN TABLE f (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER s;
+CREATE TABLE n (k text COLLATE "C" PRIMARY KEY, v bigint);
+BEGIN; INSERT INTO f VALUES ('before', 1); INSERT INTO n VALUES ('before', 1); COMMIT;
+});
+
+# Freeze every database: the catalogs' rows stay visible as the next xid
+# jumps ahead, and the commit log is truncated to the new oldest xid, as
+# vacuum keeps it within 2^31 of the next xid in a cluster that really
+# runs through its transactions.
+$node->safe_psql('postgres', 'ALTER DATABASE template0 ALLOW_CONNECTIONS true');
+sub freeze_all
+{
+	$node->safe_psql($_, 'VACUUM FREEZE') for qw(template0 template1 postgres);
+	return;
+}
+freeze_all();
+
+# The next xid set ahead by pg_resetwal, well short of the wraparound's
+# stop limit from the last frozen xid each time; pg_resetwal leaves
+# the commit log's segment for the new xid to be made (its documentation
+# says so): 32 pages of zeros.
+sub jump_to
+{
+	my ($xid) = @_;
+	$node->stop;
+	command_ok([ 'pg_resetwal', '-x', $xid, '-f', $node->data_dir ],
+		"pg_resetwal sets the next xid to $xid");
+	my $seg = sprintf('%s/pg_xact/%04X', $node->data_dir, int($xid / (32 * 32768)));
+	open(my $fh, '>', $seg) or die "$seg: $!";
+	binmode $fh;
+	print $fh "\0" x (32 * 8192);
+	close $fh;
+	$node->start;
+	freeze_all();
+	# the new oldest xid into a checkpoint record, for crash recovery
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	return;
+}
+
+sub foreign_rows
+{
+	return $node->safe_psql('postgres', 'SELECT string_agg(k || \'=\' || v, \' \' ORDER BY k) FROM f');
+}
+
+# The commit that wrote 'before' settles, but its record stays in LevelDB
+# until the next commit to that database, which never comes.
+jump_to(1500000000);
+is(foreign_rows(), 'before=1', 'the row is there, 1.5 billion transactions later');
+
+# Now the record of 'before' is more than 2^31 transactions old: as a
+# 32-bit xid it reads as one in the future.
+jump_to(3000000000);
+is(foreign_rows(), 'before=1', 'the row is there, 3 billion transactions later');
+
+# To 100 short of 2^32 - 1: the last page of the commit log and of the
+# commit-timestamp and subtransaction logs.
+my $start_xid = 4294967195;
+jump_to($start_xid);
+is(foreign_rows(), 'before=1', 'the row is there, just before the wraparound');
+
+# A foreign-only transaction: the first commit after a start flushes its
+# reservation, which would reach the last xid before the wraparound.
+my $xid = $node->safe_psql('postgres', q{
+BEGIN;
+INSERT INTO f VALUES ('last_page', 2);
+SELECT txid_current();
+COMMIT;
+});
+$node->safe_psql('postgres', q{INSERT INTO n VALUES ('last_page', 2)});
+cmp_ok($xid, '>=', $start_xid, "the writer's xid ($xid) is on the last page");
+cmp_ok($xid, '<', 4294967295, "the writer's xid ($xid) is short of the last xid");
+
+# Crash: recovery replays the reservation.
+$node->stop('immediate');
+ok($node->start(fail_ok => 1), 'the cluster starts after a crash that replays the reservation');
+
+# A snapshot taken before the wraparound (by a read of the native table
+# only), held across it: the foreign table is first read after the
+# wraparound, so the xids of the commits it meets decide what it sees.
+my $counts = q{SELECT (SELECT count(*) FROM f) || '/' || (SELECT count(*) FROM n)};
+my $reader = $node->background_psql('postgres');
+$reader->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+is($reader->query_safe('SELECT count(*) FROM n'), '2', 'a snapshot before the wraparound');
+
+my $after = $node->safe_psql('postgres', 'SELECT txid_current()');
+is($after, 4294967295, 'the next xid after recovery is the one past the reservation');
+
+# Pairs written after the wraparound, each one transaction.
+my $sql = '';
+for my $i (1 .. 20)
+{
+	$sql .= "BEGIN; INSERT INTO f VALUES ('wrap$i', $i); INSERT INTO n VALUES ('wrap$i', $i); COMMIT;\n";
+}
+$node->safe_psql('postgres', $sql);
+my $epoch = $node->safe_psql('postgres', 'SELECT txid_current() >> 32');
+is($epoch, '1', 'the transaction ids have wrapped into the next epoch');
+is($reader->query_safe($counts), '2/2',
+	'the snapshot from before the wraparound sees none of the commits after it, as for the native table');
+$reader->query_safe('COMMIT');
+$reader->quit;
+$node->safe_psql('postgres', q{
+BEGIN; UPDATE f SET v = v + 100 WHERE k = 'before'; UPDATE n SET v = v + 100 WHERE k = 'before'; COMMIT;
+BEGIN; DELETE FROM f WHERE k = 'wrap3'; DELETE FROM n WHERE k = 'wrap3'; COMMIT;
+});
+
+sub same_as_native
+{
+	my ($label) = @_;
+	is($node->safe_psql('postgres', q{
+SELECT count(*) FROM ((SELECT k, v FROM f EXCEPT ALL SELECT k, v FROM n)
+  UNION ALL (SELECT k, v FROM n EXCEPT ALL SELECT k, v FROM f)) x}),
+		'0', "$label: the foreign table holds exactly the native table's rows");
+	is($node->safe_psql('postgres', 'SELECT count(*) FROM f'), '21',
+		"$label: every committed row is there");
+	return;
+}
+same_as_native('across the wraparound');
+
+# A rolled-back transaction leaves nothing, before and after a crash.
+$node->safe_psql('postgres', q{
+BEGIN; INSERT INTO f VALUES ('aborted', 0); INSERT INTO n VALUES ('aborted', 0); ROLLBACK;
+});
+$node->stop('immediate');
+ok($node->start(fail_ok => 1), 'the cluster starts after a crash in the new epoch');
+same_as_native('after the second crash');
+$node->restart;
+same_as_native('after a clean restart');
+
+$node->stop;
+done_testing();
