@@ -62,7 +62,7 @@ endif
 # its includers and nothing else.
 -include $(OBJS:.o=.d)
 
-.PHONY: deps demo test unit check-long bench fuzz asan tsan
+.PHONY: deps demo test unit check-long bench bench-ab fuzz asan tsan
 
 deps:
 	sh test/scripts/deps.sh
@@ -136,6 +136,11 @@ bench: deps
 	sh test/scripts/build.sh
 	$(MAKE) -s test/bigtable/btwall test/bench/raw_bigtable
 	sh test/bench/run.sh
+
+# COPY and single-row INSERTs of this tree against revision REV, the two
+# builds installed turn by turn (test/bench/ab.sh).
+bench-ab: deps
+	sh test/bench/ab.sh
 
 # libFuzzer harnesses (test/fuzz), FUZZ_SECONDS a target (default 10).
 fuzz: deps
