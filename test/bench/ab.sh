@@ -45,7 +45,18 @@ if [ "${1:-}" = --inside ]; then
 		                 'europe-north1', 'asia-south1', 'asia-east1', 'australia-southeast1',
 		                 'southamerica-east1', 'northamerica-northeast1'])[k / (100 * $nt) + 1] AS l) x)
 		        TO '$dir/rows.tsv'"
+		sync
 	fi
+	printf '\\set r random(0, 999999999999)\nINSERT INTO ins_native VALUES (:r, :r);\n' >"$dir/ins_native.sql"
+	printf '\\set r random(0, 999999999999)\nINSERT INTO ins_foreign VALUES (:r, :r);\n' >"$dir/ins_foreign.sql"
+	# before the COPY, whose compactions would run beside them
+	for round in 1 2; do
+		for t in native foreign; do
+			tps=$(pgbench -n -M prepared -T "$BENCH_SECONDS" -f "$dir/ins_$t.sql" 2>&1 |
+				sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+			echo "$label insert_tps $t $tps" >>"$out"
+		done
+	done
 	sql <<-SQL
 	CREATE SERVER copy FOREIGN DATA WRAPPER widecolumn_fdw;
 	CREATE FOREIGN TABLE copy_foreign (rowkey text OPTIONS (rowkey 'true') COLLATE "C",
@@ -63,15 +74,6 @@ if [ "${1:-}" = --inside ]; then
 		sync
 		ms=$(sql -c '\timing on' -c "COPY copy_$t FROM '$dir/rows.tsv'" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
 		echo "$label copy_ms $t $ms" >>"$out"
-	done
-	printf '\\set r random(0, 999999999999)\nINSERT INTO ins_native VALUES (:r, :r);\n' >"$dir/ins_native.sql"
-	printf '\\set r random(0, 999999999999)\nINSERT INTO ins_foreign VALUES (:r, :r);\n' >"$dir/ins_foreign.sql"
-	for round in 1 2; do
-		for t in native foreign; do
-			tps=$(pgbench -n -M prepared -T "$BENCH_SECONDS" -f "$dir/ins_$t.sql" 2>&1 |
-				sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-			echo "$label insert_tps $t $tps" >>"$out"
-		done
 	done
 	exit 0
 fi
