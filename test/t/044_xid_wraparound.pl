@@ -9,7 +9,8 @@
 # 2^31 transactions (worker/leveldb/xacts.c), so that its 32-bit xid no
 # longer compares.  Checked here, with the next xid moved on by pg_resetwal
 # (docs/architecture.md, "Visibility"): a row written at the start stays
-# visible three billion transactions later; a crash and restart after a
+# visible three billion transactions later, and a writer aborted by a
+# crash on a server left unused stays invisible; a crash and restart after a
 # reservation on the last page; then a snapshot held, writes, crashes and
 # reads across the wraparound, against a native twin.
 
@@ -22,6 +23,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
+use Time::HiRes qw(usleep);
 
 my $node = wc_node('wc_xid_wraparound', "autovacuum = off\n");
 my $dir = PostgreSQL::Test::Utils::tempdir . '/db';
@@ -32,7 +34,29 @@ CREATE SERVER s FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir');
 CREATE FOREIGN TABLE f (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER s;
 CREATE TABLE n (k text COLLATE "C" PRIMARY KEY, v bigint);
 BEGIN; INSERT INTO f VALUES ('before', 1); INSERT INTO n VALUES ('before', 1); COMMIT;
+CREATE SERVER s2 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir-2');
+CREATE FOREIGN TABLE f2 (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER s2;
+INSERT INTO f2 VALUES ('committed', 1);
 });
+
+# A writer of the second server crashed after its store, before its
+# commit record: aborted.  The second server is not used again until the
+# commit log no longer knows the writer; the worker settles its record at
+# its start all the same (worker/leveldb/databases.c).
+my ($holder, $writer) = wc_commit_held($node, "INSERT INTO f2 VALUES ('aborted', 2);", 4401);
+my $log_offset = -s $node->logfile;
+$node->stop('immediate');
+eval { $writer->quit; $holder->quit; };
+$node->start;
+my $settled = 0;
+for (1 .. 100)
+{
+	$settled = slurp_file($node->logfile, $log_offset) =~
+	  /removed 1 entries written by aborted transaction \d+ in LevelDB database "\Q$dir-2\E"/;
+	last if $settled;
+	usleep(100_000);
+}
+ok($settled, "the worker's start settles the aborted writer of a database no session opened");
 
 # Freeze every database: the catalogs' rows stay visible as the next xid
 # jumps ahead, and the commit log is truncated to the new oldest xid, as
@@ -82,6 +106,8 @@ is(foreign_rows(), 'before=1', 'the row is there, 1.5 billion transactions later
 # 32-bit xid it reads as one in the future.
 jump_to(3000000000);
 is(foreign_rows(), 'before=1', 'the row is there, 3 billion transactions later');
+is($node->safe_psql('postgres', q{SELECT string_agg(k, ' ' ORDER BY k) FROM f2}), 'committed',
+	"the aborted writer's row stays invisible once the commit log no longer knows it");
 
 # To 100 short of 2^32 - 1: the last page of the commit log and of the
 # commit-timestamp and subtransaction logs.

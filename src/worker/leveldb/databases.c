@@ -222,6 +222,74 @@ ldb_open(const WcOpenRequest *req, const WcEngine *engine)
 }
 
 /*
+ * Open path, settle its commits and close it again (ldb_settle_registered).
+ * With LevelDB's default options: the server's come with its first OPEN.
+ */
+static void
+settle_one(const char *path)
+{
+	WcOpenDb	odb = {0};
+	MemoryContext old = CurrentMemoryContext;
+
+	odb.path = (char *) path;
+	odb.base.name = odb.path;
+	PG_TRY();
+	{
+		odb.db = storage_open(path, &odb.opts);
+		ldb_recover(&odb);
+		ldb_xacts_load(&odb);
+		ldb_xacts_settle_closing(&odb);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(old);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(LOG,
+				(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\" at its start: %s",
+						path, edata->message),
+				 errdetail("They are settled when the database is next used.")));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	if (odb.db != NULL)
+		storage_close(odb.db);
+}
+
+/*
+ * ldb_settle_registered
+ *		At the worker's start: every database this cluster created is
+ *		opened, has its commits settled, and is closed again.
+ *
+ * A database is otherwise opened at its first use.  A writer that aborted
+ * in a crash, between its store and its commit record, leaves a record
+ * that only an open database settles (xacts.c).  Were the database not
+ * used again until vacuum truncated the commit log past the writer, the
+ * record would read as settled and committed, and the aborted writes as
+ * visible.  At the start no transaction runs but prepared ones, which
+ * hold the commit log back, so one pass settles every other record.  A
+ * database that cannot be opened is left for its first use to report.
+ */
+void
+ldb_settle_registered(void)
+{
+	FILE	   *f = AllocateFile(WC_REGISTRY, "r");
+	char		line[MAXPGPATH + 2];
+
+	if (f == NULL)
+		return;					/* no database created yet */
+	while (fgets(line, sizeof(line), f) != NULL)
+	{
+		line[strcspn(line, "\n")] = '\0';
+		if (line[0] != '\0' && storage_exists(line))
+			settle_one(line);
+	}
+	FreeFile(f);
+}
+
+/*
  * ldb_close_after_failure
  *		Close a database a write failed on, so that it can be reopened.
  *

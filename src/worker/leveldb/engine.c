@@ -78,9 +78,13 @@ define_settings(void)
 static int
 start(int nslots)
 {
+	int			fd;
+
 	storage_start_background_thread(WARNING);
 	/* Each backend has at most one commit out, and one more if it left. */
-	return storage_writer_start(2 * nslots);
+	fd = storage_writer_start(2 * nslots);
+	ldb_settle_registered();
+	return fd;
 }
 
 /* At the worker's end: the large commit, then the commit writer's queue. */

@@ -117,6 +117,7 @@ extern void ldb_ready(WcDatabase *db);
 extern void ldb_reopen(WcOpenDb *odb);
 extern void ldb_close_after_failure(WcOpenDb *odb);
 extern void ldb_close_all(void);
+extern void ldb_settle_registered(void);
 #define ldb_odb(db)	((WcOpenDb *) (db))
 /*
  * The database of id as this engine's, or NULL past the last: a walk over
@@ -336,6 +337,7 @@ extern void ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool sett
 							WcHidden *out);
 extern void ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
 extern void ldb_xacts_settle(WcOpenDb *odb);
+extern void ldb_xacts_settle_closing(WcOpenDb *odb);
 extern void ldb_xacts_settle_due(void);
 extern int	ldb_xacts_pending(WcOpenDb *odb);
 extern bool ldb_xacts_unsettled(WcOpenDb *odb, uint64 ts);

@@ -204,6 +204,27 @@ ldb_xacts_load(WcOpenDb *odb)
 		qsort(x->recs, x->n, sizeof(WcXact), xact_cmp);
 }
 
+/* Add to batch the deletes of the records settled since the last commit. */
+static void
+settled_deletes(WcOpenDb *odb, WcBatch *batch)
+{
+	struct WcXacts *x = xacts_of(odb);
+
+	if (x->settled.data == NULL || x->settled.len == 0)
+		return;
+	for (int off = 0; off < x->settled.len; off += XACT_KEY_LEN)
+		storage_batch_delete(batch, (uint8 *) x->settled.data + off, XACT_KEY_LEN);
+	for (int off = 0; off < x->settled_pre.len; off += sizeof(uint64))
+	{
+		uint64		pts;
+
+		memcpy(&pts, x->settled_pre.data + off, sizeof(pts));
+		ldb_preimages_delete(odb, batch, pts);
+	}
+	resetStringInfo(&x->settled);
+	resetStringInfo(&x->settled_pre);
+}
+
 /*
  * ldb_xacts_commit
  *		Record in batch (the commit's first) and here that the commit
@@ -237,20 +258,7 @@ ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 	 * record whose delete is lost with a failed commit is settled again
 	 * at the next open.
 	 */
-	if (x->settled.data != NULL && x->settled.len > 0)
-	{
-		for (int off = 0; off < x->settled.len; off += XACT_KEY_LEN)
-			storage_batch_delete(batch, (uint8 *) x->settled.data + off, XACT_KEY_LEN);
-		for (int off = 0; off < x->settled_pre.len; off += sizeof(uint64))
-		{
-			uint64		pts;
-
-			memcpy(&pts, x->settled_pre.data + off, sizeof(pts));
-			ldb_preimages_delete(odb, batch, pts);
-		}
-		resetStringInfo(&x->settled);
-		resetStringInfo(&x->settled_pre);
-	}
+	settled_deletes(odb, batch);
 	add_record(x, ts, FullTransactionIdFromU64(writer),
 			   (uint8 *) lowest->data, lowest->len, (uint8 *) highest->data, highest->len,
 			   preimages);
@@ -485,6 +493,42 @@ int
 ldb_xacts_pending(WcOpenDb *odb)
 {
 	return odb->xacts ? odb->xacts->n : 0;
+}
+
+/*
+ * ldb_xacts_settle_closing
+ *		Settle what can be settled in a database about to be closed, and
+ *		write the deletes of the settled records in a batch of their own:
+ *		no commit will take them.  The records are freed.
+ */
+void
+ldb_xacts_settle_closing(WcOpenDb *odb)
+{
+	WcBatch    *batch;
+
+	if (odb->xacts == NULL)
+		return;
+	if (odb->xacts->n > 0)
+		ldb_xacts_settle(odb);
+	batch = storage_batch_new();
+	PG_TRY();
+	{
+		settled_deletes(odb, batch);
+		if (storage_batch_bytes(batch) > 0)
+			storage_write(odb->db, batch, true);
+	}
+	PG_FINALLY();
+	{
+		storage_batch_free(batch);
+	}
+	PG_END_TRY();
+	if (odb->xacts->settled.data != NULL)
+	{
+		pfree(odb->xacts->settled.data);
+		pfree(odb->xacts->settled_pre.data);
+	}
+	MemoryContextDelete(odb->xacts->cxt);
+	odb->xacts = NULL;
 }
 
 /*
