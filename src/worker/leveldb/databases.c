@@ -2,8 +2,9 @@
  *
  * databases.c
  *	  The storage worker's open LevelDB databases: finding or opening one
- *	  by path, the registry of the databases this cluster created, and
- *	  reopening a database after a failed write.
+ *	  by path, the registry of the databases this cluster created (each
+ *	  opened at the worker's start to settle its commits), and reopening a
+ *	  database after a failed write.
  *
  * A database's id is its place in the worker's list (runtime/state.c); a
  * database closed after a failed write keeps its id and is opened again at
