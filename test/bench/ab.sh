@@ -52,8 +52,9 @@ if [ "${1:-}" = --inside ]; then
 	# before the COPY, whose compactions would run beside them
 	for round in 1 2; do
 		for t in native foreign; do
-			tps=$(pgbench -n -M prepared -T "$BENCH_SECONDS" -f "$dir/ins_$t.sql" 2>&1 |
-				sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+			pgbench -n -M prepared -T "$BENCH_SECONDS" -f "$dir/ins_$t.sql" >"$dir/pgbench.out" 2>&1 ||
+				{ cat "$dir/pgbench.out" >&2; exit 1; }
+			tps=$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$dir/pgbench.out")
 			echo "$label insert_tps $t $tps" >>"$out"
 		done
 	done
@@ -72,7 +73,8 @@ if [ "${1:-}" = --inside ]; then
 	for t in native foreign; do
 		sql -c CHECKPOINT
 		sync
-		ms=$(sql -c '\timing on' -c "COPY copy_$t FROM '$dir/rows.tsv'" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
+		sql -c '\timing on' -c "COPY copy_$t FROM '$dir/rows.tsv'" >"$dir/copy.out"
+		ms=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$dir/copy.out")
 		echo "$label copy_ms $t $ms" >>"$out"
 	done
 	exit 0
@@ -83,6 +85,7 @@ CYCLES=${CYCLES:-3}
 SCALE=${SCALE:-1000000}
 BENCH_SECONDS=${BENCH_SECONDS:-5}
 export SCALE BENCH_SECONDS
+[ "$SCALE" -ge 1000 ] || { echo "bench-ab: SCALE must be at least 1000" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "bench-ab: run as root: it installs each build in turn" >&2; exit 1; }
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 work=$(mktemp -d /tmp/widecolumn_fdw-ab.XXXXXX)
@@ -95,6 +98,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 echo "bench-ab: building $REV and this tree" >&2
 git worktree add -q --detach "$work/rev" "$REV"

@@ -21,6 +21,10 @@
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
+#include "access/xlog.h"
+#include "storage/lwlock.h"
+
+#include "common/ldbdefaults.h"
 #include "common/shmem.h"
 #include "worker/leveldb/leveldb.h"
 
@@ -30,6 +34,14 @@
  * directory) is an error rather than a new empty database.
  */
 #define WC_REGISTRY		"widecolumn_fdw/databases"
+
+/* What a server has when it sets no LevelDB setting. */
+static const WcDbOptions default_options = {
+	.cache_mb = WC_DEFAULT_CACHE_MB,
+	.write_buffer_mb = WC_DEFAULT_WRITE_BUFFER_MB,
+	.bloom_bits = WC_DEFAULT_BLOOM_BITS,
+	.compression = WC_DEFAULT_COMPRESSION
+};
 
 static bool
 registry_has(const char *path)
@@ -165,6 +177,30 @@ read_options(const WcOpenRequest *req, WcDbOptions *opts)
 	}
 }
 
+/* A database not open yet, opened and added to the worker's list. */
+static WcOpenDb *
+open_new(const char *path, const WcDbOptions *opts, const WcEngine *engine)
+{
+	MemoryContext old = MemoryContextSwitchTo(wc_worker_cxt);
+	WcOpenDb   *odb = palloc0(sizeof(WcOpenDb));
+	struct stat st;
+
+	odb->base.engine = engine;
+	odb->path = pstrdup(path);
+	odb->base.name = odb->path;
+	odb->opts = *opts;
+	ldb_reopen(odb);
+	if (stat(odb->path, &st) == 0)
+	{
+		odb->have_file_id = true;
+		odb->dev = st.st_dev;
+		odb->ino = st.st_ino;
+	}
+	MemoryContextSwitchTo(old);
+	wc_db_add(&odb->base);
+	return odb;
+}
+
 /*
  * ldb_open
  *		The database at a path, opened if it is not open yet (by engine:
@@ -179,7 +215,6 @@ ldb_open(const WcOpenRequest *req, const WcEngine *engine)
 	WcOpenDb   *odb;
 	struct stat st;
 	bool		exists;
-	MemoryContext old;
 
 	/*
 	 * One directory, however it is named ("/x" and "/x/", a symlink, a bind
@@ -204,88 +239,105 @@ ldb_open(const WcOpenRequest *req, const WcEngine *engine)
 		}
 	}
 
-	old = MemoryContextSwitchTo(wc_worker_cxt);
-	odb = palloc0(sizeof(WcOpenDb));
-	odb->base.engine = engine;
-	odb->path = pstrdup(path);
-	odb->base.name = odb->path;
-	odb->opts = opts;
-	ldb_reopen(odb);
-	if (stat(odb->path, &st) == 0)
-	{
-		odb->have_file_id = true;
-		odb->dev = st.st_dev;
-		odb->ino = st.st_ino;
-	}
-	MemoryContextSwitchTo(old);
-	wc_db_add(&odb->base);
-	return odb;
+	return open_new(path, &opts, engine);
+}
+
+/* A failure of the start's pass over path, logged: its first use reports it. */
+static void
+log_settle_failure(const char *path, MemoryContext cxt)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	/* on the main thread no lock is held here but one the error left */
+	LWLockReleaseAll();
+	ereport(LOG,
+			(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\" at its start: %s",
+					path, edata->message),
+			 errdetail("They are settled when the database is next used.")));
+	FreeErrorData(edata);
 }
 
 /*
- * Open path, settle its commits and close it again (ldb_settle_registered).
- * With LevelDB's default options: the server's come with its first OPEN.
+ * Open path with the default settings, settle its commits and close it
+ * again (ldb_settle_registered); the number of commits left unsettled.
  */
-static void
+static int
 settle_one(const char *path)
 {
-	WcOpenDb	odb = {0};
+	WcOpenDb   *odb = palloc0(sizeof(WcOpenDb));
 	MemoryContext old = CurrentMemoryContext;
+	volatile int left = 0;
 
-	odb.path = (char *) path;
-	odb.base.name = odb.path;
+	odb->path = (char *) path;
+	odb->base.name = odb->path;
+	odb->opts = default_options;
 	PG_TRY();
 	{
-		odb.db = storage_open(path, &odb.opts);
-		ldb_recover(&odb);
-		ldb_xacts_load(&odb);
-		ldb_xacts_settle_closing(&odb);
+		odb->db = storage_open(path, &odb->opts);
+		ldb_recover(odb);
+		ldb_xacts_load(odb);
+		left = ldb_xacts_settle_closing(odb);
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(old);
-		edata = CopyErrorData();
-		FlushErrorState();
-		ereport(LOG,
-				(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\" at its start: %s",
-						path, edata->message),
-				 errdetail("They are settled when the database is next used.")));
-		FreeErrorData(edata);
+		log_settle_failure(path, old);
+		ldb_xacts_free(odb);
 	}
 	PG_END_TRY();
-	if (odb.db != NULL)
-		storage_close(odb.db);
+	if (odb->db != NULL)
+		storage_close(odb->db);
+	pfree(odb);
+	return left;
 }
 
 /*
  * ldb_settle_registered
  *		At the worker's start: every database this cluster created is
- *		opened, has its commits settled, and is closed again.
+ *		opened, has its commits settled, and is closed again, or kept open
+ *		while some of them cannot be settled yet.
  *
  * A database is otherwise opened at its first use.  A writer that aborted
  * in a crash, between its store and its commit record, leaves a record
  * that only an open database settles (xacts.c).  Were the database not
  * used again until vacuum truncated the commit log past the writer, the
  * record would read as settled and committed, and the aborted writes as
- * visible.  At the start no transaction runs but prepared ones, which
- * hold the commit log back, so one pass settles every other record.  A
- * database that cannot be opened is left for its first use to report.
+ * visible.  Records the pass cannot settle yet (a prepared transaction, a
+ * replication slot or a standby holds the horizon back) keep their
+ * database open, with the default settings until the worker's next
+ * start, so that the main loop settles them in time.  A database that
+ * cannot be opened is left for its first use to report.  Not during
+ * recovery: a standby's commit log is behind the primary's.
  */
 void
 ldb_settle_registered(void)
 {
-	FILE	   *f = AllocateFile(WC_REGISTRY, "r");
+	FILE	   *f;
 	char		line[MAXPGPATH + 2];
 
+	if (RecoveryInProgress())
+		return;
+	f = AllocateFile(WC_REGISTRY, "r");
 	if (f == NULL)
 		return;					/* no database created yet */
 	while (fgets(line, sizeof(line), f) != NULL)
 	{
+		MemoryContext old = CurrentMemoryContext;
+
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] != '\0' && storage_exists(line))
-			settle_one(line);
+		if (line[0] == '\0' || !storage_exists(line) || settle_one(line) == 0)
+			continue;
+		PG_TRY();
+		{
+			(void) open_new(line, &default_options, &wc_leveldb_engine);
+		}
+		PG_CATCH();
+		{
+			log_settle_failure(line, old);
+		}
+		PG_END_TRY();
 	}
 	FreeFile(f);
 }

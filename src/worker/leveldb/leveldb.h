@@ -337,7 +337,8 @@ extern void ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool sett
 							WcHidden *out);
 extern void ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
 extern void ldb_xacts_settle(WcOpenDb *odb);
-extern void ldb_xacts_settle_closing(WcOpenDb *odb);
+extern int	ldb_xacts_settle_closing(WcOpenDb *odb);
+extern void ldb_xacts_free(WcOpenDb *odb);
 extern void ldb_xacts_settle_due(void);
 extern int	ldb_xacts_pending(WcOpenDb *odb);
 extern bool ldb_xacts_unsettled(WcOpenDb *odb, uint64 ts);

@@ -24,6 +24,7 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "storage/lwlock.h"
 #include "storage/procarray.h"
 #include "utils/memutils.h"
 
@@ -277,24 +278,32 @@ ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 static FullTransactionId
 oldest_clog_full_xid(void)
 {
+	/* first: a truncation meanwhile only makes it older than it is */
+	TransactionId oldest = ShmemVariableCache->oldestClogXid;
 	FullTransactionId next = ReadNextFullTransactionId();
-	uint32		behind = XidFromFullTransactionId(next) - ShmemVariableCache->oldestClogXid;
+	uint32		behind = XidFromFullTransactionId(next) - oldest;
 
 	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - behind);
 }
 
-/* Ask the commit log about a writer that is no longer running. */
+/*
+ * Ask the commit log about a writer that is no longer running.  Under
+ * XactTruncationLock, as pg_xact_status asks: the log is not truncated
+ * past the writer between the test and the read.
+ */
 static void
-resolve(WcXact *r, FullTransactionId oldest)
+resolve(WcXact *r)
 {
 	if (r->status != WC_XACT_UNKNOWN)
 		return;
+	LWLockAcquire(XactTruncationLock, LW_SHARED);
 	/* an aborted writer's entries were deleted before its record was settled */
-	if (FullTransactionIdPrecedes(r->writer, oldest))
+	if (FullTransactionIdPrecedes(r->writer, oldest_clog_full_xid()))
 		r->status = WC_XACT_COMMITTED;
 	else
 		r->status = TransactionIdDidCommit(XidFromFullTransactionId(r->writer)) ?
 			WC_XACT_COMMITTED : WC_XACT_ABORTED;
+	LWLockRelease(XactTruncationLock);
 }
 
 /* Is xid running (or not yet begun) for the snapshot: XidInMVCCSnapshot's test. */
@@ -357,7 +366,7 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 				hide = true;
 			else
 			{
-				resolve(r, oldest);
+				resolve(r);
 				hide = r->status != WC_XACT_COMMITTED;
 			}
 		}
@@ -365,7 +374,7 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 		{
 			if (r->status == WC_XACT_UNKNOWN &&
 				(long_ended || !TransactionIdIsInProgress(xid)))
-				resolve(r, oldest);
+				resolve(r);
 			hide = r->status != WC_XACT_COMMITTED;
 		}
 		if (hide)
@@ -422,7 +431,7 @@ ldb_xacts_settle(WcOpenDb *odb)
 			x->recs[kept++] = *r;
 			continue;
 		}
-		resolve(r, oldest);
+		resolve(r);
 		/*
 		 * An aborted writer's entries are deleted before the record goes;
 		 * not on a database whose last write failed (it is reopened first).
@@ -495,21 +504,39 @@ ldb_xacts_pending(WcOpenDb *odb)
 	return odb->xacts ? odb->xacts->n : 0;
 }
 
+/* Free odb's records (a database closed, or a failure while loading them). */
+void
+ldb_xacts_free(WcOpenDb *odb)
+{
+	if (odb->xacts == NULL)
+		return;
+	if (odb->xacts->settled.data != NULL)
+	{
+		pfree(odb->xacts->settled.data);
+		pfree(odb->xacts->settled_pre.data);
+	}
+	MemoryContextDelete(odb->xacts->cxt);
+	odb->xacts = NULL;
+}
+
 /*
  * ldb_xacts_settle_closing
  *		Settle what can be settled in a database about to be closed, and
  *		write the deletes of the settled records in a batch of their own:
- *		no commit will take them.  The records are freed.
+ *		no commit will take them.  The records are freed; the number that
+ *		could not be settled yet.
  */
-void
+int
 ldb_xacts_settle_closing(WcOpenDb *odb)
 {
 	WcBatch    *batch;
+	int			left;
 
 	if (odb->xacts == NULL)
-		return;
+		return 0;
 	if (odb->xacts->n > 0)
 		ldb_xacts_settle(odb);
+	left = odb->xacts->n;
 	batch = storage_batch_new();
 	PG_TRY();
 	{
@@ -522,13 +549,8 @@ ldb_xacts_settle_closing(WcOpenDb *odb)
 		storage_batch_free(batch);
 	}
 	PG_END_TRY();
-	if (odb->xacts->settled.data != NULL)
-	{
-		pfree(odb->xacts->settled.data);
-		pfree(odb->xacts->settled_pre.data);
-	}
-	MemoryContextDelete(odb->xacts->cxt);
-	odb->xacts = NULL;
+	ldb_xacts_free(odb);
+	return left;
 }
 
 /*
@@ -564,6 +586,7 @@ ldb_xacts_settle_due(void)
 			MemoryContextSwitchTo(old);
 			edata = CopyErrorData();
 			FlushErrorState();
+			LWLockReleaseAll();
 			ereport(LOG,
 					(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\": %s",
 							odb->path, edata->message)));

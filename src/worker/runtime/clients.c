@@ -14,6 +14,8 @@
  */
 #include "postgres.h"
 
+#include "storage/lwlock.h"
+
 #include "storage/fd.h"
 #include "utils/memutils.h"
 
@@ -233,8 +235,10 @@ wc_client_release_all(WcClient *c)
  *		In a PG_CATCH while serving c: the error, taken out of the error
  *		state into c's memory.
  *
- * Files the failed work opened through fd.c are closed here: a backend's
- * transaction end would close them, but the worker runs no transactions.
+ * Files the failed work opened through fd.c are closed here, and the
+ * locks an error left held (the commit log's, when reading it fails) are
+ * let go: a backend's transaction end would do both, but the worker runs
+ * no transactions and holds no lock between requests.
  */
 ErrorData *
 wc_client_take_error(WcClient *c)
@@ -245,6 +249,7 @@ wc_client_take_error(WcClient *c)
 	edata = CopyErrorData();
 	FlushErrorState();
 	AtEOXact_Files(false);
+	LWLockReleaseAll();
 	return edata;
 }
 
