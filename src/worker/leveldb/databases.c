@@ -24,7 +24,6 @@
 #include "access/xlog.h"
 #include "storage/lwlock.h"
 
-#include "common/ldbdefaults.h"
 #include "common/shmem.h"
 #include "worker/leveldb/leveldb.h"
 
@@ -34,14 +33,6 @@
  * directory) is an error rather than a new empty database.
  */
 #define WC_REGISTRY		"widecolumn_fdw/databases"
-
-/* What a server has when it sets no LevelDB setting. */
-static const WcDbOptions default_options = {
-	.cache_mb = WC_DEFAULT_CACHE_MB,
-	.write_buffer_mb = WC_DEFAULT_WRITE_BUFFER_MB,
-	.bloom_bits = WC_DEFAULT_BLOOM_BITS,
-	.compression = WC_DEFAULT_COMPRESSION
-};
 
 static bool
 registry_has(const char *path)
@@ -81,6 +72,76 @@ registry_add(const char *path)
 }
 
 /*
+ * The LevelDB settings a database was last opened with, kept in its
+ * directory (docs/format.md), so that the worker's start opens it as its
+ * server does: an open writes what LevelDB's log holds into a table file,
+ * compressed or not as the settings say.
+ */
+#define WC_SETTINGS_FILE	"widecolumn-settings"
+
+static bool settings_read(const char *dir, WcDbOptions *opts);
+
+static char *
+settings_path(const char *dir)
+{
+	return psprintf("%s/%s", dir, WC_SETTINGS_FILE);
+}
+
+static void
+settings_write(WcOpenDb *odb)
+{
+	char	   *path = settings_path(odb->path);
+	char	   *tmp = psprintf("%s.tmp", path);
+	WcDbOptions old;
+	FILE	   *f;
+
+	if (settings_read(odb->path, &old) && old.cache_mb == odb->opts.cache_mb &&
+		old.write_buffer_mb == odb->opts.write_buffer_mb &&
+		old.bloom_bits == odb->opts.bloom_bits && old.compression == odb->opts.compression)
+		return;
+	f = AllocateFile(tmp, "w");
+	if (f == NULL ||
+		fprintf(f, "cache_mb %u\nwrite_buffer_mb %u\nbloom_bits %u\ncompression %d\n",
+				odb->opts.cache_mb, odb->opts.write_buffer_mb, odb->opts.bloom_bits,
+				odb->opts.compression ? 1 : 0) < 0 ||
+		FreeFile(f) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", tmp)));
+	durable_rename(tmp, path, ERROR);
+	pfree(tmp);
+	pfree(path);
+}
+
+/* The settings of the database in dir, false if it has none written. */
+static bool
+settings_read(const char *dir, WcDbOptions *opts)
+{
+	char	   *path = settings_path(dir);
+	FILE	   *f = AllocateFile(path, "r");
+	unsigned int cache,
+				buffer,
+				bloom;
+	int			compression;
+	bool		ok;
+
+	pfree(path);
+	if (f == NULL)
+		return false;
+	ok = fscanf(f, "cache_mb %u write_buffer_mb %u bloom_bits %u compression %d",
+				&cache, &buffer, &bloom, &compression) == 4;
+	FreeFile(f);
+	if (!ok || buffer == 0)
+		return false;
+	memset(opts, 0, sizeof(*opts));
+	opts->cache_mb = cache;
+	opts->write_buffer_mb = buffer;
+	opts->bloom_bits = bloom;
+	opts->compression = compression != 0;
+	return true;
+}
+
+/*
  * ldb_reopen
  *		Open odb's database, refusing to recreate one that has disappeared,
  *		and roll back a commit a crash interrupted.
@@ -102,6 +163,7 @@ ldb_reopen(WcOpenDb *odb)
 	PG_TRY();
 	{
 		registry_add(odb->path);
+		settings_write(odb);
 		ldb_recover(odb);
 		ldb_load_clock(odb);
 		ldb_xacts_load(odb);
@@ -261,11 +323,11 @@ log_settle_failure(const char *path, MemoryContext cxt)
 }
 
 /*
- * Open path with the default settings, settle its commits and close it
- * again (ldb_settle_registered); the number of commits left unsettled.
+ * Open path with the settings opts, settle its commits and close it again
+ * (ldb_settle_registered); the number of commits left unsettled.
  */
 static int
-settle_one(const char *path)
+settle_one(const char *path, const WcDbOptions *opts)
 {
 	WcOpenDb   *odb = palloc0(sizeof(WcOpenDb));
 	MemoryContext old = CurrentMemoryContext;
@@ -273,7 +335,7 @@ settle_one(const char *path)
 
 	odb->path = (char *) path;
 	odb->base.name = odb->path;
-	odb->opts = default_options;
+	odb->opts = *opts;
 	PG_TRY();
 	{
 		odb->db = storage_open(path, &odb->opts);
@@ -306,10 +368,11 @@ settle_one(const char *path)
  * record would read as settled and committed, and the aborted writes as
  * visible.  Records the pass cannot settle yet (a prepared transaction, a
  * replication slot or a standby holds the horizon back) keep their
- * database open, with the default settings until the worker's next
- * start, so that the main loop settles them in time.  A database that
- * cannot be opened is left for its first use to report.  Not during
- * recovery: a standby's commit log is behind the primary's.
+ * database open, so that the main loop settles them in time.  Each
+ * database is opened with the settings it was last opened with; one that
+ * has none written (not opened since this version) or cannot be opened is
+ * left for its first use.  Not during recovery: a standby's commit log is
+ * behind the primary's.
  */
 void
 ldb_settle_registered(void)
@@ -325,13 +388,15 @@ ldb_settle_registered(void)
 	while (fgets(line, sizeof(line), f) != NULL)
 	{
 		MemoryContext old = CurrentMemoryContext;
+		WcDbOptions opts;
 
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '\0' || !storage_exists(line) || settle_one(line) == 0)
+		if (line[0] == '\0' || !storage_exists(line) || !settings_read(line, &opts) ||
+			settle_one(line, &opts) == 0)
 			continue;
 		PG_TRY();
 		{
-			(void) open_new(line, &default_options, &wc_leveldb_engine);
+			(void) open_new(line, &opts, &wc_leveldb_engine);
 		}
 		PG_CATCH();
 		{
