@@ -77,6 +77,36 @@ struct WcXacts
 								 * pre-images, which go then too */
 };
 
+/*
+ * The oldest xid the commit log holds, as a full xid.  A record whose
+ * writer precedes it was left in LevelDB after it was settled (its delete
+ * goes with a later commit), by a writer that ended long ago.  Such a
+ * record is compared as a full xid only: one kept while more than 2^31
+ * transactions went by (a database no commit reached again) has a 32-bit
+ * xid that reads as one in the future, or as a running transaction's.
+ * Every other record, like every snapshot's xmin, is at or after this xid
+ * and less than 2^31 before the next, where 32-bit comparisons hold.
+ */
+static FullTransactionId
+oldest_clog_full_xid(void)
+{
+	/* first: a truncation meanwhile only makes it older than it is */
+	TransactionId oldest = ShmemVariableCache->oldestClogXid;
+	FullTransactionId next = ReadNextFullTransactionId();
+	uint32		behind = XidFromFullTransactionId(next) - oldest;
+
+	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - behind);
+}
+
+/*
+ * oldest_clog_full_xid as it was at the last load or settling pass, for
+ * reads, which should not take XidGenLock.  Only a load brings in a record
+ * older than the commit log, and it refreshes this; one that the log's
+ * truncation has passed since is less than 2^31 old, where 32-bit
+ * comparisons still hold (and resolve looks again, under the lock).
+ */
+static FullTransactionId oldest_seen = {0};
+
 static void
 xact_key(uint64 ts, uint8 *key)
 {
@@ -203,6 +233,7 @@ ldb_xacts_load(WcOpenDb *odb)
 	/* keys hold their time inverted, as every key does: newest first */
 	if (x->n > 1)
 		qsort(x->recs, x->n, sizeof(WcXact), xact_cmp);
+	oldest_seen = oldest_clog_full_xid();
 }
 
 /* Add to batch the deletes of the records settled since the last commit. */
@@ -266,27 +297,6 @@ ldb_xacts_commit(WcOpenDb *odb, WcBatch *batch, uint64 ts, uint64 writer,
 }
 
 /*
- * The oldest xid the commit log holds, as a full xid.  A record whose
- * writer precedes it was left in LevelDB after it was settled (its delete
- * goes with a later commit), by a writer that ended long ago.  Such a
- * record is compared as a full xid only: one kept while more than 2^31
- * transactions went by (a database no commit reached again) has a 32-bit
- * xid that reads as one in the future, or as a running transaction's.
- * Every other record, like every snapshot's xmin, is at or after this xid
- * and less than 2^31 before the next, where 32-bit comparisons hold.
- */
-static FullTransactionId
-oldest_clog_full_xid(void)
-{
-	/* first: a truncation meanwhile only makes it older than it is */
-	TransactionId oldest = ShmemVariableCache->oldestClogXid;
-	FullTransactionId next = ReadNextFullTransactionId();
-	uint32		behind = XidFromFullTransactionId(next) - oldest;
-
-	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - behind);
-}
-
-/*
  * Ask the commit log about a writer that is no longer running.  Under
  * XactTruncationLock, as pg_xact_status asks: the log is not truncated
  * past the writer between the test and the read.
@@ -346,7 +356,7 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 	if (x == NULL || x->n == 0)
 		return;
 	out->ts = palloc(sizeof(uint64) * x->n);
-	oldest = oldest_clog_full_xid();
+	oldest = oldest_seen;
 	for (int i = 0; i < x->n; i++)
 	{
 		WcXact	   *r = &x->recs[i];
@@ -418,7 +428,7 @@ ldb_xacts_settle(WcOpenDb *odb)
 	if (x == NULL || x->n == 0 || odb->db == NULL || ldb_large_commit_active())
 		return;
 	horizon = GetOldestNonRemovableTransactionId(NULL);
-	oldest = oldest_clog_full_xid();
+	oldest = oldest_seen = oldest_clog_full_xid();
 	for (int i = 0; i < x->n; i++)
 	{
 		WcXact	   *r = &x->recs[i];
