@@ -12,7 +12,8 @@
 # visible three billion transactions later (its database kept from the
 # worker's starts meanwhile), and a writer aborted by a crash on a server
 # left unused stays invisible, settled by the worker's start, as is a
-# prepared one rolled back after a restart; a crash and restart after a
+# prepared one rolled back after a restart, and a directory registered
+# under two names is not opened twice; a crash and restart after a
 # reservation on the last page; then a snapshot held, writes, crashes and
 # reads across the wraparound, against a native twin.
 
@@ -66,6 +67,9 @@ chmod 0000, $dir or die "chmod $dir: $!";
 # commit record: aborted.  The second server is not used again until the
 # commit log no longer knows the writer; the worker settles its record at
 # its start all the same (worker/leveldb/databases.c).
+# A prepared transaction older than the writer holds the horizon: with no
+# read open yet, the start removes an aborted writer's entries all the same.
+$node->safe_psql('postgres', q{CREATE TABLE hold (x int); BEGIN; INSERT INTO hold VALUES (1); PREPARE TRANSACTION 'hold';});
 my ($holder, $writer) = wc_commit_held($node, "INSERT INTO f2 VALUES ('aborted', 2);", 4401);
 my $log_offset = -s $node->logfile;
 $node->stop('immediate');
@@ -73,7 +77,8 @@ eval { $writer->quit; $holder->quit; };
 $node->start;
 ok(logged_soon($log_offset,
 		qr/removed 1 entries written by aborted transaction \d+ in LevelDB database "\Q$dir-2\E"/),
-	"the worker's start settles the aborted writer of a database no session opened");
+	"the worker's start settles the aborted writer of a database no session opened, a prepared transaction holding the horizon");
+$node->safe_psql('postgres', "ROLLBACK PREPARED 'hold'");
 
 # A prepared writer cannot be settled at the start: its database stays
 # open, so that its end is settled as it comes.
@@ -212,6 +217,32 @@ ok($node->start(fail_ok => 1), 'the cluster starts after a crash in the new epoc
 same_as_native('after the second crash');
 $node->restart;
 same_as_native('after a clean restart');
+
+# One directory in the registry under two names (a symlink): the start
+# keeps it open under the first, for a prepared writer, and must not open
+# it again under the second, which would take LevelDB's lock twice and
+# recover over the open database's live log.
+$node->safe_psql('postgres', qq{
+CREATE SERVER s4 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir-4');
+CREATE FOREIGN TABLE f4 (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER s4;
+INSERT INTO f4 VALUES ('first', 1);
+});
+symlink("$dir-4", "$dir-4-link") or die "symlink: $!";
+$node->restart;
+$node->safe_psql('postgres', qq{
+CREATE SERVER s5 FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir-4-link');
+CREATE FOREIGN TABLE f5 (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER s5 OPTIONS (table 'f4');
+INSERT INTO f5 VALUES ('second', 2);
+});
+my $registry = slurp_file($node->data_dir . '/widecolumn_fdw/databases');
+like($registry, qr/^\Q$dir-4-link\E(?:\n|\z)/m, 'the registry names the directory under its second name too');
+$node->safe_psql('postgres', q{BEGIN; INSERT INTO f4 VALUES ('prepared', 3); PREPARE TRANSACTION 'p4';});
+$node->restart;
+$node->safe_psql('postgres', "COMMIT PREPARED 'p4'");
+$node->safe_psql('postgres', q{INSERT INTO f5 VALUES ('after', 4)});
+$node->restart;
+is($node->safe_psql('postgres', q{SELECT string_agg(k, ' ' ORDER BY k) FROM f4}),
+	'after first prepared second', 'every commit to the directory of two names survives the restarts');
 
 $node->stop;
 done_testing();

@@ -81,6 +81,19 @@ registry_add(const char *path)
 
 static bool settings_read(const char *dir, WcDbOptions *opts);
 
+/*
+ * For a database without the file (not opened by a build that writes it):
+ * LevelDB's usual write buffer, and no compression, which changes nothing
+ * a server with compression 'none' relies on (the table file the open
+ * writes is compressed by later compactions if its server says so).
+ */
+static const WcDbOptions unknown_settings = {
+	.cache_mb = 8,
+	.write_buffer_mb = 16,
+	.bloom_bits = 10,
+	.compression = false
+};
+
 static char *
 settings_path(const char *dir)
 {
@@ -94,17 +107,21 @@ settings_write(WcOpenDb *odb)
 	char	   *tmp = psprintf("%s.tmp", path);
 	WcDbOptions old;
 	FILE	   *f;
+	bool		written;
 
 	if (settings_read(odb->path, &old) && old.cache_mb == odb->opts.cache_mb &&
 		old.write_buffer_mb == odb->opts.write_buffer_mb &&
 		old.bloom_bits == odb->opts.bloom_bits && old.compression == odb->opts.compression)
 		return;
 	f = AllocateFile(tmp, "w");
-	if (f == NULL ||
-		fprintf(f, "cache_mb %u\nwrite_buffer_mb %u\nbloom_bits %u\ncompression %d\n",
-				odb->opts.cache_mb, odb->opts.write_buffer_mb, odb->opts.bloom_bits,
-				odb->opts.compression ? 1 : 0) < 0 ||
-		FreeFile(f) != 0)
+	if (f == NULL)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", tmp)));
+	written = fprintf(f, "cache_mb %u\nwrite_buffer_mb %u\nbloom_bits %u\ncompression %d\n",
+					  odb->opts.cache_mb, odb->opts.write_buffer_mb, odb->opts.bloom_bits,
+					  odb->opts.compression ? 1 : 0) >= 0;
+	if (FreeFile(f) != 0 || !written)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write file \"%s\": %m", tmp)));
@@ -239,6 +256,32 @@ read_options(const WcOpenRequest *req, WcDbOptions *opts)
 	}
 }
 
+/*
+ * The database of the worker's list in the directory path, however it is
+ * named ("/x" and "/x/", a symlink, a bind mount): opened twice in this
+ * process, LevelDB would take its lock twice (the lock is per process), and
+ * the second open's recovery would remove the first's live log.
+ */
+static WcOpenDb *
+find_open(const char *path)
+{
+	struct stat st;
+	bool		exists = stat(path, &st) == 0;
+	WcDatabase *db;
+
+	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
+	{
+		WcOpenDb   *odb = ldb_odb(db);
+
+		if (!ldb_odb_mine(odb))
+			continue;
+		if (strcmp(odb->path, path) == 0 ||
+			(exists && odb->have_file_id && odb->dev == st.st_dev && odb->ino == st.st_ino))
+			return odb;
+	}
+	return NULL;
+}
+
 /* A database not open yet, opened and added to the worker's list. */
 static WcOpenDb *
 open_new(const char *path, const WcDbOptions *opts, const WcEngine *engine)
@@ -273,35 +316,16 @@ ldb_open(const WcOpenRequest *req, const WcEngine *engine)
 {
 	char	   *path = pnstrdup((const char *) req->target.data, req->target.len);
 	WcDbOptions opts = {0};
-	WcDatabase *db;
 	WcOpenDb   *odb;
-	struct stat st;
-	bool		exists;
 
-	/*
-	 * One directory, however it is named ("/x" and "/x/", a symlink, a bind
-	 * mount), is one database: opened twice in this process, LevelDB would
-	 * take its lock twice (the lock is per process), and the second open's
-	 * recovery would remove the first's live log.
-	 */
 	read_options(req, &opts);
 	canonicalize_path(path);
-	exists = stat(path, &st) == 0;
-	for (uint32 id = 0; (db = wc_db_nth(id)) != NULL; id++)
-	{
-		odb = ldb_odb(db);
-		if (!ldb_odb_mine(odb))
-			continue;
-		if (strcmp(odb->path, path) == 0 ||
-			(exists && odb->have_file_id && odb->dev == st.st_dev && odb->ino == st.st_ino))
-		{
-			if (odb->db == NULL)
-				ldb_reopen(odb);
-			return odb;
-		}
-	}
-
-	return open_new(path, &opts, engine);
+	odb = find_open(path);
+	if (odb == NULL)
+		return open_new(path, &opts, engine);
+	if (odb->db == NULL)
+		ldb_reopen(odb);
+	return odb;
 }
 
 /* A failure of the start's pass over path, logged: its first use reports it. */
@@ -366,13 +390,14 @@ settle_one(const char *path, const WcDbOptions *opts)
  * that only an open database settles (xacts.c).  Were the database not
  * used again until vacuum truncated the commit log past the writer, the
  * record would read as settled and committed, and the aborted writes as
- * visible.  Records the pass cannot settle yet (a prepared transaction, a
- * replication slot or a standby holds the horizon back) keep their
- * database open, so that the main loop settles them in time.  Each
- * database is opened with the settings it was last opened with; one that
- * has none written (not opened since this version) or cannot be opened is
- * left for its first use.  Not during recovery: a standby's commit log is
- * behind the primary's.
+ * visible.  With no read open yet, an aborted writer's entries go even
+ * while the horizon holds them.  A writer still running (a prepared
+ * transaction) keeps its database open, so that the main loop settles its
+ * end in time.  Each
+ * database is opened with the settings it was last opened with (or, with
+ * none written, unknown_settings); one that cannot be opened is left for
+ * its first use, and one already open under another name is skipped.  Not
+ * during recovery: a standby's commit log is behind the primary's.
  */
 void
 ldb_settle_registered(void)
@@ -391,8 +416,11 @@ ldb_settle_registered(void)
 		WcDbOptions opts;
 
 		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '\0' || !storage_exists(line) || !settings_read(line, &opts) ||
-			settle_one(line, &opts) == 0)
+		if (line[0] == '\0' || !storage_exists(line) || find_open(line) != NULL)
+			continue;
+		if (!settings_read(line, &opts))
+			opts = unknown_settings;
+		if (settle_one(line, &opts) == 0)
 			continue;
 		PG_TRY();
 		{

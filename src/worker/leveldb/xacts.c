@@ -409,6 +409,8 @@ ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
 	}
 }
 
+static void settle(WcOpenDb *odb, bool unread);
+
 /*
  * ldb_xacts_settle
  *		Forget the commits every snapshot agrees on: writers that have
@@ -419,6 +421,17 @@ ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt)
  */
 void
 ldb_xacts_settle(WcOpenDb *odb)
+{
+	settle(odb, false);
+}
+
+/*
+ * settle: ldb_xacts_settle's work; unread says that no read is open on the
+ * database (the worker's start), so that an aborted writer's entries may go
+ * while the horizon holds: no snapshot sees them.
+ */
+static void
+settle(WcOpenDb *odb, bool unread)
 {
 	struct WcXacts *x = odb->xacts;
 	TransactionId horizon;
@@ -435,8 +448,22 @@ ldb_xacts_settle(WcOpenDb *odb)
 		TransactionId xid = XidFromFullTransactionId(r->writer);
 		uint8		key[XACT_KEY_LEN];
 
-		if (!FullTransactionIdPrecedes(r->writer, oldest) &&
-			(!TransactionIdPrecedes(xid, horizon) || TransactionIdIsInProgress(xid)))
+		bool		keep;
+
+		if (FullTransactionIdPrecedes(r->writer, oldest))
+			keep = false;
+		else if (!TransactionIdPrecedes(xid, horizon))
+		{
+			keep = true;
+			if (unread && !TransactionIdIsInProgress(xid))
+			{
+				resolve(r);
+				keep = r->status == WC_XACT_COMMITTED;
+			}
+		}
+		else
+			keep = TransactionIdIsInProgress(xid);
+		if (keep)
 		{
 			x->recs[kept++] = *r;
 			continue;
@@ -531,10 +558,14 @@ ldb_xacts_free(WcOpenDb *odb)
 
 /*
  * ldb_xacts_settle_closing
- *		Settle what can be settled in a database about to be closed, and
- *		write the deletes of the settled records in a batch of their own:
- *		no commit will take them.  The records are freed; the number that
- *		could not be settled yet.
+ *		At the worker's start, with no read open: settle what can be settled
+ *		in a database about to be closed, aborted writers even while the
+ *		horizon holds them, and write the deletes of the settled records in
+ *		a batch of their own: no commit will take them.  The records are
+ *		freed; the number of writers still running (prepared transactions),
+ *		whose end must find the database open.  A committed writer the
+ *		horizon holds may stay in LevelDB: it reads as committed whenever it
+ *		is loaded again.
  */
 int
 ldb_xacts_settle_closing(WcOpenDb *odb)
@@ -545,8 +576,7 @@ ldb_xacts_settle_closing(WcOpenDb *odb)
 	if (odb->xacts == NULL)
 		return 0;
 	if (odb->xacts->n > 0)
-		ldb_xacts_settle(odb);
-	left = odb->xacts->n;
+		settle(odb, true);
 	batch = storage_batch_new();
 	PG_TRY();
 	{
@@ -559,6 +589,10 @@ ldb_xacts_settle_closing(WcOpenDb *odb)
 		storage_batch_free(batch);
 	}
 	PG_END_TRY();
+	left = 0;
+	for (int i = 0; i < odb->xacts->n; i++)
+		if (TransactionIdIsInProgress(XidFromFullTransactionId(odb->xacts->recs[i].writer)))
+			left++;
 	ldb_xacts_free(odb);
 	return left;
 }
