@@ -7,7 +7,7 @@
 # the control file, META.json and the install script agree with it.
 
 EXTENSION = widecolumn_fdw
-EXTVERSION = 0.10.0
+EXTVERSION = 0.11.0
 
 MODULE_big = widecolumn_fdw
 OBJS = src/widecolumn_fdw.o \

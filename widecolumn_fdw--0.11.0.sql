@@ -1,4 +1,4 @@
-/* widecolumn_fdw--0.10.0.sql */
+/* widecolumn_fdw--0.11.0.sql */
 
 \echo Use "CREATE EXTENSION widecolumn_fdw" to load this file. \quit
 
