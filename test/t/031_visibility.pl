@@ -76,16 +76,7 @@ DELETE FROM f2 WHERE k = 'base2';
 sub same_as_native
 {
 	my ($label) = @_;
-	foreach my $t (qw(f f2))
-	{
-		my $diff = $node->safe_psql('postgres', qq{
-SELECT count(*) FROM (
-  (SELECT k, v FROM $t EXCEPT ALL SELECT k, v FROM n)
-  UNION ALL (SELECT k, v FROM n EXCEPT ALL SELECT k, v FROM $t)) x});
-		is($diff, '0', "$label: $t holds exactly the native table's rows");
-	}
-	is($node->safe_psql('postgres', 'SELECT count(*) FROM n'), 2 + 50 * $committed,
-		"$label: every committed transaction is there");
+	wc_same_as_native($node, $_, 'n', $label, 2 + 50 * $committed) foreach qw(f f2);
 	return;
 }
 

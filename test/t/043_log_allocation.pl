@@ -46,17 +46,6 @@ sub commit_rows
 	return;
 }
 
-sub same_as_native
-{
-	my ($label) = @_;
-	is($node->safe_psql('postgres', q{
-SELECT count(*) FROM ((SELECT k, v FROM f EXCEPT ALL SELECT k, v FROM n)
-  UNION ALL (SELECT k, v FROM n EXCEPT ALL SELECT k, v FROM f)) x}),
-		'0', "$label: the foreign table holds exactly the native table's rows");
-	is($node->safe_psql('postgres', 'SELECT count(*) FROM f'), $rows,
-		"$label: every committed row is there");
-	return;
-}
 
 # The newest log, once the worker has allocated it (within a second).
 sub allocated_log
@@ -78,16 +67,16 @@ sub allocated_log
 
 commit_rows('a', 50);
 allocated_log('at open');
-same_as_native('before any stop');
+wc_same_as_native($node, 'f', 'n', 'before any stop', $rows);
 
 $node->restart;
-same_as_native('after a clean restart');
+wc_same_as_native($node, 'f', 'n', 'after a clean restart', $rows);
 
 commit_rows('b', 50);
 allocated_log('after a restart');
 $node->stop('immediate');
 $node->start;
-same_as_native('after a crash');
+wc_same_as_native($node, 'f', 'n', 'after a crash', $rows);
 
 # A crash cut a write short: its record is there in part, zeros after.
 commit_rows('c', 20);
@@ -106,9 +95,9 @@ $node->stop('immediate');
 	close($fh) or die "could not write $log: $!";
 }
 $node->start;
-same_as_native('after a crash that cut a write short');
+wc_same_as_native($node, 'f', 'n', 'after a crash that cut a write short', $rows);
 commit_rows('d', 5);
-same_as_native('then commits');
+wc_same_as_native($node, 'f', 'n', 'then commits', $rows);
 
 # A last record with all its bytes but a wrong checksum was damaged, not
 # cut short (a cut leaves the last byte zero): the database is refused, as

@@ -195,18 +195,7 @@ BEGIN; UPDATE f SET v = v + 100 WHERE k = 'before'; UPDATE n SET v = v + 100 WHE
 BEGIN; DELETE FROM f WHERE k = 'wrap3'; DELETE FROM n WHERE k = 'wrap3'; COMMIT;
 });
 
-sub same_as_native
-{
-	my ($label) = @_;
-	is($node->safe_psql('postgres', q{
-SELECT count(*) FROM ((SELECT k, v FROM f EXCEPT ALL SELECT k, v FROM n)
-  UNION ALL (SELECT k, v FROM n EXCEPT ALL SELECT k, v FROM f)) x}),
-		'0', "$label: the foreign table holds exactly the native table's rows");
-	is($node->safe_psql('postgres', 'SELECT count(*) FROM f'), '21',
-		"$label: every committed row is there");
-	return;
-}
-same_as_native('across the wraparound');
+wc_same_as_native($node, 'f', 'n', 'across the wraparound', '21');
 
 # A rolled-back transaction leaves nothing, before and after a crash.
 $node->safe_psql('postgres', q{
@@ -214,9 +203,9 @@ BEGIN; INSERT INTO f VALUES ('aborted', 0); INSERT INTO n VALUES ('aborted', 0);
 });
 $node->stop('immediate');
 ok($node->start(fail_ok => 1), 'the cluster starts after a crash in the new epoch');
-same_as_native('after the second crash');
+wc_same_as_native($node, 'f', 'n', 'after the second crash', '21');
 $node->restart;
-same_as_native('after a clean restart');
+wc_same_as_native($node, 'f', 'n', 'after a clean restart', '21');
 
 # One directory in the registry under two names (a symlink): the start
 # keeps it open under the first, for a prepared writer, and must not open

@@ -16,7 +16,7 @@ use Test::More ();
 use Time::HiRes qw(usleep);
 
 our @EXPORT =
-  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL wc_unblocked_signals @WC_PG_SIGNALS wc_log_written);
+  qw(wc_node wc_fixture_copy wc_run_statements worker_pid wait_for_new_worker sqlstate sessions_at_once @clients start_client pump_clients wait_clients wc_commit_held wc_bt_emulator wc_bt_start_emulator wc_bt_cbt wc_bt_wall wc_bt_stop_emulator wc_normal_policy wc_cbt_families wc_bt_test_start wc_with_cbt wc_cbt_home wc_with_google $WC_BTWALL wc_unblocked_signals @WC_PG_SIGNALS wc_log_written wc_same_as_native);
 
 my $WORKER = 'widecolumn_fdw storage worker';
 
@@ -262,6 +262,21 @@ sub wc_node
 		"shared_preload_libraries = 'widecolumn_fdw'\n" . ($conf // ''));
 	$node->start;
 	return $node;
+}
+
+# The foreign table $foreign of database postgres holds exactly the rows
+# (k, v) of the native table $native, $rows of them: two checks.
+sub wc_same_as_native
+{
+	my ($node, $foreign, $native, $label, $rows) = @_;
+
+	Test::More::is($node->safe_psql('postgres', qq{
+SELECT count(*) FROM ((SELECT k, v FROM $foreign EXCEPT ALL SELECT k, v FROM $native)
+  UNION ALL (SELECT k, v FROM $native EXCEPT ALL SELECT k, v FROM $foreign)) x}),
+		'0', "$label: $foreign holds exactly the native table's rows");
+	Test::More::is($node->safe_psql('postgres', "SELECT count(*) FROM $foreign"), $rows,
+		"$label: every committed row is in $foreign");
+	return;
 }
 
 # A copy of the LevelDB database of test/fixtures/<name>/db in a new
