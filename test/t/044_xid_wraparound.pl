@@ -233,5 +233,20 @@ $node->restart;
 is($node->safe_psql('postgres', q{SELECT string_agg(k, ' ' ORDER BY k) FROM f4}),
 	'after first prepared second', 'every commit to the directory of two names survives the restarts');
 
+# A worker up for 2^31 transactions: PostgreSQL's TransactionIdIsInProgress
+# takes an xid before the process's RecentXmin as ended without looking,
+# and the worker takes no snapshot that would move its own.  The test
+# setting starts it where that uptime would leave it; a prepared writer
+# must still read as running, its rows kept at the start and visible after
+# COMMIT PREPARED.
+$node->append_conf('postgresql.conf', "widecolumn_fdw.debug_age_recent_xmin = on\n");
+$node->safe_psql('postgres', q{BEGIN; INSERT INTO f VALUES ('aged', 5); INSERT INTO n VALUES ('aged', 5); PREPARE TRANSACTION 'aged';});
+$node->restart;
+$node->safe_psql('postgres', q{SELECT count(*) FROM f WHERE k = 'other'});
+$node->safe_psql('postgres', "COMMIT PREPARED 'aged'");
+wc_same_as_native($node, 'f', 'n', 'a prepared writer, the worker up for 2^31 xids', '22');
+is($node->safe_psql('postgres', q{SELECT v FROM f WHERE k = 'aged'}), '5',
+	'the prepared writer\'s row is there after COMMIT PREPARED');
+
 $node->stop;
 done_testing();

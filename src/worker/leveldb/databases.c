@@ -34,22 +34,46 @@
  */
 #define WC_REGISTRY		"widecolumn_fdw/databases"
 
-static bool
-registry_has(const char *path)
+/*
+ * Call fn with each path of the registry, in order, until it returns
+ * false; nothing when no database has been created yet.
+ */
+static void
+registry_each(bool (*fn) (const char *path, void *arg), void *arg)
 {
 	FILE	   *f = AllocateFile(WC_REGISTRY, "r");
 	char		line[MAXPGPATH + 2];
-	bool		found = false;
 
 	if (f == NULL)
-		return false;
-	while (!found && fgets(line, sizeof(line), f) != NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
 	{
 		line[strcspn(line, "\n")] = '\0';
-		found = strcmp(line, path) == 0;
+		if (line[0] != '\0' && !fn(line, arg))
+			break;
 	}
 	FreeFile(f);
-	return found;
+}
+
+/* registry_has's test: false (stop) at the path sought. */
+static bool
+path_differs(const char *path, void *arg)
+{
+	const char **sought = arg;
+
+	if (strcmp(path, *sought) != 0)
+		return true;
+	*sought = NULL;
+	return false;
+}
+
+static bool
+registry_has(const char *path)
+{
+	const char *sought = path;
+
+	registry_each(path_differs, &sought);
+	return sought == NULL;
 }
 
 static void
@@ -379,6 +403,31 @@ settle_one(const char *path, const WcDbOptions *opts)
 	return left;
 }
 
+/* ldb_settle_registered's step for one registered database. */
+static bool
+settle_registered(const char *path, void *arg)
+{
+	MemoryContext old = CurrentMemoryContext;
+	WcDbOptions opts;
+
+	if (!storage_exists(path) || find_open(path) != NULL)
+		return true;
+	if (!settings_read(path, &opts))
+		opts = unknown_settings;
+	if (settle_one(path, &opts) == 0)
+		return true;
+	PG_TRY();
+	{
+		(void) open_new(path, &opts, &wc_leveldb_engine);
+	}
+	PG_CATCH();
+	{
+		log_settle_failure(path, old);
+	}
+	PG_END_TRY();
+	return true;
+}
+
 /*
  * ldb_settle_registered
  *		At the worker's start: every database this cluster created is
@@ -402,37 +451,8 @@ settle_one(const char *path, const WcDbOptions *opts)
 void
 ldb_settle_registered(void)
 {
-	FILE	   *f;
-	char		line[MAXPGPATH + 2];
-
-	if (RecoveryInProgress())
-		return;
-	f = AllocateFile(WC_REGISTRY, "r");
-	if (f == NULL)
-		return;					/* no database created yet */
-	while (fgets(line, sizeof(line), f) != NULL)
-	{
-		MemoryContext old = CurrentMemoryContext;
-		WcDbOptions opts;
-
-		line[strcspn(line, "\n")] = '\0';
-		if (line[0] == '\0' || !storage_exists(line) || find_open(line) != NULL)
-			continue;
-		if (!settings_read(line, &opts))
-			opts = unknown_settings;
-		if (settle_one(line, &opts) == 0)
-			continue;
-		PG_TRY();
-		{
-			(void) open_new(line, &opts, &wc_leveldb_engine);
-		}
-		PG_CATCH();
-		{
-			log_settle_failure(line, old);
-		}
-		PG_END_TRY();
-	}
-	FreeFile(f);
+	if (!RecoveryInProgress())
+		registry_each(settle_registered, NULL);
 }
 
 /*

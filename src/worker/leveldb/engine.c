@@ -38,6 +38,15 @@ define_settings(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("widecolumn_fdw.debug_age_recent_xmin",
+							 "Starts the storage worker as if 2^31 transactions had begun since its start (for tests).",
+							 NULL,
+							 &ldb_debug_age_recent_xmin,
+							 false,
+							 PGC_SIGHUP,
+							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
 	DefineCustomIntVariable("widecolumn_fdw.sweep_naptime",
 							"Sets the time between two passes of the storage worker's background sweep over a database.",
 							"The sweep deletes what no read can return any more, when the worker has nothing else to do; 0 turns it off.",
@@ -83,6 +92,7 @@ start(int nslots)
 	storage_start_background_thread(WARNING);
 	/* Each backend has at most one commit out, and one more if it left. */
 	fd = storage_writer_start(2 * nslots);
+	ldb_xacts_worker_start();
 	ldb_settle_registered();
 	return fd;
 }

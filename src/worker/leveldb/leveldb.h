@@ -302,6 +302,8 @@ extern uint64 ldb_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes hig
 
 /* in rowcommit.c: writing rows, and the clock */
 extern int	ldb_debug_crash_after_commit_batches;
+extern bool ldb_debug_age_recent_xmin;
+extern void ldb_xacts_worker_start(void);
 extern void ldb_load_clock(WcOpenDb *odb);
 extern bool ldb_commit_is_large(WcOpenDb *odb, WcClientWrites *w);
 extern WcBatch *ldb_commit(WcOpenDb *odb, WcClientWrites *w, bool sync);

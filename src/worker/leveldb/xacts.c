@@ -27,6 +27,7 @@
 #include "storage/lwlock.h"
 #include "storage/procarray.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "common/keycodec.h"
 #include "worker/leveldb/leveldb.h"
@@ -106,6 +107,43 @@ oldest_clog_full_xid(void)
  * comparisons still hold (and resolve looks again, under the lock).
  */
 static FullTransactionId oldest_seen = {0};
+
+/* Tests: start as if 2^31 xids had begun since (ldb_xacts_worker_start). */
+bool		ldb_debug_age_recent_xmin = false;
+
+/*
+ * TransactionIdIsInProgress takes an xid that precedes RecentXmin as ended
+ * without looking.  A backend's snapshots move RecentXmin; the worker
+ * takes none, so its own would stay where its start left it, and 2^31
+ * xids later every running writer would precede it and read as aborted,
+ * its rows hidden and then deleted.  So before each look it is set (with
+ * TransactionXmin, which the subtransaction log's lookups expect at or
+ * below the xid) to the oldest xid any backend may still consider running.
+ */
+static void
+refresh_recent_xmin(void)
+{
+	RecentXmin = TransactionXmin = GetOldestTransactionIdConsideredRunning();
+}
+
+/*
+ * ldb_xacts_worker_start
+ *		At the worker's start, before any look at a writer.  With the test
+ *		setting, RecentXmin is put where 2^31 xids of uptime would leave it
+ *		without refresh_recent_xmin: just past every running xid.
+ */
+void
+ldb_xacts_worker_start(void)
+{
+	TransactionId aged;
+
+	if (!ldb_debug_age_recent_xmin)
+		return;
+	aged = XidFromFullTransactionId(ReadNextFullTransactionId()) + ((uint32) 1 << 31) - 1000;
+	if (!TransactionIdIsNormal(aged))
+		aged = FirstNormalTransactionId;
+	RecentXmin = TransactionXmin = aged;
+}
 
 static void
 xact_key(uint64 ts, uint8 *key)
@@ -357,6 +395,8 @@ ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool settled, WcHidde
 		return;
 	out->ts = palloc(sizeof(uint64) * x->n);
 	oldest = oldest_seen;
+	if (snap == NULL && !settled)
+		refresh_recent_xmin();
 	for (int i = 0; i < x->n; i++)
 	{
 		WcXact	   *r = &x->recs[i];
@@ -442,6 +482,7 @@ settle(WcOpenDb *odb, bool unread)
 		return;
 	horizon = GetOldestNonRemovableTransactionId(NULL);
 	oldest = oldest_seen = oldest_clog_full_xid();
+	refresh_recent_xmin();
 	for (int i = 0; i < x->n; i++)
 	{
 		WcXact	   *r = &x->recs[i];
@@ -562,8 +603,8 @@ ldb_xacts_free(WcOpenDb *odb)
  *		in a database about to be closed, aborted writers even while the
  *		horizon holds them, and write the deletes of the settled records in
  *		a batch of their own: no commit will take them.  The records are
- *		freed; the number of writers still running (prepared transactions),
- *		whose end must find the database open.  A committed writer the
+ *		freed; the number of writers kept without a known commit (running:
+ *		prepared transactions), whose end must find the database open.  A committed writer the
  *		horizon holds may stay in LevelDB: it reads as committed whenever it
  *		is loaded again.
  */
@@ -589,9 +630,13 @@ ldb_xacts_settle_closing(WcOpenDb *odb)
 		storage_batch_free(batch);
 	}
 	PG_END_TRY();
+	/*
+	 * Counted by what settle found, not asked again: a writer that ended
+	 * since (a ROLLBACK PREPARED meanwhile) must still find it open.
+	 */
 	left = 0;
 	for (int i = 0; i < odb->xacts->n; i++)
-		if (TransactionIdIsInProgress(XidFromFullTransactionId(odb->xacts->recs[i].writer)))
+		if (odb->xacts->recs[i].status != WC_XACT_COMMITTED)
 			left++;
 	ldb_xacts_free(odb);
 	return left;
