@@ -233,6 +233,33 @@ $node->restart;
 is($node->safe_psql('postgres', q{SELECT string_agg(k, ' ' ORDER BY k) FROM f4}),
 	'after first prepared second', 'every commit to the directory of two names survives the restarts');
 
+# The start's pass opens s3's database, unused since, with the settings
+# file beside it; one not as the worker writes it (a write buffer past a
+# server's 1024 MB, a sign) is not taken: the open allocates LevelDB's new
+# log to the write buffer of the settings it used, here the 16 MB of a
+# database without the file, not 2000 MB.
+sub largest_log
+{
+	my ($d) = @_;
+	opendir(my $dh, $d) or die "opendir $d: $!";
+	my ($max) = sort { $b <=> $a } map { -s "$d/$_" } grep { /\.log$/ } readdir $dh;
+	closedir $dh;
+	return $max;
+}
+foreach my $bad ("cache_mb 8\nwrite_buffer_mb 2000\nbloom_bits 10\ncompression 0\n",
+	"cache_mb 8\nwrite_buffer_mb +40\nbloom_bits 10\ncompression 0\n")
+{
+	$node->stop;
+	PostgreSQL::Test::Utils::append_to_file("$dir-3/widecolumn-settings.new", $bad);
+	rename("$dir-3/widecolumn-settings.new", "$dir-3/widecolumn-settings") or die "rename: $!";
+	$node->start;
+	# the pass is done once the worker serves: its start runs it first
+	$node->safe_psql('postgres', 'SELECT count(*) FROM f');
+	(my $shown = $bad) =~ s/\n/; /g;
+	is(largest_log("$dir-3"), 16 * 1024 * 1024,
+		"a settings file that says \"$shown\" is not taken: the start's pass opens the database as one without it");
+}
+
 # A worker up for 2^31 transactions: PostgreSQL's TransactionIdIsInProgress
 # takes an xid before the process's RecentXmin as ended without looking,
 # and the worker takes no snapshot that would move its own.  The test

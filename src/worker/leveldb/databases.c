@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <sys/stat.h>
 
 #include "storage/fd.h"
@@ -154,25 +156,64 @@ settings_write(WcOpenDb *odb)
 	pfree(path);
 }
 
-/* The settings of the database in dir, false if it has none written. */
+/*
+ * One line "name value" of the settings file at *p, value in [lo, hi]:
+ * digits only, as settings_write writes them (a server's own ranges,
+ * mapping.c).  Moves *p past the line.
+ */
+static bool
+settings_line(const char **p, const char *name, unsigned long lo, unsigned long hi,
+			  unsigned int *value)
+{
+	size_t		len = strlen(name);
+	const char *v = *p + len + 1;
+	char	   *end;
+	unsigned long n;
+
+	if (strncmp(*p, name, len) != 0 || (*p)[len] != ' ' || !isdigit((unsigned char) *v))
+		return false;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\n' || n < lo || n > hi)
+		return false;
+	*value = (unsigned int) n;
+	*p = end + 1;
+	return true;
+}
+
+/*
+ * The settings of the database in dir; false if it has none written, or
+ * the file is not as settings_write writes it (then the caller opens it
+ * with unknown_settings).
+ */
 static bool
 settings_read(const char *dir, WcDbOptions *opts)
 {
 	char	   *path = settings_path(dir);
 	FILE	   *f = AllocateFile(path, "r");
+	char		text[256];
+	size_t		len;
+	const char *p = text;
 	unsigned int cache,
 				buffer,
-				bloom;
-	int			compression;
+				bloom,
+				compression;
 	bool		ok;
 
 	pfree(path);
 	if (f == NULL)
 		return false;
-	ok = fscanf(f, "cache_mb %u write_buffer_mb %u bloom_bits %u compression %d",
-				&cache, &buffer, &bloom, &compression) == 4;
+	len = fread(text, 1, sizeof(text) - 1, f);
+	ok = !ferror(f) && feof(f);
 	FreeFile(f);
-	if (!ok || buffer == 0)
+	text[len] = '\0';
+	ok = ok && strlen(text) == len &&
+		settings_line(&p, "cache_mb", 0, 65536, &cache) &&
+		settings_line(&p, "write_buffer_mb", 1, 1024, &buffer) &&
+		settings_line(&p, "bloom_bits", 0, 64, &bloom) &&
+		settings_line(&p, "compression", 0, 1, &compression) &&
+		*p == '\0';
+	if (!ok)
 		return false;
 	memset(opts, 0, sizeof(*opts));
 	opts->cache_mb = cache;
@@ -446,13 +487,16 @@ settle_registered(const char *path, void *arg)
  * database is opened with the settings it was last opened with (or, with
  * none written, unknown_settings); one that cannot be opened is left for
  * its first use, and one already open under another name is skipped.  Not
- * during recovery: a standby's commit log is behind the primary's.
+ * during recovery, a standby's commit log being behind the primary's: false
+ * then, and the worker's main loop calls again once recovery has ended.
  */
-void
+bool
 ldb_settle_registered(void)
 {
-	if (!RecoveryInProgress())
-		registry_each(settle_registered, NULL);
+	if (RecoveryInProgress())
+		return false;
+	registry_each(settle_registered, NULL);
+	return true;
 }
 
 /*

@@ -17,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -84,6 +85,13 @@ define_settings(void)
 							NULL, NULL, NULL);
 }
 
+/*
+ * Whether the start's pass over the registry has run: a worker started
+ * during recovery (a hot standby, an archive recovery) runs it once
+ * recovery has ended (step).
+ */
+static bool registered_settled = false;
+
 static int
 start(int nslots)
 {
@@ -93,7 +101,7 @@ start(int nslots)
 	/* Each backend has at most one commit out, and one more if it left. */
 	fd = storage_writer_start(2 * nslots);
 	ldb_xacts_worker_start();
-	ldb_settle_registered();
+	registered_settled = ldb_settle_registered();
 	return fd;
 }
 
@@ -145,6 +153,8 @@ step(void)
 	ldb_heat_store_due();
 	ldb_xacts_settle_due();
 	allocate_logs_due();
+	if (!registered_settled && !RecoveryInProgress())
+		registered_settled = ldb_settle_registered();
 	return busy;
 }
 

@@ -117,7 +117,7 @@ extern void ldb_ready(WcDatabase *db);
 extern void ldb_reopen(WcOpenDb *odb);
 extern void ldb_close_after_failure(WcOpenDb *odb);
 extern void ldb_close_all(void);
-extern void ldb_settle_registered(void);
+extern bool ldb_settle_registered(void);
 #define ldb_odb(db)	((WcOpenDb *) (db))
 /*
  * The database of id as this engine's, or NULL past the last: a walk over

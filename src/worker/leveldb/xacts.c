@@ -96,6 +96,9 @@ oldest_clog_full_xid(void)
 	FullTransactionId next = ReadNextFullTransactionId();
 	uint32		behind = XidFromFullTransactionId(next) - oldest;
 
+	/* in the first epoch after a pg_resetwal -x without -u: nothing older */
+	if (behind > U64FromFullTransactionId(next))
+		return FullTransactionIdFromEpochAndXid(0, FirstNormalTransactionId);
 	return FullTransactionIdFromU64(U64FromFullTransactionId(next) - behind);
 }
 
