@@ -30,7 +30,7 @@ OBJS = src/widecolumn_fdw.o \
        src/worker/runtime/state.o src/worker/runtime/clients.o src/worker/runtime/failure.o src/worker/runtime/readers.o src/worker/runtime/snapshare.o src/worker/runtime/heat.o \
        src/worker/leveldb/engine.o src/worker/leveldb/databases.o src/worker/leveldb/largecommit.o \
        src/worker/leveldb/rowscan.o src/worker/leveldb/rowread.o src/worker/leveldb/versions.o src/worker/leveldb/rowfilter.o src/worker/leveldb/tablemeta.o src/worker/leveldb/sweep.o src/worker/leveldb/reclaim.o src/worker/leveldb/rowdrops.o src/worker/leveldb/sizes.o src/worker/leveldb/rowcommit.o src/worker/leveldb/rollback.o \
-       src/worker/leveldb/heatstore.o src/worker/leveldb/xacts.o src/worker/leveldb/commitwriter.o src/worker/leveldb/storage.o src/worker/leveldb/logfiles.o \
+       src/worker/leveldb/heatstore.o src/worker/leveldb/xacts.o src/worker/leveldb/commitwriter.o src/worker/leveldb/storage.o src/worker/leveldb/logfiles.o src/worker/leveldb/redolog.o \
        src/worker/bigtable/engine.o src/worker/bigtable/btscan.o src/worker/bigtable/btcommit.o src/worker/bigtable/btfamilies.o src/worker/bigtable/btfilters.o src/worker/bigtable/btmeta.o src/worker/bigtable/btoverlay.o src/worker/bigtable/btpolicies.o src/worker/bigtable/btsizes.o src/worker/bigtable/readrows.o
 # The install script of this version, the first version's (an older version
 # installs through it and the upgrade scripts: sql/upgrade.sql) and the

@@ -56,9 +56,11 @@ SELECT count(*) = count(DISTINCT request) AS distinct_types,
        bool_and(request !~ '^[0-9]+$') AS all_named
   FROM widecolumn.stat_worker;
 
--- Two synced commits that wrote: counted, and at least as many fsyncs.
+-- Two synced commits that wrote: counted, and fsyncs counted.  Their
+-- batches are durable by WAL and written to LevelDB without sync; the first
+-- commit of a database with nothing to redo syncs its redo entry first.
 SELECT a.commits - b.commits >= 2 AS commits_counted,
-       a.fsyncs - b.fsyncs >= 2 AS fsyncs_counted,
+       a.fsyncs - b.fsyncs >= 1 AS fsyncs_counted,
        a.large_commits >= b.large_commits AS large_not_fewer,
        a.busy_fraction BETWEEN 0 AND 1 AS busy_is_a_fraction,
        a.started = b.started AS same_worker,

@@ -62,6 +62,7 @@ wc_shmem_startup(void)
 		pg_atomic_init_u32(&wc_shared->slot_changes, 0);
 		pg_atomic_init_u64(&wc_shared->family_changes, 0);
 		pg_atomic_init_u64(&wc_shared->bigtable_commits, 0);
+		pg_atomic_init_u32(&wc_shared->commits_logged, 0);
 		wc_shared->nslots = MaxBackends;
 	}
 	wc_progress_shmem_init();

@@ -94,6 +94,12 @@ typedef struct WcShared
 	 */
 	pg_atomic_uint64 bigtable_commits;
 	/*
+	 * 1 while the storage worker logs small commits in WAL
+	 * (worker/leveldb/redolog.c): a synced COMMIT's answer does not wait
+	 * for an fsync, so a backend polls for it (fdw/link/client.c)
+	 */
+	pg_atomic_uint32 commits_logged;
+	/*
 	 * the highest xid (a FullTransactionId) that durable WAL reserves, and
 	 * where that record starts (fdw/commit/xidwal.c)
 	 */

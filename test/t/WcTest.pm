@@ -258,8 +258,10 @@ sub wc_node
 	my $node = PostgreSQL::Test::Cluster->new($name);
 
 	$node->init;
+	# PostgreSQL's default wal_level (the test library's is minimal): the
+	# worker logs small commits in WAL, and keeps WAL with a slot
 	$node->append_conf('postgresql.conf',
-		"shared_preload_libraries = 'widecolumn_fdw'\n" . ($conf // ''));
+		"shared_preload_libraries = 'widecolumn_fdw'\nwal_level = replica\n" . ($conf // ''));
 	$node->start;
 	return $node;
 }

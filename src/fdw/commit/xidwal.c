@@ -52,21 +52,8 @@
 #include "storage/spin.h"
 
 #include "common/shmem.h"
+#include "common/walrecord.h"
 #include "fdw/commit/commit.h"
-
-/*
- * Our resource manager's id, among those PostgreSQL leaves to extensions
- * (128 to 255; docs/format.md, "WAL").
- */
-#define WC_RMGR_ID				172
-
-#define XLOG_WC_XID_RESERVE		0x00
-
-/* The record: the highest xid reserved, as a FullTransactionId. */
-typedef struct xl_wc_xid_reserve
-{
-	uint64		last;
-} xl_wc_xid_reserve;
 
 /*
  * The last xid of xid's page in the commit log (2 bits an xid), in the
@@ -140,6 +127,9 @@ xidwal_redo(XLogReaderState *record)
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 	xl_wc_xid_reserve *xlrec = (xl_wc_xid_reserve *) XLogRecGetData(record);
 
+	/* the storage worker redoes logged commits itself (redolog.c) */
+	if (info == XLOG_WC_BATCH)
+		return;
 	if (info != XLOG_WC_XID_RESERVE)
 		elog(PANIC, "widecolumn_fdw redo: unknown op code %u", info);
 	AdvanceNextFullTransactionIdPastXid(XidFromFullTransactionId(FullTransactionIdFromU64(xlrec->last)));
@@ -149,8 +139,15 @@ static void
 xidwal_desc(StringInfo buf, XLogReaderState *record)
 {
 	xl_wc_xid_reserve *xlrec = (xl_wc_xid_reserve *) XLogRecGetData(record);
-	FullTransactionId last = FullTransactionIdFromU64(xlrec->last);
+	FullTransactionId last;
 
+	if ((XLogRecGetInfo(record) & ~XLR_INFO_MASK) == XLOG_WC_BATCH)
+	{
+		appendStringInfo(buf, "commit batch of %u bytes",
+						 XLogRecGetDataLen(record) - WC_WAL_ID_LEN);
+		return;
+	}
+	last = FullTransactionIdFromU64(xlrec->last);
 	appendStringInfo(buf, "xids reserved through %u:%u",
 					 EpochFromFullTransactionId(last), XidFromFullTransactionId(last));
 }
@@ -158,7 +155,14 @@ xidwal_desc(StringInfo buf, XLogReaderState *record)
 static const char *
 xidwal_identify(uint8 info)
 {
-	return (info & ~XLR_INFO_MASK) == XLOG_WC_XID_RESERVE ? "XID_RESERVE" : NULL;
+	switch (info & ~XLR_INFO_MASK)
+	{
+		case XLOG_WC_XID_RESERVE:
+			return "XID_RESERVE";
+		case XLOG_WC_BATCH:
+			return "BATCH";
+	}
+	return NULL;
 }
 
 static RmgrData xidwal_rmgr = {

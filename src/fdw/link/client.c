@@ -196,7 +196,9 @@ wait_for_worker(void)
  */
 /*
  * A synced COMMIT's answer waits for an fsync, longer than the poll: it
- * would only take a CPU from the worker and the rest of the machine.
+ * would only take a CPU from the worker and the rest of the machine.  Not
+ * while the worker logs small commits in WAL: it answers once it has
+ * written the batch, without sync.
  */
 static bool answer_waits_for_fsync = false;
 
@@ -868,7 +870,7 @@ wc_client_commit(uint32 db, bool sync)
 	/* its writer: PostgreSQL's commit record makes it visible (xacts.c) */
 	wc_write_commit(&msg, wc_client_db_id(db), sync,
 					U64FromFullTransactionId(GetTopFullTransactionId()));
-	answer_waits_for_fsync = sync;
+	answer_waits_for_fsync = sync && pg_atomic_read_u32(&wc_shared->commits_logged) == 0;
 	call(&msg, &r);
 	answer_waits_for_fsync = false;
 	pfree(msg.data);

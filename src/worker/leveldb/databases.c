@@ -244,12 +244,14 @@ ldb_reopen(WcOpenDb *odb)
 	odb->commit_partial = false;
 	PG_TRY();
 	{
+		ldb_redo_replay(odb);
 		registry_add(odb->path);
 		settings_write(odb);
 		ldb_recover(odb);
 		ldb_load_clock(odb);
 		ldb_xacts_load(odb);
 		ldb_heat_load(odb);
+		ldb_redo_opened(odb->path, true);
 	}
 	PG_CATCH();
 	{
@@ -413,7 +415,8 @@ log_settle_failure(const char *path, MemoryContext cxt)
 
 /*
  * Open path with the settings opts, settle its commits and close it again
- * (ldb_settle_registered); the number of commits left unsettled.
+ * (ldb_settle_registered); the number of commits left unsettled, -1 if
+ * it could not.
  */
 static int
 settle_one(const char *path, const WcDbOptions *opts)
@@ -428,6 +431,7 @@ settle_one(const char *path, const WcDbOptions *opts)
 	PG_TRY();
 	{
 		odb->db = storage_open(path, &odb->opts);
+		ldb_redo_replay(odb);
 		ldb_recover(odb);
 		ldb_xacts_load(odb);
 		left = ldb_xacts_settle_closing(odb);
@@ -436,6 +440,7 @@ settle_one(const char *path, const WcDbOptions *opts)
 	{
 		log_settle_failure(path, old);
 		ldb_xacts_free(odb);
+		left = -1;
 	}
 	PG_END_TRY();
 	if (odb->db != NULL)
@@ -450,12 +455,16 @@ settle_registered(const char *path, void *arg)
 {
 	MemoryContext old = CurrentMemoryContext;
 	WcDbOptions opts;
+	int			left;
 
 	if (!storage_exists(path) || find_open(path) != NULL)
 		return true;
 	if (!settings_read(path, &opts))
 		opts = unknown_settings;
-	if (settle_one(path, &opts) == 0)
+	left = settle_one(path, &opts);
+	/* one it could not open may need WAL kept for redo (redolog.c) */
+	ldb_redo_opened(path, left >= 0);
+	if (left <= 0)
 		return true;
 	PG_TRY();
 	{
@@ -496,6 +505,7 @@ ldb_settle_registered(void)
 	if (RecoveryInProgress())
 		return false;
 	registry_each(settle_registered, NULL);
+	ldb_redo_pass_done();
 	return true;
 }
 
@@ -517,6 +527,32 @@ ldb_close_after_failure(WcOpenDb *odb)
 					odb->path)));
 }
 
+/* At the worker's end: nothing left to redo in odb (redolog.c). */
+static void
+sync_at_end(WcOpenDb *odb)
+{
+	MemoryContext old = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		ldb_redo_sync(odb, true);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(old);
+		edata = CopyErrorData();
+		FlushErrorState();
+		ereport(LOG,
+				(errmsg("widecolumn_fdw storage worker could not sync LevelDB database \"%s\" at its end: %s",
+						odb->path, edata->message),
+				 errdetail("Its last commits are redone from WAL when it is next opened.")));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+}
+
 /*
  * ldb_close_all
  *		Close every database, at exit, after the backends' scans and
@@ -535,7 +571,10 @@ ldb_close_all(void)
 			continue;
 		ldb_heat_store(odb, true);
 		if (odb->db)
+		{
+			sync_at_end(odb);
 			storage_close(odb->db);
+		}
 		odb->db = NULL;
 	}
 }

@@ -39,6 +39,24 @@ define_settings(void)
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 
+	DefineCustomBoolVariable("widecolumn_fdw.debug_lose_logged_writes",
+							 "Makes the storage worker log small commits in WAL and not write them to LevelDB, as if an operating-system crash had lost them (for tests).",
+							 NULL,
+							 &ldb_debug_lose_logged_writes,
+							 false,
+							 PGC_SIGHUP,
+							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("widecolumn_fdw.debug_defer_logged_syncs",
+							 "Makes the storage worker never sync in LevelDB the small commits it logs in WAL (for tests).",
+							 NULL,
+							 &ldb_debug_defer_logged_syncs,
+							 false,
+							 PGC_SIGHUP,
+							 GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
+
 	DefineCustomBoolVariable("widecolumn_fdw.debug_age_recent_xmin",
 							 "Starts the storage worker as if 2^31 transactions had begun since its start (for tests).",
 							 NULL,
@@ -91,6 +109,7 @@ define_settings(void)
  * recovery has ended (step).
  */
 static bool registered_settled = false;
+static bool redo_started = false;	/* and ldb_redo_start */
 
 static int
 start(int nslots)
@@ -101,6 +120,7 @@ start(int nslots)
 	/* Each backend has at most one commit out, and one more if it left. */
 	fd = storage_writer_start(2 * nslots);
 	ldb_xacts_worker_start();
+	redo_started = ldb_redo_start();
 	registered_settled = ldb_settle_registered();
 	return fd;
 }
@@ -153,8 +173,11 @@ step(void)
 	ldb_heat_store_due();
 	ldb_xacts_settle_due();
 	allocate_logs_due();
+	if (!redo_started && !RecoveryInProgress())
+		redo_started = ldb_redo_start();
 	if (!registered_settled && !RecoveryInProgress())
 		registered_settled = ldb_settle_registered();
+	ldb_redo_sync_due();
 	return busy;
 }
 
@@ -309,6 +332,8 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 	WcOpenDb   *odb = ldb_odb(db);
 	WcBatch    *volatile batch = NULL;
 	volatile bool large = false;
+	volatile bool logged = false;
+	bool		store_sync;
 	bool		alone;
 
 	PG_TRY();
@@ -327,10 +352,20 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 		if (large)
 			ldb_large_commit_start(c, odb, w->db);
 		else
+		{
 			batch = ldb_commit(odb, w, sync);
+			/* durable by WAL: written without sync (redolog.c) */
+			if (batch != NULL && sync && ldb_redo_on())
+			{
+				ldb_redo_log(odb, batch);
+				logged = true;
+			}
+		}
 	}
 	PG_CATCH();
 	{
+		if (batch != NULL)
+			storage_batch_free(batch);
 		/* Part of the commit is written: reopening rolls it back. */
 		if (odb->db != NULL && odb->commit_partial)
 			ldb_close_after_failure(odb);
@@ -341,6 +376,8 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 		return WC_COMMIT_LARGE;
 	if (batch == NULL)
 		return WC_COMMIT_WRITTEN;
+	/* durable by WAL: written without sync */
+	store_sync = sync && !logged;
 
 	/*
 	 * With no earlier commit still with the commit writer (whose order it
@@ -355,12 +392,12 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 	alone = c->handle == last_committer &&
 		pg_atomic_read_u32(&wc_shared->busy_clients) <= 1;
 	last_committer = c->handle;
-	if (storage_writer_idle() && (!sync || alone))
+	if (storage_writer_idle() && (!store_sync || alone))
 	{
-		write_here(odb->db, batch, sync);
+		write_here(odb->db, batch, store_sync);
 		return WC_COMMIT_WRITTEN;
 	}
-	storage_submit(odb->db, batch, sync, c);
+	storage_submit(odb->db, batch, store_sync, c);
 	c->answer_later = true;
 	return WC_COMMIT_LATER;
 }

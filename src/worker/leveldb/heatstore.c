@@ -285,7 +285,10 @@ store(WcOpenDb *odb)
 	PG_TRY();
 	{
 		if (any)
+		{
+			ldb_redo_sync(odb, false);
 			storage_write(odb->db, batch, false);
+		}
 	}
 	PG_FINALLY();
 	{

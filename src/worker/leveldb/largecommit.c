@@ -95,6 +95,8 @@ ldb_large_commit_start(WcClient *c, WcOpenDb *odb, uint32 db)
 		ldb_close_after_failure(odb);
 		ldb_reopen(odb);
 	}
+	/* and after the logged ones are synced: redo never meets it */
+	ldb_redo_sync(odb, false);
 	large.cm = ldb_commit_large_begin(odb, w);
 	large.before = storage_snapshot(odb->db);
 	large.c = c;

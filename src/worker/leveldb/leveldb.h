@@ -58,6 +58,13 @@ typedef struct WcOpenDb
 								 * being written */
 	WcSnap	   *large_before;	/* and the state before it, which reads of
 								 * the latest read meanwhile */
+	/* redolog.c: commits logged in WAL; its `00 00 wal` entry as stored */
+	bool		wal_have_id;
+	uint8		wal_id[16];		/* WC_WAL_ID_LEN */
+	bool		wal_dirty;		/* stored not clean: may need redo */
+	uint64		wal_from;		/* stored: redo from this WAL position */
+	bool		wal_unsynced;	/* logged batches written since the last sync */
+	uint64		wal_written_at; /* the last one's time (µs, monotonic) */
 } WcOpenDb;
 
 /*
@@ -303,6 +310,18 @@ extern uint64 ldb_rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes hig
 /* in rowcommit.c: writing rows, and the clock */
 extern int	ldb_debug_crash_after_commit_batches;
 extern bool ldb_debug_age_recent_xmin;
+extern bool ldb_debug_lose_logged_writes;
+extern bool ldb_debug_defer_logged_syncs;
+
+/* redolog.c */
+extern bool ldb_redo_on(void);
+extern bool ldb_redo_start(void);
+extern void ldb_redo_log(WcOpenDb *odb, WcBatch *batch);
+extern void ldb_redo_sync(WcOpenDb *odb, bool clean);
+extern void ldb_redo_sync_due(void);
+extern void ldb_redo_replay(WcOpenDb *odb);
+extern void ldb_redo_opened(const char *path, bool ok);
+extern void ldb_redo_pass_done(void);
 extern void ldb_xacts_worker_start(void);
 extern void ldb_load_clock(WcOpenDb *odb);
 extern bool ldb_commit_is_large(WcOpenDb *odb, WcClientWrites *w);

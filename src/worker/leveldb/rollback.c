@@ -66,6 +66,7 @@ flush_if_full(WcOpenDb *odb, WcBatch *batch)
 {
 	if (storage_batch_bytes(batch) >= WC_COMMIT_CHUNK_BYTES)
 	{
+		ldb_redo_sync(odb, false);
 		storage_write(odb->db, batch, true);
 		storage_batch_clear(batch);
 	}
@@ -186,6 +187,7 @@ rollback(WcOpenDb *odb, uint64 ts, WcBytes lowest, WcBytes highest,
 		}
 		/* the pre-images went back where they were: they go too */
 		ldb_preimages_delete(odb, batch, ts);
+		ldb_redo_sync(odb, false);
 		storage_write(odb->db, batch, true);
 	}
 	PG_FINALLY();

@@ -26,6 +26,7 @@
 #include "miscadmin.h"
 #include "port/atomics.h"
 #include "storage/fd.h"
+#include "lib/stringinfo.h"
 #include "utils/memutils.h"
 
 #include "worker/runtime/failure.h"
@@ -498,6 +499,86 @@ storage_batch_free(WcBatch *b)
 {
 	leveldb_writebatch_destroy(b->wb);
 	pfree(b);
+}
+
+/*
+ * The batch's entries in order, for the WAL record of a logged commit
+ * (redolog.c): for each, a byte 1 (put) or 0 (delete), the key's length
+ * (4 bytes, native order: the record is read back by this build on this
+ * machine), the key, and for a put the value's length and the value.
+ */
+static void
+encode_put(void *state, const char *k, size_t klen, const char *v, size_t vlen)
+{
+	StringInfo	out = state;
+	uint32		len = (uint32) klen;
+
+	appendStringInfoChar(out, 1);
+	appendBinaryStringInfo(out, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(out, k, klen);
+	len = (uint32) vlen;
+	appendBinaryStringInfo(out, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(out, v, vlen);
+}
+
+static void
+encode_delete(void *state, const char *k, size_t klen)
+{
+	StringInfo	out = state;
+	uint32		len = (uint32) klen;
+
+	appendStringInfoChar(out, 0);
+	appendBinaryStringInfo(out, (const char *) &len, sizeof(len));
+	appendBinaryStringInfo(out, k, klen);
+}
+
+void
+storage_batch_encode(WcBatch *b, StringInfo out)
+{
+	leveldb_writebatch_iterate(b->wb, out, encode_put, encode_delete);
+}
+
+/* The batch storage_batch_encode wrote into data; NULL if it is not one. */
+WcBatch *
+storage_batch_decode(const char *data, size_t len)
+{
+	WcBatch    *b = storage_batch_new();
+	const char *p = data;
+	const char *end = data + len;
+
+	while (p < end)
+	{
+		char		op = *p++;
+		uint32		klen,
+					vlen;
+		const char *key;
+
+		if (end - p < (ptrdiff_t) sizeof(klen))
+			goto bad;
+		memcpy(&klen, p, sizeof(klen));
+		p += sizeof(klen);
+		if ((size_t) (end - p) < klen)
+			goto bad;
+		key = p;
+		p += klen;
+		if (op == 0)
+		{
+			storage_batch_delete(b, (const uint8_t *) key, klen);
+			continue;
+		}
+		if (op != 1 || end - p < (ptrdiff_t) sizeof(vlen))
+			goto bad;
+		memcpy(&vlen, p, sizeof(vlen));
+		p += sizeof(vlen);
+		if ((size_t) (end - p) < vlen)
+			goto bad;
+		storage_batch_put(b, (const uint8_t *) key, klen, (const uint8_t *) p, vlen);
+		p += vlen;
+	}
+	return b;
+bad:
+	storage_batch_free(b);
+	return NULL;
 }
 
 /* Apply the batch atomically; with sync, durably before returning. */

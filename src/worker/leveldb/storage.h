@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "lib/stringinfo.h"
+
 typedef struct WcDb WcDb;
 typedef struct WcIter WcIter;
 typedef struct WcSnap WcSnap;
@@ -47,6 +49,8 @@ extern void storage_batch_delete(WcBatch *b, const uint8_t *key, size_t klen);
 extern size_t storage_batch_bytes(WcBatch *b);
 extern void storage_batch_clear(WcBatch *b);
 extern void storage_batch_free(WcBatch *b);
+extern void storage_batch_encode(WcBatch *b, StringInfo out);
+extern WcBatch *storage_batch_decode(const char *data, size_t len);
 extern void storage_write(WcDb *db, WcBatch *b, bool sync);
 extern uint64 storage_writes(WcDb *d);
 extern bool storage_write_group(WcDb *db, WcBatch *const *b, int n, bool sync,

@@ -680,6 +680,7 @@ flush_batch(WcSweep *sw)
 
 	if (sw->batch != NULL && storage_batch_bytes(sw->batch) > 0)
 	{
+		ldb_redo_sync(sw->odb, false);
 		storage_write(sw->odb->db, sw->batch, false);
 		/* the tests' crash in the middle of a walk (test/t/014_sweep_crash.pl) */
 		if (ldb_debug_crash_after_sweep_batches > 0 &&

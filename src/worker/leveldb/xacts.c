@@ -626,7 +626,10 @@ ldb_xacts_settle_closing(WcOpenDb *odb)
 	{
 		settled_deletes(odb, batch);
 		if (storage_batch_bytes(batch) > 0)
+		{
+			ldb_redo_sync(odb, false);
 			storage_write(odb->db, batch, true);
+		}
 	}
 	PG_FINALLY();
 	{
