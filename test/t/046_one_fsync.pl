@@ -12,8 +12,9 @@
 # switches between the loss and the crash (the slot keeps the WAL).  And a
 # crash that takes nothing redoes what is there already, with the same
 # result; WAL removed by pg_resetwal is said in the log, and the database
-# opens as its log has it; and wal_level minimal, where WAL cannot be
-# kept, syncs each commit in LevelDB.
+# opens as its log has it; widecolumn_fdw.wal_commits off drops the slot,
+# so that wal_level can be lowered; and wal_level minimal, where WAL cannot
+# be kept, syncs each commit in LevelDB.
 
 use strict;
 use warnings;
@@ -24,6 +25,7 @@ use Test::More;
 use FindBin;
 use lib $FindBin::RealBin;
 use WcTest;
+use File::Copy ();
 
 my $node = wc_node('wc_one_fsync');
 my $dir = PostgreSQL::Test::Utils::tempdir . '/db';
@@ -33,6 +35,8 @@ CREATE EXTENSION widecolumn_fdw;
 CREATE SERVER s FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir');
 CREATE FOREIGN TABLE f (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER s;
 CREATE TABLE n (k text COLLATE "C" PRIMARY KEY, v bigint);
+CREATE SERVER sn FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir', sync 'false');
+CREATE FOREIGN TABLE fn (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER sn OPTIONS (table 'f');
 });
 my $rows = 0;
 
@@ -94,14 +98,51 @@ $node->start;
 wc_same_as_native($node, 'f', 'n', 'after the crash that lost them', $rows);
 is(redone($offset), 13, 'the worker redid the 13 lost commits from WAL');
 
+# A copy of a directory with commits to redo is not the database its WAL id
+# names: the original is redone, the copy is not, and says so.
+$node->append_conf('postgresql.conf', "widecolumn_fdw.debug_lose_logged_writes = on\n");
+$node->restart;
+$node->safe_psql('postgres', q{BEGIN; INSERT INTO f VALUES ('h1', 1); INSERT INTO n VALUES ('h1', 1); COMMIT;});
+$rows += 1;
+$node->stop('immediate');
+mkdir "$dir-copy" or die "mkdir: $!";
+opendir(my $dh, $dir) or die "opendir: $!";
+for my $file (grep { -f "$dir/$_" && $_ ne 'LOCK' } readdir $dh)
+{
+	File::Copy::copy("$dir/$file", "$dir-copy/$file") or die "copy $file: $!";
+}
+closedir $dh;
+$node->adjust_conf('postgresql.conf', 'widecolumn_fdw.debug_lose_logged_writes', 'off');
+$offset = -s $node->logfile;
+$node->start;
+wc_same_as_native($node, 'f', 'n', 'the original of a copy, after the crash', $rows);
+$node->safe_psql('postgres', qq{
+CREATE SERVER scopy FOREIGN DATA WRAPPER widecolumn_fdw OPTIONS (path '$dir-copy');
+CREATE FOREIGN TABLE fcopy (k text OPTIONS (rowkey 'true') COLLATE "C", v bigint) SERVER scopy OPTIONS (table 'f');
+});
+is($node->safe_psql('postgres', q{SELECT count(*) FROM fcopy WHERE k = 'h1'}), '0',
+	'the copy is not redone with the original\'s batches');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM fcopy'), $rows - 1,
+	'the copy reads as its log has it');
+like(slurp_file($node->logfile, $offset),
+	qr/WARNING:  LevelDB database "\Q$dir-copy\E" is a copy of another directory made with commits to redo from WAL/,
+	'and the worker says the copy was made with commits to redo');
+$node->safe_psql('postgres', q{INSERT INTO fcopy VALUES ('copied', 1)});
+is($node->safe_psql('postgres', q{SELECT count(*) FROM f WHERE k = 'copied'}), '0',
+	'the copy takes commits of its own, not the original\'s');
+
 # A crash that takes nothing: what the redo meets is there already (the
-# test setting keeps the worker from syncing them, so that all are redone).
+# test setting keeps the worker from syncing them, so that all are redone),
+# commits through a server with sync off on the same directory included:
+# were they not logged, the redo would put an earlier commit back over one.
 $node->append_conf('postgresql.conf', "widecolumn_fdw.debug_defer_logged_syncs = on\n");
 $node->restart;
 pairs('c', 10);
 $node->safe_psql('postgres', q{
 BEGIN; UPDATE f SET v = v * 2 WHERE k LIKE 'c%'; UPDATE n SET v = v * 2 WHERE k LIKE 'c%'; COMMIT;
 BEGIN; DELETE FROM f WHERE k = 'c5'; DELETE FROM n WHERE k = 'c5'; COMMIT;
+BEGIN; UPDATE f SET v = 1000 WHERE k = 'c1'; UPDATE n SET v = 1000 WHERE k = 'c1'; COMMIT;
+BEGIN; UPDATE fn SET v = 2000 WHERE k = 'c1'; UPDATE n SET v = 2000 WHERE k = 'c1'; COMMIT;
 });
 $rows -= 1;		# c5 deleted
 $node->stop('immediate');
@@ -109,7 +150,9 @@ $node->adjust_conf('postgresql.conf', 'widecolumn_fdw.debug_defer_logged_syncs',
 $offset = -s $node->logfile;
 $node->start;
 wc_same_as_native($node, 'f', 'n', 'after a crash that lost nothing', $rows);
-is(redone($offset), 12, 'the worker redid the 12 commits since its last sync, found there already');
+is(redone($offset), 14, 'the worker redid the 14 commits since its last sync, found there already');
+is($node->safe_psql('postgres', q{SELECT v FROM f WHERE k = 'c1'}), '2000',
+	'a commit through a server with sync off, on the same directory, reads as it was committed after the redo');
 
 # A clean stop leaves nothing to redo.
 pairs('d', 5);
@@ -139,6 +182,20 @@ $node->safe_psql('postgres', q{INSERT INTO f VALUES ('e3', 3)});
 $node->restart;
 is($node->safe_psql('postgres', q{SELECT string_agg(k, ' ') FROM f WHERE k LIKE 'e%'}), 'e3',
 	'it takes commits again, and keeps them');
+
+# widecolumn_fdw.wal_commits off: the worker syncs each database, drops the
+# slot and syncs each commit in LevelDB, so that wal_level can go down to
+# minimal (PostgreSQL does not start with a physical slot and minimal).
+$node->append_conf('postgresql.conf', "widecolumn_fdw.wal_commits = off\n");
+$node->reload;
+ok($node->poll_query_until('postgres', 'SELECT count(*) = 0 FROM pg_replication_slots'),
+	'with wal_commits off the worker drops its slot');
+$node->safe_psql('postgres', q{INSERT INTO f VALUES ('g1', 1)});
+$node->stop('immediate');
+$node->append_conf('postgresql.conf', "wal_level = minimal\nmax_wal_senders = 0\n");
+$node->start;
+is($node->safe_psql('postgres', q{SELECT string_agg(k, ' ' ORDER BY k) FROM f WHERE k IN ('e3', 'g1')}), 'e3 g1',
+	'after a crash, with wal_level lowered to minimal, every commit is there');
 $node->stop;
 
 # wal_level minimal: no slot, each commit synced in LevelDB as before.

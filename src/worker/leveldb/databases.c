@@ -250,6 +250,7 @@ ldb_reopen(WcOpenDb *odb)
 		ldb_recover(odb);
 		ldb_load_clock(odb);
 		ldb_xacts_load(odb);
+		odb->last_commit_ts = Max(odb->last_commit_ts, ldb_xacts_newest(odb));
 		ldb_heat_load(odb);
 		ldb_redo_opened(odb->path, true);
 	}
@@ -457,8 +458,14 @@ settle_registered(const char *path, void *arg)
 	WcDbOptions opts;
 	int			left;
 
-	if (!storage_exists(path) || find_open(path) != NULL)
+	if (find_open(path) != NULL)
 		return true;
+	if (!storage_exists(path))
+	{
+		/* gone, or not mounted yet: it may need the WAL the slot keeps */
+		ldb_redo_opened(path, false);
+		return true;
+	}
 	if (!settings_read(path, &opts))
 		opts = unknown_settings;
 	left = settle_one(path, &opts);

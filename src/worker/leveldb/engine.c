@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/xlog.h"
+#include "access/xloginsert.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
 
@@ -38,6 +39,15 @@ define_settings(void)
 							PGC_SIGHUP,
 							GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("widecolumn_fdw.wal_commits",
+							 "Makes a small foreign commit durable by WAL, with one fsync, as a native write.",
+							 "The storage worker logs each small commit's LevelDB batch in WAL, syncs LevelDB a few times a second, and keeps the WAL it may need to redo with the replication slot widecolumn_fdw. Off: each commit is synced in LevelDB before it is answered, and the worker drops the slot (needed before wal_level can be lowered to minimal).",
+							 &ldb_wal_commits,
+							 true,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("widecolumn_fdw.debug_lose_logged_writes",
 							 "Makes the storage worker log small commits in WAL and not write them to LevelDB, as if an operating-system crash had lost them (for tests).",
@@ -109,7 +119,6 @@ define_settings(void)
  * recovery has ended (step).
  */
 static bool registered_settled = false;
-static bool redo_started = false;	/* and ldb_redo_start */
 
 static int
 start(int nslots)
@@ -120,7 +129,7 @@ start(int nslots)
 	/* Each backend has at most one commit out, and one more if it left. */
 	fd = storage_writer_start(2 * nslots);
 	ldb_xacts_worker_start();
-	redo_started = ldb_redo_start();
+	ldb_redo_adjust();
 	registered_settled = ldb_settle_registered();
 	return fd;
 }
@@ -173,8 +182,7 @@ step(void)
 	ldb_heat_store_due();
 	ldb_xacts_settle_due();
 	allocate_logs_due();
-	if (!redo_started && !RecoveryInProgress())
-		redo_started = ldb_redo_start();
+	ldb_redo_adjust();
 	if (!registered_settled && !RecoveryInProgress())
 		registered_settled = ldb_settle_registered();
 	ldb_redo_sync_due();
@@ -347,6 +355,9 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 			ldb_close_after_failure(odb);
 			ldb_reopen(odb);
 		}
+		/* a database opened before a promotion is redone before a write */
+		if (odb->wal_redo_pending)
+			ldb_redo_replay(odb);
 		large = ldb_commit_is_large(odb, w);
 		/* answered when written, while the worker serves (largecommit.c) */
 		if (large)
@@ -354,20 +365,40 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 		else
 		{
 			batch = ldb_commit(odb, w, sync);
-			/* durable by WAL: written without sync (redolog.c) */
-			if (batch != NULL && sync && ldb_redo_on())
+
+			/*
+			 * Durable by WAL: written without sync (redolog.c); with sync
+			 * off too, since redo must meet only logged batches.  A batch
+			 * over WC_COMMIT_CHUNK_BYTES (an exact commit is one batch at
+			 * any size) is not logged: synced, after the logged ones.
+			 */
+			if (batch != NULL && ldb_redo_on())
 			{
-				ldb_redo_log(odb, batch);
-				logged = true;
+				if (storage_batch_bytes(batch) <= WC_COMMIT_CHUNK_BYTES)
+				{
+					ldb_redo_log(odb, batch);
+					logged = true;
+				}
+				else
+					ldb_redo_sync(odb, false);
 			}
 		}
 	}
 	PG_CATCH();
 	{
 		if (batch != NULL)
+		{
+			/*
+			 * Made but not written: the clock and the commit's record in
+			 * memory are ahead of the store; the database is read again.
+			 */
+			XLogResetInsertion();
 			storage_batch_free(batch);
+			if (odb->db != NULL)
+				ldb_close_after_failure(odb);
+		}
 		/* Part of the commit is written: reopening rolls it back. */
-		if (odb->db != NULL && odb->commit_partial)
+		else if (odb->db != NULL && odb->commit_partial)
 			ldb_close_after_failure(odb);
 		PG_RE_THROW();
 	}

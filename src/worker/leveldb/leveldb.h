@@ -64,6 +64,7 @@ typedef struct WcOpenDb
 	bool		wal_dirty;		/* stored not clean: may need redo */
 	uint64		wal_from;		/* stored: redo from this WAL position */
 	bool		wal_unsynced;	/* logged batches written since the last sync */
+	bool		wal_redo_pending;	/* opened in recovery, not redone yet */
 	uint64		wal_written_at; /* the last one's time (µs, monotonic) */
 } WcOpenDb;
 
@@ -315,7 +316,8 @@ extern bool ldb_debug_defer_logged_syncs;
 
 /* redolog.c */
 extern bool ldb_redo_on(void);
-extern bool ldb_redo_start(void);
+extern bool ldb_wal_commits;
+extern void ldb_redo_adjust(void);
 extern void ldb_redo_log(WcOpenDb *odb, WcBatch *batch);
 extern void ldb_redo_sync(WcOpenDb *odb, bool clean);
 extern void ldb_redo_sync_due(void);
@@ -359,6 +361,7 @@ extern void ldb_xacts_hidden(WcOpenDb *odb, const WcXidSnapshot *snap, bool sett
 extern void ldb_hidden_copy(const WcHidden *h, WcHidden *to, MemoryContext cxt);
 extern void ldb_xacts_settle(WcOpenDb *odb);
 extern int	ldb_xacts_settle_closing(WcOpenDb *odb);
+extern uint64 ldb_xacts_newest(WcOpenDb *odb);
 extern void ldb_xacts_free(WcOpenDb *odb);
 extern void ldb_xacts_settle_due(void);
 extern int	ldb_xacts_pending(WcOpenDb *odb);

@@ -43,12 +43,15 @@
 #include "postgres.h"
 
 #include <time.h>
+#include <sys/stat.h>
 
 #include "access/xlog.h"
 #include "access/xloginsert.h"
 #include "access/xlogreader.h"
 #include "access/xlogutils.h"
 #include "replication/slot.h"
+#include "storage/fd.h"
+#include "storage/lwlock.h"
 #include "utils/memutils.h"
 
 #include "common/shmem.h"
@@ -61,9 +64,27 @@
 #define REDO_SYNC_US	200000
 #define REDO_CLEAN_US	1000000
 
-/* `00 00 wal`: the WAL id, the position (8 bytes, native), clean (1 byte) */
+/*
+ * `00 00 wal`: the WAL id, the position (8 bytes, native), clean (1 byte),
+ * and the directory's device and inode (8 bytes each, native) when the
+ * entry was written: a copy of the directory is not the database the id
+ * names, and is not redone with its batches.
+ */
 static const uint8 wal_key[] = {0x00, 0x00, 'w', 'a', 'l'};
-#define WAL_VALUE_LEN	(WC_WAL_ID_LEN + sizeof(uint64) + 1)
+#define WAL_VALUE_LEN	(WC_WAL_ID_LEN + sizeof(uint64) + 1 + 2 * sizeof(uint64))
+
+/* The directory's device and inode; false if it cannot be read. */
+static bool
+dir_identity(const char *path, uint64 *dev, uint64 *ino)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	*dev = (uint64) st.st_dev;
+	*ino = (uint64) st.st_ino;
+	return true;
+}
 
 /*
  * Tests: log the batches and write nothing of them, nor sync, as if the
@@ -74,6 +95,9 @@ bool		ldb_debug_lose_logged_writes = false;
 bool		ldb_debug_defer_logged_syncs = false;
 
 static bool redo_on = false;
+
+/* widecolumn_fdw.wal_commits */
+bool		ldb_wal_commits = true;
 
 static uint64
 now_us(void)
@@ -98,29 +122,13 @@ ldb_redo_on(void)
 	return redo_on;
 }
 
-/*
- * ldb_redo_start
- *		Take the slot, creating it at the first start, and log commits from
- *		now on; if WAL cannot be kept, commits are synced in LevelDB.  False
- *		in recovery: the caller asks again once it is over.
- */
-bool
-ldb_redo_start(void)
+/* Take the slot, creating it at the first start; false, logged, if not. */
+static bool
+take_slot(void)
 {
 	MemoryContext old = CurrentMemoryContext;
+	volatile bool taken = false;
 
-	if (RecoveryInProgress())
-		return false;
-	if (redo_on)
-		return true;
-	pg_atomic_write_u32(&wc_shared->commits_logged, 0);	/* an earlier worker's */
-	if (wal_level < WAL_LEVEL_REPLICA || max_replication_slots == 0)
-	{
-		ereport(LOG,
-				(errmsg("widecolumn_fdw syncs each commit in LevelDB: WAL cannot be kept for it"),
-				 errdetail("Logging commits in WAL needs wal_level replica or logical and a free replication slot.")));
-		return true;			/* looked: not again */
-	}
 	PG_TRY();
 	{
 		if (SearchNamedReplicationSlot(WC_REDO_SLOT, true) != NULL)
@@ -134,8 +142,7 @@ ldb_redo_start(void)
 			ReplicationSlotMarkDirty();
 			ReplicationSlotSave();
 		}
-		redo_on = true;
-		pg_atomic_write_u32(&wc_shared->commits_logged, 1);
+		taken = true;
 	}
 	PG_CATCH();
 	{
@@ -144,6 +151,8 @@ ldb_redo_start(void)
 		MemoryContextSwitchTo(old);
 		edata = CopyErrorData();
 		FlushErrorState();
+		/* ReplicationSlotCreate raises some errors holding its lock */
+		LWLockReleaseAll();
 		ereport(LOG,
 				(errmsg("widecolumn_fdw syncs each commit in LevelDB: could not take replication slot \"%s\": %s",
 						WC_REDO_SLOT, edata->message)));
@@ -152,7 +161,95 @@ ldb_redo_start(void)
 			ReplicationSlotRelease();
 	}
 	PG_END_TRY();
+	return taken;
+}
+
+/*
+ * Stop logging commits (widecolumn_fdw.wal_commits turned off): every open
+ * database synced and made clean, then the slot dropped, once no database
+ * the start's pass could not open may still need its WAL.  False while it
+ * cannot be done yet (the main loop asks again).
+ */
+static bool
+drop_slot(void)
+{
+	WcOpenDb   *odb;
+
+	redo_on = false;			/* no commit is logged from here */
+	pg_atomic_write_u32(&wc_shared->commits_logged, 0);
+	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
+		if (ldb_odb_mine(odb) && odb->wal_dirty)
+		{
+			/* closed after a failed write: redone at its reopening */
+			if (odb->db == NULL || odb->commit_partial || odb->large_writing ||
+				storage_write_failed(odb->db))
+				return false;
+			ldb_redo_sync(odb, true);
+			if (odb->wal_dirty)
+				return false;	/* a test setting keeps it from syncing */
+		}
+	if (!pass_done || unopened != NIL)
+		return false;
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	if (SearchNamedReplicationSlot(WC_REDO_SLOT, true) != NULL)
+	{
+		ReplicationSlotDrop(WC_REDO_SLOT, true);
+		ereport(LOG,
+				(errmsg("widecolumn_fdw dropped replication slot \"%s\": commits are synced in LevelDB",
+						WC_REDO_SLOT)));
+	}
 	return true;
+}
+
+/*
+ * ldb_redo_adjust
+ *		The main loop's look, once a second and at the start: log commits in
+ *		WAL while widecolumn_fdw.wal_commits is on and a slot can keep WAL
+ *		(wal_level replica or logical, a slot free), taking the slot; with
+ *		the setting off, sync every database and drop the slot, so that
+ *		wal_level can be lowered to minimal (PostgreSQL does not start with
+ *		a physical slot and wal_level minimal).  Not in recovery.
+ */
+void
+ldb_redo_adjust(void)
+{
+	static uint64 looked = 0;
+	static bool said = false;	/* that WAL cannot be kept */
+	static bool dropped = false;	/* no slot left to drop */
+
+	if (RecoveryInProgress() || (looked != 0 && !wc_loop_due(&looked, 1000000)))
+		return;
+	if (looked == 0)
+	{
+		(void) wc_loop_due(&looked, 0);
+		pg_atomic_write_u32(&wc_shared->commits_logged, 0);	/* an earlier worker's */
+	}
+	if (!ldb_wal_commits)
+	{
+		if ((redo_on || !dropped) && wal_level >= WAL_LEVEL_REPLICA)
+			dropped = drop_slot();
+		return;
+	}
+	if (redo_on)
+		return;
+	dropped = false;
+	if (wal_level < WAL_LEVEL_REPLICA || max_replication_slots == 0)
+	{
+		if (!said)
+			ereport(LOG,
+					(errmsg("widecolumn_fdw syncs each commit in LevelDB: WAL cannot be kept for it"),
+					 errdetail("Logging commits in WAL needs wal_level replica or logical and a free replication slot.")));
+		said = true;
+		return;
+	}
+	if (said)
+		return;					/* the slot could not be taken: not again */
+	said = !take_slot();
+	if (said)
+		return;
+	redo_on = true;
+	pg_atomic_write_u32(&wc_shared->commits_logged, 1);
 }
 
 /* Write odb's `00 00 wal` entry, synced, after a sync of its logs. */
@@ -161,7 +258,9 @@ store_entry(WcOpenDb *odb, XLogRecPtr from, bool clean)
 {
 	uint8		value[WAL_VALUE_LEN];
 	uint64		pos = from;
-	WcBatch    *batch = storage_batch_new();
+	uint64		dev,
+				ino;
+	WcBatch    *batch;
 
 	if (!odb->wal_have_id)
 	{
@@ -172,9 +271,16 @@ store_entry(WcOpenDb *odb, XLogRecPtr from, bool clean)
 							odb->path)));
 		odb->wal_have_id = true;
 	}
+	if (!dir_identity(odb->path, &dev, &ino))
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not stat directory \"%s\": %m", odb->path)));
+	batch = storage_batch_new();
 	memcpy(value, odb->wal_id, WC_WAL_ID_LEN);
 	memcpy(value + WC_WAL_ID_LEN, &pos, sizeof(pos));
-	value[WAL_VALUE_LEN - 1] = clean ? 1 : 0;
+	value[WC_WAL_ID_LEN + sizeof(pos)] = clean ? 1 : 0;
+	memcpy(value + WC_WAL_ID_LEN + sizeof(pos) + 1, &dev, sizeof(dev));
+	memcpy(value + WC_WAL_ID_LEN + sizeof(pos) + 1 + sizeof(dev), &ino, sizeof(ino));
 	storage_batch_put(batch, wal_key, sizeof(wal_key), value, sizeof(value));
 	PG_TRY();
 	{
@@ -185,6 +291,8 @@ store_entry(WcOpenDb *odb, XLogRecPtr from, bool clean)
 		storage_batch_free(batch);
 	}
 	PG_END_TRY();
+	/* a log LevelDB started for it is named in the directory durably too */
+	fsync_fname(odb->path, true);
 	odb->wal_dirty = !clean;
 	odb->wal_from = from;
 }
@@ -232,16 +340,42 @@ ldb_redo_sync(WcOpenDb *odb, bool clean)
 {
 	XLogRecPtr	from;
 
-	if (odb->db == NULL || !(odb->wal_unsynced || (clean && odb->wal_dirty)))
+	if (odb->db == NULL)
+		return;
+	/* opened during recovery: redone first, which syncs it */
+	if (odb->wal_redo_pending)
+	{
+		ldb_redo_replay(odb);
+		return;
+	}
+	if (!(odb->wal_unsynced || (clean && odb->wal_dirty)))
 		return;
 	/* the tests' lost or unsynced writes: a crash comes before the next sync */
 	if (ldb_debug_lose_logged_writes || ldb_debug_defer_logged_syncs)
 		return;
 	storage_writer_drain();
+	/*
+	 * After a failed sync, a second one may report success for writes the
+	 * kernel has dropped: the database is reopened, and redone from the
+	 * position stored before, before it is written to again.
+	 */
+	if (storage_write_failed(odb->db))
+		ereport(ERROR,
+				(errcode(ERRCODE_IO_ERROR),
+				 errmsg("LevelDB database \"%s\" must be reopened after a failed write", odb->path)));
 	/* every batch logged before this position has been written */
 	from = GetXLogInsertRecPtr();
-	storage_sync_logs(odb->db);
-	store_entry(odb, from, clean);
+	PG_TRY();
+	{
+		storage_sync_logs(odb->db);
+		store_entry(odb, from, clean);
+	}
+	PG_CATCH();
+	{
+		storage_set_failed_flag(odb->db);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	odb->wal_unsynced = false;
 }
 
@@ -249,9 +383,25 @@ ldb_redo_sync(WcOpenDb *odb, bool clean)
 static void
 advance_slot(void)
 {
+	static uint64 warned = 0;
 	XLogRecPtr	keep = GetXLogInsertRecPtr();
 	WcOpenDb   *odb;
 
+	if (unopened != NIL && wc_loop_due(&warned, 600000000))
+	{
+		StringInfoData names;
+		ListCell   *lc;
+
+		initStringInfo(&names);
+		foreach(lc, unopened)
+			appendStringInfo(&names, "%s\"%s\"", names.len > 0 ? ", " : "", (char *) lfirst(lc));
+		ereport(WARNING,
+				(errmsg("replication slot \"%s\" keeps WAL for LevelDB databases the storage worker could not open since its start: %s",
+						WC_REDO_SLOT, names.data),
+				 errdetail("A database not opened since a crash may need that WAL to redo its last commits."),
+				 errhint("Make them readable, or remove the line of a database gone for good from \"widecolumn_fdw/databases\" in the data directory and restart.")));
+		pfree(names.data);
+	}
 	if (!pass_done || unopened != NIL || MyReplicationSlot == NULL)
 		return;
 	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
@@ -287,11 +437,11 @@ ldb_redo_sync_due(void)
 		MemoryContext old = CurrentMemoryContext;
 
 		if (!ldb_odb_mine(odb) || odb->db == NULL || odb->commit_partial ||
-			odb->large_writing)
+			odb->large_writing || storage_write_failed(odb->db))
 			continue;
 		PG_TRY();
 		{
-			if (odb->wal_unsynced)
+			if (odb->wal_unsynced || odb->wal_redo_pending)
 				ldb_redo_sync(odb, false);
 			else if (odb->wal_dirty && now - odb->wal_written_at >= REDO_CLEAN_US)
 				ldb_redo_sync(odb, true);
@@ -401,7 +551,11 @@ ldb_redo_replay(WcOpenDb *odb)
 {
 	size_t		vlen;
 	uint8	   *value = storage_get(odb->db, wal_key, sizeof(wal_key), &vlen);
-	uint64		pos;
+	uint64		pos,
+				dev,
+				ino,
+				here_dev,
+				here_ino;
 	XLogReaderState *volatile xlr;
 	ReadLocalXLogPageNoWaitPrivate *priv;
 	MemoryContext cxt = CurrentMemoryContext;
@@ -410,6 +564,7 @@ ldb_redo_replay(WcOpenDb *odb)
 	odb->wal_dirty = false;
 	odb->wal_unsynced = false;
 	odb->wal_have_id = false;
+	odb->wal_redo_pending = false;
 	if (value == NULL)
 		return;					/* no commit logged yet */
 	if (vlen != WAL_VALUE_LEN)
@@ -418,12 +573,37 @@ ldb_redo_replay(WcOpenDb *odb)
 				 errmsg("LevelDB database \"%s\" has a malformed WAL entry", odb->path)));
 	memcpy(odb->wal_id, value, WC_WAL_ID_LEN);
 	memcpy(&pos, value + WC_WAL_ID_LEN, sizeof(pos));
+	memcpy(&dev, value + WC_WAL_ID_LEN + sizeof(pos) + 1, sizeof(dev));
+	memcpy(&ino, value + WC_WAL_ID_LEN + sizeof(pos) + 1 + sizeof(dev), sizeof(ino));
 	odb->wal_have_id = true;
 	odb->wal_from = pos;
-	odb->wal_dirty = value[WAL_VALUE_LEN - 1] == 0;
+	odb->wal_dirty = value[WC_WAL_ID_LEN + sizeof(pos)] == 0;
 	pfree(value);
-	if (!odb->wal_dirty || RecoveryInProgress())
+	if (!dir_identity(odb->path, &here_dev, &here_ino) || here_dev != dev || here_ino != ino)
+	{
+		/* a copy: the batches of its id are the original's */
+		odb->wal_have_id = false;
+		if (odb->wal_dirty)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("LevelDB database \"%s\" is a copy of another directory made with commits to redo from WAL; they are not redone in the copy",
+							odb->path),
+					 errdetail("Commits an operating-system crash took from the original's LevelDB log before it was copied are missing from the copy."),
+					 errhint("Copy a database directory only while its cluster is stopped cleanly, or after the worker has opened it since a crash.")));
+			odb->wal_unsynced = false;
+			ldb_redo_sync(odb, true);
+		}
 		return;
+	}
+	if (!odb->wal_dirty)
+		return;
+	if (RecoveryInProgress())
+	{
+		/* a standby's WAL may not be the writer's yet: once promoted */
+		odb->wal_redo_pending = true;
+		return;
+	}
 
 	/* what is logged must be readable: flush it (after a crash, nothing) */
 	XLogFlush(GetXLogInsertRecPtr());

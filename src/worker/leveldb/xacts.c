@@ -553,6 +553,20 @@ settle(WcOpenDb *odb, bool unread)
 	}
 }
 
+/*
+ * ldb_xacts_newest
+ *		The newest commit with a record loaded (0: none): the clock goes
+ *		past it at an open, whatever the stored clock says (redo may put
+ *		back an older clock over an aborted commit's, redolog.c).
+ */
+uint64
+ldb_xacts_newest(WcOpenDb *odb)
+{
+	struct WcXacts *x = odb->xacts;
+
+	return x == NULL || x->n == 0 ? 0 : x->recs[x->n - 1].ts;
+}
+
 /* Is the commit stamped ts one not every snapshot agrees on yet? */
 bool
 ldb_xacts_unsettled(WcOpenDb *odb, uint64 ts)
