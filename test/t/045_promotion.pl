@@ -3,7 +3,8 @@
 # runs: a standby's commit log is behind its primary's.  A worker started
 # on a hot standby must run that pass once the standby is promoted, so that
 # a writer the primary lost in a crash, between its store and its commit
-# record, is rolled back in a database no session opens.
+# record, is rolled back in a database no session opened (a use in
+# recovery of a database with commits to redo from WAL is an error).
 
 use strict;
 use warnings;
@@ -18,7 +19,9 @@ use Time::HiRes qw(usleep);
 
 my $primary = PostgreSQL::Test::Cluster->new('wc_primary');
 $primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', "shared_preload_libraries = 'widecolumn_fdw'\n");
+# (its commits never synced in LevelDB: the crash leaves them to redo)
+$primary->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'widecolumn_fdw'\nwidecolumn_fdw.debug_defer_logged_syncs = on\n");
 $primary->start;
 my $dir = PostgreSQL::Test::Utils::tempdir . '/db';
 $primary->safe_psql('postgres', qq{
@@ -43,6 +46,14 @@ my $xid = $primary->safe_psql('postgres', "SELECT backend_xid FROM pg_stat_activ
 $primary->stop('immediate');
 $holder->{run}->kill_kill;
 $writer->{run}->kill_kill;
+
+# Before the promotion, the database has commits to redo from WAL that
+# the standby may not have yet: its use is an error, and opens nothing.
+my ($ret, $out, $err) = $standby->psql('postgres', 'SELECT count(*) FROM f');
+like($err, qr/LevelDB database "\Q$dir\E" has commits to redo from WAL/,
+	'in recovery, a database with commits to redo is not opened');
+$standby->adjust_conf('postgresql.conf', 'widecolumn_fdw.debug_defer_logged_syncs', 'off');
+$standby->reload;
 
 my $offset = -s $standby->logfile;
 $standby->promote;

@@ -457,8 +457,10 @@ settle_registered(const char *path, void *arg)
 	MemoryContext old = CurrentMemoryContext;
 	WcDbOptions opts;
 	int			left;
+	WcOpenDb   *known = find_open(path);
 
-	if (find_open(path) != NULL)
+	/* one its first use could not open yet (in recovery, say) is settled */
+	if (known != NULL && known->db != NULL)
 		return true;
 	if (!storage_exists(path))
 	{
@@ -475,7 +477,13 @@ settle_registered(const char *path, void *arg)
 		return true;
 	PG_TRY();
 	{
-		(void) open_new(path, &opts, &wc_leveldb_engine);
+		if (known != NULL)
+		{
+			known->opts = opts;
+			ldb_reopen(known);
+		}
+		else
+			(void) open_new(path, &opts, &wc_leveldb_engine);
 	}
 	PG_CATCH();
 	{

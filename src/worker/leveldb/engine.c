@@ -355,9 +355,6 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 			ldb_close_after_failure(odb);
 			ldb_reopen(odb);
 		}
-		/* a database opened before a promotion is redone before a write */
-		if (odb->wal_redo_pending)
-			ldb_redo_replay(odb);
 		large = ldb_commit_is_large(odb, w);
 		/* answered when written, while the worker serves (largecommit.c) */
 		if (large)
@@ -382,6 +379,9 @@ commit(WcClient *c, WcDatabase *db, WcClientWrites *w, bool sync)
 				else
 					ldb_redo_sync(odb, false);
 			}
+			/* not logged after logged ones (the slot being dropped) */
+			else if (batch != NULL && odb->wal_dirty)
+				ldb_redo_sync(odb, false);
 		}
 	}
 	PG_CATCH();

@@ -64,7 +64,6 @@ typedef struct WcOpenDb
 	bool		wal_dirty;		/* stored not clean: may need redo */
 	uint64		wal_from;		/* stored: redo from this WAL position */
 	bool		wal_unsynced;	/* logged batches written since the last sync */
-	bool		wal_redo_pending;	/* opened in recovery, not redone yet */
 	uint64		wal_written_at; /* the last one's time (µs, monotonic) */
 } WcOpenDb;
 

@@ -96,6 +96,8 @@ bool		ldb_debug_defer_logged_syncs = false;
 
 static bool redo_on = false;
 
+static void warn_unopened(void);
+
 /* widecolumn_fdw.wal_commits */
 bool		ldb_wal_commits = true;
 
@@ -131,7 +133,9 @@ take_slot(void)
 
 	PG_TRY();
 	{
-		if (SearchNamedReplicationSlot(WC_REDO_SLOT, true) != NULL)
+		if (MyReplicationSlot != NULL)
+			;					/* still held: a drop that did not finish */
+		else if (SearchNamedReplicationSlot(WC_REDO_SLOT, true) != NULL)
 			ReplicationSlotAcquire(WC_REDO_SLOT, true);
 		else
 			ReplicationSlotCreate(WC_REDO_SLOT, false, RS_PERSISTENT, false);
@@ -175,8 +179,7 @@ drop_slot(void)
 {
 	WcOpenDb   *odb;
 
-	redo_on = false;			/* no commit is logged from here */
-	pg_atomic_write_u32(&wc_shared->commits_logged, 0);
+	/* commits go on being logged until every database is clean */
 	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
 		if (ldb_odb_mine(odb) && odb->wal_dirty)
 		{
@@ -189,7 +192,13 @@ drop_slot(void)
 				return false;	/* a test setting keeps it from syncing */
 		}
 	if (!pass_done || unopened != NIL)
+	{
+		warn_unopened();
 		return false;
+	}
+	/* no commit is logged from here: each database is clean */
+	redo_on = false;
+	pg_atomic_write_u32(&wc_shared->commits_logged, 0);
 	if (MyReplicationSlot != NULL)
 		ReplicationSlotRelease();
 	if (SearchNamedReplicationSlot(WC_REDO_SLOT, true) != NULL)
@@ -228,7 +237,28 @@ ldb_redo_adjust(void)
 	if (!ldb_wal_commits)
 	{
 		if ((redo_on || !dropped) && wal_level >= WAL_LEVEL_REPLICA)
-			dropped = drop_slot();
+		{
+			MemoryContext old = CurrentMemoryContext;
+
+			PG_TRY();
+			{
+				dropped = drop_slot();
+			}
+			PG_CATCH();
+			{
+				ErrorData  *edata;
+
+				MemoryContextSwitchTo(old);
+				edata = CopyErrorData();
+				FlushErrorState();
+				LWLockReleaseAll();
+				ereport(LOG,
+						(errmsg("widecolumn_fdw storage worker could not drop replication slot \"%s\": %s",
+								WC_REDO_SLOT, edata->message)));
+				FreeErrorData(edata);
+			}
+			PG_END_TRY();
+		}
 		return;
 	}
 	if (redo_on)
@@ -292,7 +322,10 @@ store_entry(WcOpenDb *odb, XLogRecPtr from, bool clean)
 	}
 	PG_END_TRY();
 	/* a log LevelDB started for it is named in the directory durably too */
-	fsync_fname(odb->path, true);
+	if (fsync_fname_ext(odb->path, true, false, ERROR) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not fsync directory \"%s\": %m", odb->path)));
 	odb->wal_dirty = !clean;
 	odb->wal_from = from;
 }
@@ -342,12 +375,6 @@ ldb_redo_sync(WcOpenDb *odb, bool clean)
 
 	if (odb->db == NULL)
 		return;
-	/* opened during recovery: redone first, which syncs it */
-	if (odb->wal_redo_pending)
-	{
-		ldb_redo_replay(odb);
-		return;
-	}
 	if (!(odb->wal_unsynced || (clean && odb->wal_dirty)))
 		return;
 	/* the tests' lost or unsynced writes: a crash comes before the next sync */
@@ -379,29 +406,35 @@ ldb_redo_sync(WcOpenDb *odb, bool clean)
 	odb->wal_unsynced = false;
 }
 
+/* Every ten minutes, the databases the slot keeps WAL for, unopened. */
+static void
+warn_unopened(void)
+{
+	static uint64 warned = 0;
+	StringInfoData names;
+	ListCell   *lc;
+
+	if (unopened == NIL || !wc_loop_due(&warned, 600000000))
+		return;
+	initStringInfo(&names);
+	foreach(lc, unopened)
+		appendStringInfo(&names, "%s\"%s\"", names.len > 0 ? ", " : "", (char *) lfirst(lc));
+	ereport(WARNING,
+			(errmsg("replication slot \"%s\" keeps WAL for LevelDB databases the storage worker could not open since its start: %s",
+					WC_REDO_SLOT, names.data),
+			 errdetail("A database not opened since a crash may need that WAL to redo its last commits."),
+			 errhint("Make them readable, or remove the line of a database gone for good from \"widecolumn_fdw/databases\" in the data directory and restart.")));
+	pfree(names.data);
+}
+
 /* Move the slot to the oldest position a database may redo from. */
 static void
 advance_slot(void)
 {
-	static uint64 warned = 0;
 	XLogRecPtr	keep = GetXLogInsertRecPtr();
 	WcOpenDb   *odb;
 
-	if (unopened != NIL && wc_loop_due(&warned, 600000000))
-	{
-		StringInfoData names;
-		ListCell   *lc;
-
-		initStringInfo(&names);
-		foreach(lc, unopened)
-			appendStringInfo(&names, "%s\"%s\"", names.len > 0 ? ", " : "", (char *) lfirst(lc));
-		ereport(WARNING,
-				(errmsg("replication slot \"%s\" keeps WAL for LevelDB databases the storage worker could not open since its start: %s",
-						WC_REDO_SLOT, names.data),
-				 errdetail("A database not opened since a crash may need that WAL to redo its last commits."),
-				 errhint("Make them readable, or remove the line of a database gone for good from \"widecolumn_fdw/databases\" in the data directory and restart.")));
-		pfree(names.data);
-	}
+	warn_unopened();
 	if (!pass_done || unopened != NIL || MyReplicationSlot == NULL)
 		return;
 	for (uint32 i = 0; (odb = ldb_odb_nth(i)) != NULL; i++)
@@ -441,7 +474,7 @@ ldb_redo_sync_due(void)
 			continue;
 		PG_TRY();
 		{
-			if (odb->wal_unsynced || odb->wal_redo_pending)
+			if (odb->wal_unsynced)
 				ldb_redo_sync(odb, false);
 			else if (odb->wal_dirty && now - odb->wal_written_at >= REDO_CLEAN_US)
 				ldb_redo_sync(odb, true);
@@ -564,7 +597,6 @@ ldb_redo_replay(WcOpenDb *odb)
 	odb->wal_dirty = false;
 	odb->wal_unsynced = false;
 	odb->wal_have_id = false;
-	odb->wal_redo_pending = false;
 	if (value == NULL)
 		return;					/* no commit logged yet */
 	if (vlen != WAL_VALUE_LEN)
@@ -579,7 +611,12 @@ ldb_redo_replay(WcOpenDb *odb)
 	odb->wal_from = pos;
 	odb->wal_dirty = value[WC_WAL_ID_LEN + sizeof(pos)] == 0;
 	pfree(value);
-	if (!dir_identity(odb->path, &here_dev, &here_ino) || here_dev != dev || here_ino != ino)
+	/*
+	 * The inode only: a device number may change at a reboot (device
+	 * mapper, NFS), which is when redo is needed.
+	 */
+	(void) dev;
+	if (!dir_identity(odb->path, &here_dev, &here_ino) || here_ino != ino)
 	{
 		/* a copy: the batches of its id are the original's */
 		odb->wal_have_id = false;
@@ -599,11 +636,10 @@ ldb_redo_replay(WcOpenDb *odb)
 	if (!odb->wal_dirty)
 		return;
 	if (RecoveryInProgress())
-	{
-		/* a standby's WAL may not be the writer's yet: once promoted */
-		odb->wal_redo_pending = true;
-		return;
-	}
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("LevelDB database \"%s\" has commits to redo from WAL", odb->path),
+				 errdetail("It is redone, and opened, once recovery has ended.")));
 
 	/* what is logged must be readable: flush it (after a crash, nothing) */
 	XLogFlush(GetXLogInsertRecPtr());
