@@ -362,11 +362,15 @@ INSERT INTO t_s_reopen SELECT lpad(g::text, 6, '0'), g, repeat('x', 50) FROM gen
 		'BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT count(*) FROM t_s_reopen');
 
 	# A write that needs a new LevelDB log in a directory it cannot write
-	# to fails; the next write reopens the database.
+	# to fails; the next write reopens the database.  A commit of more than
+	# 4 MiB, written in chunks before it is answered: a small one is durable
+	# by WAL and answered once in LevelDB's memtable, and the write that
+	# meets the full memtable may be the worker's next sync instead
+	# (redolog.c), after which the reopening redoes the commit.
 	chmod(0500, $d) or die "chmod $d: $!";
 	my ($out, $err) = ('', '');
 	my $ret = $node->psql('postgres',
-		"INSERT INTO t_s_reopen SELECT 'y' || g, g FROM generate_series(1, 30000) g;\n"
+		"INSERT INTO t_s_reopen SELECT 'y' || g, g, repeat('y', 200) FROM generate_series(1, 30000) g;\n"
 		  . "SET statement_timeout = '300ms';\nSELECT pg_sleep(10);",
 		stdout => \$out, stderr => \$err, on_error_stop => 0);
 	like($err, qr/could not write LevelDB database|could not .* LevelDB/,
