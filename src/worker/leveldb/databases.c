@@ -28,6 +28,7 @@
 
 #include "common/shmem.h"
 #include "worker/leveldb/leveldb.h"
+#include "worker/runtime/failure.h"
 
 /*
  * The databases this cluster has created, one path a line, so that a
@@ -400,13 +401,8 @@ ldb_open(const WcOpenRequest *req, const WcEngine *engine)
 static void
 log_settle_failure(const char *path, MemoryContext cxt)
 {
-	ErrorData  *edata;
+	ErrorData  *edata = wc_caught_error(cxt);
 
-	MemoryContextSwitchTo(cxt);
-	edata = CopyErrorData();
-	FlushErrorState();
-	/* on the main thread no lock is held here but one the error left */
-	LWLockReleaseAll();
 	ereport(LOG,
 			(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\" at its start: %s",
 					path, edata->message),
@@ -554,11 +550,8 @@ sync_at_end(WcOpenDb *odb)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
+		ErrorData  *edata = wc_caught_error(old);
 
-		MemoryContextSwitchTo(old);
-		edata = CopyErrorData();
-		FlushErrorState();
 		ereport(LOG,
 				(errmsg("widecolumn_fdw storage worker could not sync LevelDB database \"%s\" at its end: %s",
 						odb->path, edata->message),

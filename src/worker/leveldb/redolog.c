@@ -57,6 +57,7 @@
 #include "common/shmem.h"
 #include "common/walrecord.h"
 #include "worker/leveldb/leveldb.h"
+#include "worker/runtime/failure.h"
 
 #define WC_REDO_SLOT	"widecolumn_fdw"
 
@@ -150,13 +151,8 @@ take_slot(void)
 	}
 	PG_CATCH();
 	{
-		ErrorData  *edata;
+		ErrorData  *edata = wc_caught_error(old);
 
-		MemoryContextSwitchTo(old);
-		edata = CopyErrorData();
-		FlushErrorState();
-		/* ReplicationSlotCreate raises some errors holding its lock */
-		LWLockReleaseAll();
 		ereport(LOG,
 				(errmsg("widecolumn_fdw syncs each commit in LevelDB: could not take replication slot \"%s\": %s",
 						WC_REDO_SLOT, edata->message)));
@@ -246,12 +242,8 @@ ldb_redo_adjust(void)
 			}
 			PG_CATCH();
 			{
-				ErrorData  *edata;
+				ErrorData  *edata = wc_caught_error(old);
 
-				MemoryContextSwitchTo(old);
-				edata = CopyErrorData();
-				FlushErrorState();
-				LWLockReleaseAll();
 				ereport(LOG,
 						(errmsg("widecolumn_fdw storage worker could not drop replication slot \"%s\": %s",
 								WC_REDO_SLOT, edata->message)));
@@ -481,11 +473,8 @@ ldb_redo_sync_due(void)
 		}
 		PG_CATCH();
 		{
-			ErrorData  *edata;
+			ErrorData  *edata = wc_caught_error(old);
 
-			MemoryContextSwitchTo(old);
-			edata = CopyErrorData();
-			FlushErrorState();
 			ereport(LOG,
 					(errmsg("widecolumn_fdw storage worker could not sync LevelDB database \"%s\": %s",
 							odb->path, edata->message)));

@@ -31,6 +31,7 @@
 
 #include "common/keycodec.h"
 #include "worker/leveldb/leveldb.h"
+#include "worker/runtime/failure.h"
 
 /* The prefix of the entries naming a commit's writer. */
 static const uint8 xact_prefix[] = {0x00, 0x00, 'x', 'a', 'c', 't'};
@@ -690,12 +691,8 @@ ldb_xacts_settle_due(void)
 		}
 		PG_CATCH();
 		{
-			ErrorData  *edata;
+			ErrorData  *edata = wc_caught_error(old);
 
-			MemoryContextSwitchTo(old);
-			edata = CopyErrorData();
-			FlushErrorState();
-			LWLockReleaseAll();
 			ereport(LOG,
 					(errmsg("widecolumn_fdw storage worker could not settle the commits of LevelDB database \"%s\": %s",
 							odb->path, edata->message)));

@@ -23,6 +23,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+#include "storage/lwlock.h"
+
 #include "common/aggfold.h"
 #include "common/bytebuf.h"
 #include "common/keycodec.h"
@@ -125,4 +127,23 @@ wc_corrupt_merge(void)
 {
 	wc_fail(ERRCODE_DATA_CORRUPTED, "malformed value in LevelDB database", NULL,
 			"A merge entry of an aggregate family does not hold an 8-byte integer.");
+}
+
+/*
+ * wc_caught_error
+ *		In a PG_CATCH of the worker's main thread that logs the error and
+ *		goes on: the error copied into cxt (the context before the TRY), the
+ *		error state flushed, and the lightweight locks the error left let
+ *		go.  The caller frees it (FreeErrorData).
+ */
+ErrorData *
+wc_caught_error(MemoryContext cxt)
+{
+	ErrorData  *edata;
+
+	MemoryContextSwitchTo(cxt);
+	edata = CopyErrorData();
+	FlushErrorState();
+	LWLockReleaseAll();
+	return edata;
 }

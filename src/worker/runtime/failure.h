@@ -24,6 +24,7 @@ extern void wc_fail(int sqlstate, const char *message, const char *hint,
 					const char *detail_fmt,...)
 			__attribute__((noreturn, format(printf, 4, 5)));
 extern bool wc_trapped(void (*fn) (void *), void *arg, WcFailure *f);
+extern ErrorData *wc_caught_error(MemoryContext cxt);
 /* common/bytebuf.h's allocation failure: the worker sets it at its start */
 extern void wc_bytebuf_failed(size_t bytes) __attribute__((noreturn));
 
